@@ -1,0 +1,40 @@
+# The two commands for a fresh Debian machine: `make demo` and `make test`.
+SHELL := /bin/bash
+BUILD ?= build
+VENV ?= .venv
+PY := $(VENV)/bin/python
+NVCC := $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=/usr/bin/python3 \
+	$(if $(NVCC),-DCMAKE_CUDA_COMPILER=$(NVCC),)
+
+.PHONY: setup deps models build venv demo test test-cpp test-python clean
+
+setup: deps models build venv
+
+deps:
+	@bash scripts/install_deps.sh
+
+models:
+	@bash scripts/install_models.sh
+
+build:
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)
+	@cmake --build $(BUILD) -j $$(nproc)
+
+venv: build
+	@test -x $(PY) || /usr/bin/python3 -m venv --system-site-packages $(VENV)
+	@test -x $(VENV)/bin/relmem || $(PY) -m pip install --quiet --no-build-isolation --no-deps --no-index -e .
+
+demo: setup
+	@$(VENV)/bin/relmem demo
+
+test: setup test-cpp test-python
+
+test-cpp:
+	@cd $(BUILD) && ctest --output-on-failure -j $$(nproc)
+
+test-python:
+	@$(PY) -m pytest tests/python -q
+
+clean:
+	rm -rf $(BUILD) $(BUILD).configure.log $(VENV) python/relmem/_relmem*.so

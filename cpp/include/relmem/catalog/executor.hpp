@@ -1,0 +1,49 @@
+#pragma once
+// Read-only execution of one SELECT/WITH statement against a SQLite file.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace relmem {
+
+struct Blob {
+  std::vector<uint8_t> bytes;
+};
+using Value = std::variant<std::monostate, int64_t, double, std::string, Blob>;
+
+std::string value_to_string(const Value& value);
+
+enum class SqlErrorKind {
+  Refused,   // not a single read-only statement, or the authorizer denied an action
+  Prepare,   // SQLite could not compile it: syntax, unknown table or column...
+  Runtime,   // failed while stepping
+  Timeout,   // ran past the time limit
+  Open,      // the database could not be opened
+};
+std::string sql_error_kind_name(SqlErrorKind kind);
+
+struct SqlError {
+  SqlErrorKind kind;
+  std::string message;  // SQLite's own message where it has one; fed back to the LLM for self-correction
+};
+
+struct QueryResult {
+  std::vector<std::string> columns;
+  std::vector<std::vector<Value>> rows;
+  bool truncated = false;  // more rows existed than max_rows
+  std::optional<SqlError> error;
+  bool ok() const { return !error.has_value(); }
+};
+
+struct ExecOptions {
+  double timeout_seconds = 10.0;
+  int64_t max_rows = 10000;
+};
+
+// Opens `db_path` with mode=ro, denies every non-read action through sqlite3_set_authorizer, limits time with
+// the progress handler and caps rows. Never throws for SQL problems: they come back in QueryResult::error.
+QueryResult execute_readonly(const std::string& db_path, const std::string& sql, const ExecOptions& options = {});
+
+}  // namespace relmem

@@ -1,0 +1,50 @@
+#include "relmem/catalog/schema.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace relmem {
+namespace {
+
+bool iequals(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+const Column* Table::column(const std::string& wanted) const {
+  for (const auto& c : columns)
+    if (iequals(c.name, wanted)) return &c;
+  return nullptr;
+}
+
+const Table* Schema::table(const std::string& wanted) const {
+  for (const auto& t : tables)
+    if (iequals(t.name, wanted)) return &t;
+  return nullptr;
+}
+
+// SQLite's affinity rules (https://www.sqlite.org/datatype3.html, section 3.1), in the same order.
+bool is_text_type(const std::string& declared_type) {
+  const std::string t = upper(declared_type);
+  if (t.find("INT") != std::string::npos) return false;
+  if (t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos ||
+      t.find("TEXT") != std::string::npos)
+    return true;
+  return t.empty();
+}
+
+bool is_numeric_type(const std::string& declared_type) {
+  const std::string t = upper(declared_type);
+  if (t.empty() || is_text_type(declared_type)) return false;
+  return t.find("BLOB") == std::string::npos;
+}
+
+}  // namespace relmem

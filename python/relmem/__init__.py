@@ -1,0 +1,24 @@
+"""relmem: relational databases as external memory for any LLM."""
+from ._relmem import (
+    Catalog,
+    Column,
+    Encoder,
+    Error,
+    ForeignKey,
+    HashingEncoder,
+    QueryResult,
+    Schema,
+    SqlError,
+    Table,
+    VectorIndex,
+    execute_readonly,
+    registered_encoders,
+)
+from .encoders import default_encoder_name, load_encoder
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Catalog", "Column", "Encoder", "Error", "ForeignKey", "HashingEncoder", "QueryResult", "Schema", "SqlError",
+    "Table", "VectorIndex", "default_encoder_name", "execute_readonly", "load_encoder", "registered_encoders",
+]

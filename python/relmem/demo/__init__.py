@@ -1,0 +1,1 @@
+"""The demo collection and the main demo job."""

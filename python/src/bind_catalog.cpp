@@ -1,0 +1,153 @@
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "relmem/catalog/catalog.hpp"
+
+namespace py = pybind11;
+using namespace relmem;
+
+namespace relmem_python {
+namespace {
+
+py::object to_python(const Value& value) {
+  if (std::holds_alternative<std::monostate>(value)) return py::none();
+  if (auto* i = std::get_if<int64_t>(&value)) return py::int_(*i);
+  if (auto* d = std::get_if<double>(&value)) return py::float_(*d);
+  if (auto* s = std::get_if<std::string>(&value)) {
+    // Databases hold invalid UTF-8 now and then; replace rather than fail the whole result.
+    PyObject* text = PyUnicode_DecodeUTF8(s->data(), static_cast<Py_ssize_t>(s->size()), "replace");
+    if (!text) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(text);
+  }
+  const auto& bytes = std::get<Blob>(value).bytes;
+  return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+py::list rows_to_python(const std::vector<std::vector<Value>>& rows) {
+  py::list out;
+  for (const auto& row : rows) {
+    py::tuple t(row.size());
+    for (size_t i = 0; i < row.size(); ++i) t[i] = to_python(row[i]);
+    out.append(t);
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_catalog(py::module_& m) {
+  static py::exception<SqlError> sql_error(m, "SqlError", m.attr("Error").ptr());
+
+  py::class_<Column>(m, "Column")
+      .def_readonly("name", &Column::name)
+      .def_readonly("type", &Column::type)
+      .def_readonly("primary_key", &Column::primary_key)
+      .def_readonly("not_null", &Column::not_null)
+      .def("__repr__", [](const Column& c) { return "Column(" + c.name + " " + c.type + ")"; });
+  py::class_<ForeignKey>(m, "ForeignKey")
+      .def_readonly("from_column", &ForeignKey::from_column)
+      .def_readonly("to_table", &ForeignKey::to_table)
+      .def_readonly("to_column", &ForeignKey::to_column)
+      .def("__repr__", [](const ForeignKey& f) {
+        return "ForeignKey(" + f.from_column + " -> " + f.to_table + "." + f.to_column + ")";
+      });
+  py::class_<Table>(m, "Table")
+      .def_readonly("name", &Table::name)
+      .def_readonly("columns", &Table::columns)
+      .def_readonly("foreign_keys", &Table::foreign_keys)
+      .def_readonly("row_count", &Table::row_count)
+      .def("column", &Table::column, py::return_value_policy::reference_internal)
+      .def("__repr__", [](const Table& t) { return "Table(" + t.name + ", " + std::to_string(t.columns.size()) + " columns)"; });
+  py::class_<Schema>(m, "Schema")
+      .def_readonly("name", &Schema::name)
+      .def_readonly("path", &Schema::path)
+      .def_readonly("tables", &Schema::tables)
+      .def("table", &Schema::table, py::return_value_policy::reference_internal)
+      .def("__repr__", [](const Schema& s) { return "Schema(" + s.name + ", " + std::to_string(s.tables.size()) + " tables)"; });
+
+  py::class_<QueryResult>(m, "QueryResult")
+      .def_readonly("columns", &QueryResult::columns)
+      .def_property_readonly("rows", [](const QueryResult& r) { return rows_to_python(r.rows); })
+      .def_readonly("truncated", &QueryResult::truncated)
+      .def_property_readonly("ok", &QueryResult::ok)
+      .def_property_readonly("error", [](const QueryResult& r) -> py::object {
+        return r.error ? py::str(r.error->message) : py::object(py::none());
+      })
+      .def_property_readonly("error_kind", [](const QueryResult& r) -> py::object {
+        return r.error ? py::str(sql_error_kind_name(r.error->kind)) : py::object(py::none());
+      })
+      .def("raise_for_error", [](const QueryResult& r) {
+        if (r.error) {
+          PyErr_SetString(sql_error.ptr(), (sql_error_kind_name(r.error->kind) + ": " + r.error->message).c_str());
+          throw py::error_already_set();
+        }
+      }, "Raises relmem.SqlError when the statement was refused or failed.")
+      .def("__len__", [](const QueryResult& r) { return r.rows.size(); })
+      .def("__repr__", [](const QueryResult& r) {
+        return r.error ? "QueryResult(error=" + r.error->message + ")"
+                       : "QueryResult(" + std::to_string(r.rows.size()) + " rows)";
+      });
+
+  py::class_<Catalog>(m, "Catalog", "A collection of SQLite databases, opened read-only.")
+      .def(py::init([](const std::string& path) {
+             py::gil_scoped_release release;
+             return Catalog::open(path);
+           }),
+           py::arg("path"), "A folder searched recursively for *.sqlite/*.sqlite3/*.db, or one database file.")
+      .def(py::init([](const std::vector<std::string>& paths) {
+             py::gil_scoped_release release;
+             return Catalog::open_files(paths);
+           }),
+           py::arg("paths"))
+      .def_property_readonly("databases", &Catalog::databases)
+      .def_property_readonly("skipped", [](const Catalog& c) {
+        py::list out;
+        for (const auto& s : c.skipped()) out.append(py::make_tuple(s.path, s.reason));
+        return out;
+      }, "(path, reason) for each file a folder scan could not read.")
+      .def("add", &Catalog::add, py::arg("path"))
+      .def("remove", &Catalog::remove, py::arg("db"))
+      .def("schema", &Catalog::schema, py::arg("db"), py::return_value_policy::reference_internal)
+      .def("path", &Catalog::path, py::arg("db"))
+      .def("ddl", &Catalog::ddl, py::arg("db"))
+      .def("card", [](const Catalog& c, const std::string& db, int samples, const std::string& description) {
+             CardOptions options;
+             options.samples_per_column = samples;
+             options.description = description;
+             return c.card(db, options);
+           }, py::arg("db"), py::arg("samples") = 3, py::arg("description") = "")
+      .def("table_card", [](const Catalog& c, const std::string& db, const std::string& table, int samples) {
+             CardOptions options;
+             options.samples_per_column = samples;
+             return c.table_card(db, table, options);
+           }, py::arg("db"), py::arg("table"), py::arg("samples") = 3)
+      .def("distinct_values", [](const Catalog& c, const std::string& db, const std::string& table,
+                                 const std::string& column, int64_t cap) {
+             std::vector<Value> values;
+             {
+               py::gil_scoped_release release;
+               values = c.distinct_values(db, table, column, cap);
+             }
+             py::list out;
+             for (const auto& v : values) out.append(to_python(v));
+             return out;
+           }, py::arg("db"), py::arg("table"), py::arg("column"), py::arg("cap") = 1000)
+      .def("execute", [](const Catalog& c, const std::string& db, const std::string& sql, double timeout,
+                         int64_t max_rows) {
+             const std::string& path = c.path(db);
+             py::gil_scoped_release release;
+             return execute_readonly(path, sql, ExecOptions{timeout, max_rows});
+           }, py::arg("db"), py::arg("sql"), py::arg("timeout") = 10.0, py::arg("max_rows") = 10000,
+           "Runs one SELECT/WITH statement read-only; SQL problems come back in QueryResult.error.")
+      .def("__len__", [](const Catalog& c) { return c.databases().size(); })
+      .def("__contains__", &Catalog::contains)
+      .def("__repr__", [](const Catalog& c) { return "Catalog(" + std::to_string(c.databases().size()) + " databases)"; });
+
+  m.def("execute_readonly", [](const std::string& path, const std::string& sql, double timeout, int64_t max_rows) {
+          py::gil_scoped_release release;
+          return execute_readonly(path, sql, ExecOptions{timeout, max_rows});
+        }, py::arg("path"), py::arg("sql"), py::arg("timeout") = 10.0, py::arg("max_rows") = 10000);
+}
+
+}  // namespace relmem_python

@@ -1,0 +1,87 @@
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+
+#include "bindings.hpp"
+#include "relmem/index/vector_index.hpp"
+
+namespace py = pybind11;
+using namespace relmem;
+
+namespace relmem_python {
+namespace {
+
+using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+using IdArray = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
+
+// Accepts (n, dim) or a single (dim,) vector; returns the row count.
+int64_t check_rows(const FloatArray& a, int dim, const char* what) {
+  if (a.ndim() == 1 && a.shape(0) == dim) return 1;
+  if (a.ndim() != 2 || a.shape(1) != dim)
+    throw Error(std::string(what) + " must have shape (n, " + std::to_string(dim) + ")");
+  return a.shape(0);
+}
+
+py::tuple to_python(SearchResult&& r) {
+  auto* ids = new IdMatrix(std::move(r.ids));
+  py::capsule free_ids(ids, [](void* p) { delete static_cast<IdMatrix*>(p); });
+  py::array_t<int64_t> id_array({ids->rows(), ids->cols()},
+                                {ids->cols() * static_cast<py::ssize_t>(sizeof(int64_t)), static_cast<py::ssize_t>(sizeof(int64_t))},
+                                ids->data(), free_ids);
+  return py::make_tuple(to_numpy(std::move(r.scores)), id_array);
+}
+
+}  // namespace
+
+void bind_index(py::module_& m) {
+  py::class_<VectorIndex>(m, "VectorIndex", "Exact top-k over float32 vectors with int64 ids (cosine or inner product).")
+      .def(py::init([](int dim, const std::string& metric) { return VectorIndex(dim, parse_metric(metric)); }),
+           py::arg("dim"), py::arg("metric") = "cosine")
+      .def("add", [](VectorIndex& index, FloatArray vectors, std::optional<IdArray> ids) {
+             const int64_t n = check_rows(vectors, index.dim(), "vectors");
+             if (ids && (ids->ndim() != 1 || ids->shape(0) != n)) throw Error("ids must have shape (n,)");
+             const int64_t* id_data = ids ? ids->data() : nullptr;
+             py::gil_scoped_release release;
+             index.add(vectors.data(), n, id_data);
+           }, py::arg("vectors"), py::arg("ids") = py::none())
+      .def("remove", [](VectorIndex& index, std::vector<int64_t> ids) { return index.remove(ids); }, py::arg("ids"))
+      .def("search", [](const VectorIndex& index, FloatArray queries, int k, std::optional<std::pair<int64_t, int64_t>> id_range) {
+             const int64_t n = check_rows(queries, index.dim(), "queries");
+             SearchResult result;
+             {
+               py::gil_scoped_release release;
+               result = id_range ? index.search_range(queries.data(), n, k, id_range->first, id_range->second)
+                                 : index.search(queries.data(), n, k);
+             }
+             return to_python(std::move(result));
+           }, py::arg("queries"), py::arg("k"), py::arg("id_range") = py::none(),
+           "Returns (scores, ids), each of shape (n_queries, k); missing results are -inf / -1.")
+      .def("save", [](const VectorIndex& index, const std::string& path) {
+             py::gil_scoped_release release;
+             index.save(path);
+           }, py::arg("path"))
+      .def_static("load", [](const std::string& path) {
+             py::gil_scoped_release release;
+             return VectorIndex::load(path);
+           }, py::arg("path"))
+      .def("ids", [](const VectorIndex& index) {
+             auto ids = index.ids();
+             return py::array_t<int64_t>(static_cast<py::ssize_t>(ids.size()), ids.data());
+           })
+      .def("reconstruct", [](const VectorIndex& index, int64_t id) {
+             auto v = index.reconstruct(id);
+             return py::array_t<float>(static_cast<py::ssize_t>(v.size()), v.data());
+           }, py::arg("id"))
+      .def("__contains__", &VectorIndex::contains)
+      .def("__len__", &VectorIndex::size)
+      .def_property_readonly("dim", &VectorIndex::dim)
+      .def_property_readonly("metric", [](const VectorIndex& index) { return metric_name(index.metric()); })
+      .def("__repr__", [](const VectorIndex& index) {
+        return "VectorIndex(dim=" + std::to_string(index.dim()) + ", metric=" + metric_name(index.metric()) +
+               ", size=" + std::to_string(index.size()) + ")";
+      });
+}
+
+}  // namespace relmem_python

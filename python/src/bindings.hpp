@@ -1,0 +1,16 @@
+#pragma once
+// One bind_* function per pipeline component, each in its own file; module.cpp calls them in order.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include "relmem/common.hpp"
+
+namespace relmem_python {
+void bind_common(pybind11::module_& m);
+void bind_catalog(pybind11::module_& m);
+void bind_encoders(pybind11::module_& m);
+void bind_index(pybind11::module_& m);
+
+// Hands a matrix to numpy without copying; numpy owns it from then on.
+pybind11::array_t<float> to_numpy(relmem::RowMatrix&& matrix);
+}  // namespace relmem_python
