@@ -1,0 +1,176 @@
+#include "relmem/llm/cached_llm.hpp"
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "relmem/llm/sha256.hpp"
+
+namespace relmem {
+namespace {
+
+// PRAGMA application_id of relmem response caches ("RLMC"), so a user's database is never mistaken for one.
+constexpr int64_t kApplicationId = 0x524C4D43;
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& sql, const std::string& path) : db_(db), path_(path) {
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement_, nullptr) != SQLITE_OK) fail("cannot prepare");
+  }
+  ~Statement() { sqlite3_finalize(statement_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  void bind(int index, const std::string& value) {
+    sqlite3_bind_text(statement_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+  }
+  void bind(int index, int64_t value) { sqlite3_bind_int64(statement_, index, value); }
+
+  // True while a row is available.
+  bool step() {
+    const int rc = sqlite3_step(statement_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) fail("cannot run statement on");
+    return false;
+  }
+  int64_t integer(int column) const { return sqlite3_column_int64(statement_, column); }
+  std::string text(int column) const {
+    const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(statement_, column));
+    return data ? std::string(data, sqlite3_column_bytes(statement_, column)) : std::string();
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error("response cache: " + what + " " + path_ + ": " + sqlite3_errmsg(db_));
+  }
+  sqlite3* db_;
+  const std::string& path_;
+  sqlite3_stmt* statement_ = nullptr;
+};
+
+void execute(sqlite3* db, const std::string& sql, const std::string& path) {
+  Statement statement(db, sql, path);
+  while (statement.step()) {
+  }
+}
+
+int64_t query_integer(sqlite3* db, const std::string& sql, const std::string& path) {
+  Statement statement(db, sql, path);
+  return statement.step() ? statement.integer(0) : 0;
+}
+
+void claim_or_check(sqlite3* db, const std::string& path) {
+  const int64_t application_id = query_integer(db, "PRAGMA application_id", path);
+  if (application_id == kApplicationId) return;
+  const int64_t objects = query_integer(db, "SELECT COUNT(*) FROM sqlite_master", path);
+  if (application_id != 0 || objects != 0) {
+    throw Error("response cache: " + path + " is a database of another application, not a relmem response cache; " +
+                "choose a new file");
+  }
+  execute(db, "PRAGMA application_id = " + std::to_string(kApplicationId), path);
+}
+
+std::string canonical_request(const std::string& identity, const std::vector<ChatMessage>& messages,
+                              const ChatParams& params) {
+  nlohmann::json request = {{"llm", identity}, {"stage", params.stage}, {"stop", params.stop}};
+  request["messages"] = nlohmann::json::array();
+  for (const auto& m : messages) request["messages"].push_back({{"role", m.role}, {"content", m.content}});
+  request["temperature"] = params.temperature ? nlohmann::json(*params.temperature) : nlohmann::json();
+  request["max_tokens"] = params.max_tokens ? nlohmann::json(*params.max_tokens) : nlohmann::json();
+  return request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // keys sorted: canonical
+}
+
+}  // namespace
+
+std::string response_cache_key(const std::string& identity, const std::vector<ChatMessage>& messages,
+                               const ChatParams& params) {
+  return sha256_hex(canonical_request(identity, messages, params));
+}
+
+CachedLLM::CachedLLM(std::shared_ptr<LLM> inner, const std::string& path) : inner_(std::move(inner)), path_(path) {
+  if (!inner_) throw Error("CachedLLM needs an LLM");
+  if (path_.empty()) throw Error("response cache path is empty");
+  const auto parent = std::filesystem::path(path_).parent_path();
+  std::error_code ignored;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ignored);  // a failure surfaces at open
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
+  if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    throw Error("response cache: cannot open " + path_ + ": " + message);
+  }
+  try {
+    sqlite3_busy_timeout(db_, 10000);  // several processes may share one cache
+    claim_or_check(db_, path_);
+    execute(db_, "PRAGMA journal_mode = WAL", path_);
+    execute(db_,
+            "CREATE TABLE IF NOT EXISTS llm_responses ("
+            " key TEXT PRIMARY KEY, request TEXT NOT NULL, text TEXT NOT NULL, finish_reason TEXT NOT NULL,"
+            " prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, estimated INTEGER NOT NULL,"
+            " created_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)",
+            path_);
+  } catch (...) {
+    sqlite3_close(db_);
+    throw;
+  }
+}
+
+CachedLLM::~CachedLLM() { sqlite3_close(db_); }
+
+int64_t CachedLLM::hits() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return hits_;
+}
+
+int64_t CachedLLM::misses() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return misses_;
+}
+
+int64_t CachedLLM::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return query_integer(db_, "SELECT COUNT(*) FROM llm_responses", path_);
+}
+
+ChatResponse CachedLLM::do_chat(const std::vector<ChatMessage>& messages, const ChatParams& params) {
+  const std::string request = canonical_request(inner_->identity(), messages, params);
+  const std::string key = sha256_hex(request);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Statement lookup(db_,
+                     "SELECT text, finish_reason, prompt_tokens, completion_tokens, estimated FROM llm_responses "
+                     "WHERE key = ?",
+                     path_);
+    lookup.bind(1, key);
+    if (lookup.step()) {
+      ++hits_;
+      ChatResponse response;
+      response.text = lookup.text(0);
+      response.finish_reason = lookup.text(1);
+      response.usage.prompt_tokens = lookup.integer(2);
+      response.usage.completion_tokens = lookup.integer(3);
+      response.usage.estimated = lookup.integer(4) != 0;
+      response.cached = true;
+      return response;
+    }
+    ++misses_;
+  }
+  ChatResponse response = inner_->chat(messages, params);
+  std::lock_guard<std::mutex> lock(mutex_);
+  Statement store(db_,
+                  "INSERT OR REPLACE INTO llm_responses (key, request, text, finish_reason, prompt_tokens, "
+                  "completion_tokens, estimated) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                  path_);
+  store.bind(1, key);
+  store.bind(2, request);
+  store.bind(3, response.text);
+  store.bind(4, response.finish_reason);
+  store.bind(5, response.usage.prompt_tokens);
+  store.bind(6, response.usage.completion_tokens);
+  store.bind(7, static_cast<int64_t>(response.usage.estimated ? 1 : 0));
+  store.step();
+  return response;
+}
+
+}  // namespace relmem

@@ -1,0 +1,38 @@
+#include "relmem/llm/chat.hpp"
+
+#include "relmem/llm/stages.hpp"
+
+namespace relmem {
+
+int64_t estimate_tokens(const std::string& text) { return (static_cast<int64_t>(text.size()) + 3) / 4; }
+
+TokenUsage estimate_usage(const std::vector<ChatMessage>& messages, const std::string& completion) {
+  TokenUsage usage;
+  for (const auto& message : messages) usage.prompt_tokens += estimate_tokens(message.content);
+  usage.completion_tokens = estimate_tokens(completion);
+  usage.estimated = true;
+  return usage;
+}
+
+namespace {
+
+void check_request(const std::vector<ChatMessage>& messages, const ChatParams& params) {
+  check_stage(params.stage);
+  if (messages.empty()) throw Error("LLM request has no messages");
+  for (const auto& message : messages) {
+    if (message.role != "system" && message.role != "user" && message.role != "assistant") {
+      throw Error("LLM message role must be system, user or assistant, not '" + message.role + "'");
+    }
+  }
+  if (params.temperature && !(*params.temperature >= 0.0)) throw Error("LLM temperature must be >= 0");
+  if (params.max_tokens && *params.max_tokens <= 0) throw Error("LLM max_tokens must be positive");
+}
+
+}  // namespace
+
+ChatResponse LLM::chat(const std::vector<ChatMessage>& messages, const ChatParams& params) {
+  check_request(messages, params);
+  return do_chat(messages, params);
+}
+
+}  // namespace relmem

@@ -1,0 +1,83 @@
+"""The LLM layer: one interface for any LLM, with a response cache and token accounting.
+
+Every LLM has ``chat(messages, stage="", *, temperature=None, max_tokens=None, stop=None) -> Response`` where
+``messages`` is a list of ``{"role": ..., "content": ...}`` dicts (or ``(role, content)`` pairs, or one str) and
+``Response`` has ``text``, ``usage`` (``prompt_tokens``, ``completion_tokens``, ``total_tokens``, ``estimated``),
+``finish_reason`` and ``cached``. ``stage`` names the pipeline stage served (one of ``STAGES``); it travels as the
+HTTP header ``X-Relmem-Stage`` and as the ``stage=`` keyword of Python callables.
+
+    llm = OpenAIChat("http://localhost:11434/v1", "qwen2.5:7b", api_key_env="OPENAI_API_KEY")
+    llm = CallableLLM(lambda messages, **params: "(YES)")      # any fn(messages, **params) -> str
+    llm = CachedLLM(llm, "out/llm_cache.sqlite")               # reruns are answered from disk
+    llm = MeteredLLM(llm)                                      # llm.ledger counts tokens per stage
+    reply = llm.chat([{"role": "user", "content": "..."}], stage="plan")
+
+All classes are implemented in C++ (``relmem._relmem.llm``), so the C++ pipeline and Python share them; chat()
+releases the GIL while it waits. Failures raise ``relmem.Error``.
+"""
+import os
+
+from ._relmem import Error
+from ._relmem import llm as _core
+
+LLM = _core.LLM
+OpenAIChat = _core.OpenAIChat
+CallableLLM = _core.CallableLLM
+CachedLLM = _core.CachedLLM
+MeteredLLM = _core.MeteredLLM
+TokenLedger = _core.TokenLedger
+StageTokens = _core.StageTokens
+Response = _core.Response
+Usage = _core.Usage
+STAGES = _core.STAGES
+as_llm = _core.as_llm
+check_stage = _core.check_stage
+estimate_tokens = _core.estimate_tokens
+
+ENV_BASE_URL = "RELMEM_LLM_BASE_URL"
+ENV_MODEL = "RELMEM_LLM_MODEL"
+DEFAULT_API_KEY_ENV = "RELMEM_LLM_API_KEY"
+
+
+def from_config(base_url=None, model=None, api_key_env=None, cache=None, **options):
+    """The configured OpenAI-compatible LLM, or None when none is configured.
+
+    ``base_url`` and ``model`` fall back to the environment variables RELMEM_LLM_BASE_URL and RELMEM_LLM_MODEL; the
+    API key is read from the variable named ``api_key_env`` (default RELMEM_LLM_API_KEY). Returns None when neither a
+    base URL nor a model is given anywhere; raises relmem.Error when only one of them is. ``cache``: path of a
+    response cache (SQLite) to wrap the LLM in. ``options`` go to OpenAIChat (timeout, max_retries, backoff,
+    max_backoff, temperature, max_tokens).
+    """
+    base_url = base_url or os.environ.get(ENV_BASE_URL) or None
+    model = model or os.environ.get(ENV_MODEL) or None
+    if base_url is None and model is None:
+        return None
+    if base_url is None:
+        raise Error(f"an LLM model is set but no base URL: pass --llm-base-url or set {ENV_BASE_URL}")
+    if model is None:
+        raise Error(f"an LLM base URL is set but no model: pass --llm-model or set {ENV_MODEL}")
+    llm = OpenAIChat(base_url, model, api_key_env=api_key_env or DEFAULT_API_KEY_ENV, **options)
+    return CachedLLM(llm, os.fspath(cache)) if cache else llm
+
+
+def add_llm_arguments(parser):
+    """Adds --llm-base-url, --llm-model, --llm-api-key-env, --llm-cache, --llm-timeout and --llm-max-retries."""
+    group = parser.add_argument_group("LLM (OpenAI-compatible: OpenAI, vLLM, Ollama, llama.cpp server)")
+    group.add_argument("--llm-base-url", default=None,
+                       help=f"chat completions base URL including /v1 (default: ${ENV_BASE_URL})")
+    group.add_argument("--llm-model", default=None, help=f"model name (default: ${ENV_MODEL})")
+    group.add_argument("--llm-api-key-env", default=None, metavar="VAR",
+                       help=f"environment variable holding the API key (default: {DEFAULT_API_KEY_ENV})")
+    group.add_argument("--llm-cache", default=None, metavar="PATH",
+                       help="SQLite response cache: reruns are answered from disk")
+    group.add_argument("--llm-timeout", type=float, default=120.0, help="seconds per attempt (default: 120)")
+    group.add_argument("--llm-max-retries", type=int, default=3,
+                       help="retries on timeouts, 429 and 5xx, with exponential backoff (default: 3)")
+    return group
+
+
+def from_args(args):
+    """from_config() with the values of the arguments add_llm_arguments() added; None when no LLM is configured."""
+    return from_config(base_url=args.llm_base_url, model=args.llm_model, api_key_env=args.llm_api_key_env,
+                       cache=args.llm_cache, timeout=args.llm_timeout, max_retries=args.llm_max_retries)
+
