@@ -26,7 +26,8 @@ int on_progress(void* user) {
 
 // Allows reading only. Writes, ATTACH/DETACH, PRAGMA (reads included: some have side effects),
 // transactions and load_extension() are denied.
-int authorize(void*, int action, const char* arg1, const char* arg2, const char*, const char*) {
+// Records whether it denied anything, so a failed prepare can be reported as a refusal.
+int authorize(void* denied, int action, const char* arg1, const char* arg2, const char*, const char*) {
   switch (action) {
     case SQLITE_SELECT:
     case SQLITE_READ:
@@ -34,12 +35,14 @@ int authorize(void*, int action, const char* arg1, const char* arg2, const char*
       return SQLITE_OK;
     case SQLITE_FUNCTION: {
       const char* name = arg2 ? arg2 : arg1;
-      if (name && sqlite3_stricmp(name, "load_extension") == 0) return SQLITE_DENY;
-      return SQLITE_OK;
+      if (!name || sqlite3_stricmp(name, "load_extension") != 0) return SQLITE_OK;
+      break;
     }
     default:
-      return SQLITE_DENY;
+      break;
   }
+  *static_cast<bool*>(denied) = true;
+  return SQLITE_DENY;
 }
 
 // Skips whitespace and SQL comments; returns the offset of the first token.
@@ -140,9 +143,6 @@ std::string sql_error_kind_name(SqlErrorKind kind) {
 }
 
 QueryResult execute_readonly(const std::string& db_path, const std::string& sql, const ExecOptions& options) {
-  if (!starts_with_read_keyword(sql))
-    return failure(SqlErrorKind::Refused, "only SELECT or WITH statements are executed");
-
   sqlite3* raw = nullptr;
   const int open_rc = sqlite3_open_v2(readonly_uri(db_path).c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
   Connection db(raw, &sqlite3_close_v2);
@@ -153,7 +153,8 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
   sqlite3_db_config(db.get(), SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
   sqlite3_limit(db.get(), SQLITE_LIMIT_ATTACHED, 0);
   sqlite3_busy_timeout(db.get(), 2000);
-  sqlite3_set_authorizer(db.get(), authorize, nullptr);
+  bool denied = false;
+  sqlite3_set_authorizer(db.get(), authorize, &denied);
 
   Deadline deadline{std::chrono::steady_clock::now() +
                     std::chrono::microseconds(static_cast<int64_t>(options.timeout_seconds * 1e6))};
@@ -163,13 +164,16 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
   const char* tail = nullptr;
   const int prepare_rc = sqlite3_prepare_v2(db.get(), sql.c_str(), static_cast<int>(sql.size()), &raw_stmt, &tail);
   Statement stmt(raw_stmt, &sqlite3_finalize);
-  if (prepare_rc == SQLITE_AUTH)
+  if (prepare_rc != SQLITE_OK && denied)
     return failure(SqlErrorKind::Refused, std::string("not authorized: ") + sqlite3_errmsg(db.get()));
   if (prepare_rc != SQLITE_OK) {
     if (deadline.expired) return failure(SqlErrorKind::Timeout, "query exceeded the time limit while compiling");
     return failure(SqlErrorKind::Prepare, sqlite3_errmsg(db.get()));
   }
   if (!stmt) return failure(SqlErrorKind::Refused, "empty statement");
+  // Compiling runs nothing, so checking after prepare is safe and lets syntax errors speak for themselves.
+  if (!starts_with_read_keyword(sql))
+    return failure(SqlErrorKind::Refused, "only SELECT or WITH statements are executed");
   if (!only_trailing_noise(tail)) return failure(SqlErrorKind::Refused, "only one statement is executed at a time");
   if (!sqlite3_stmt_readonly(stmt.get())) return failure(SqlErrorKind::Refused, "statement is not read-only");
 

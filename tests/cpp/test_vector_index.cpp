@@ -1,0 +1,173 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include "relmem/index/vector_index.hpp"
+#include "test_util.hpp"
+
+using namespace relmem;
+
+namespace {
+
+RowMatrix random_matrix(int rows, int cols, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal;
+  RowMatrix m(rows, cols);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) m(i, j) = normal(rng);
+  return m;
+}
+
+// Plain reference: score every pair, sort each row.
+std::vector<std::vector<int64_t>> brute_force(const RowMatrix& data, const RowMatrix& queries, int k, bool cosine) {
+  RowMatrix d = data, q = queries;
+  if (cosine) {
+    d.rowwise().normalize();
+    q.rowwise().normalize();
+  }
+  std::vector<std::vector<int64_t>> out;
+  for (int i = 0; i < q.rows(); ++i) {
+    std::vector<std::pair<float, int64_t>> scored;
+    for (int j = 0; j < d.rows(); ++j) scored.push_back({-q.row(i).dot(d.row(j)), j});
+    std::sort(scored.begin(), scored.end());
+    std::vector<int64_t> ids;
+    for (int j = 0; j < k && j < static_cast<int>(scored.size()); ++j) ids.push_back(scored[j].second);
+    out.push_back(ids);
+  }
+  return out;
+}
+
+}  // namespace
+
+class VectorIndexTopK : public ::testing::TestWithParam<std::tuple<Metric, int, int>> {};
+
+TEST_P(VectorIndexTopK, EqualsBruteForce) {
+  const auto [metric, n, k] = GetParam();
+  const RowMatrix data = random_matrix(n, 48, 1);
+  const RowMatrix queries = random_matrix(37, 48, 2);
+  VectorIndex index(48, metric);
+  index.add(data.data(), n);
+  SearchResult result = index.search(queries.data(), queries.rows(), k);
+  const auto expected = brute_force(data, queries, k, metric == Metric::Cosine);
+  for (int i = 0; i < queries.rows(); ++i) {
+    for (int j = 0; j < k; ++j) {
+      if (j < n) {
+        EXPECT_EQ(result.ids(i, j), expected[i][j]) << "query " << i << " rank " << j;
+        if (j > 0) EXPECT_GE(result.scores(i, j - 1), result.scores(i, j));
+      } else {
+        EXPECT_EQ(result.ids(i, j), -1);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, VectorIndexTopK,
+                         ::testing::Values(std::make_tuple(Metric::Cosine, 5000, 10),
+                                           std::make_tuple(Metric::InnerProduct, 5000, 1),
+                                           std::make_tuple(Metric::Cosine, 70000, 25),  // several GEMM blocks
+                                           std::make_tuple(Metric::InnerProduct, 3, 8)));  // k > n pads
+
+TEST(VectorIndex, CustomIdsRemoveAndRange) {
+  const RowMatrix data = random_matrix(100, 16, 3);
+  std::vector<int64_t> ids(100);
+  std::iota(ids.begin(), ids.end(), 1000);
+  VectorIndex index(16);
+  index.add(data.data(), 100, ids.data());
+  EXPECT_EQ(index.size(), 100);
+  EXPECT_THROW(index.add(data.data(), 1, ids.data()), Error);  // duplicate id
+
+  SearchResult self = index.search(data.data() + 16 * 42, 1, 1);
+  EXPECT_EQ(self.ids(0, 0), 1042);
+  EXPECT_NEAR(self.scores(0, 0), 1.0f, 1e-5);
+
+  EXPECT_EQ(index.remove({1042, 5}), 1);
+  EXPECT_FALSE(index.contains(1042));
+  EXPECT_NE(index.search(data.data() + 16 * 42, 1, 1).ids(0, 0), 1042);
+
+  SearchResult ranged = index.search_range(data.data(), 1, 100, 1010, 1020);
+  for (int j = 0; j < 10; ++j) {
+    EXPECT_GE(ranged.ids(0, j), 1010);
+    EXPECT_LT(ranged.ids(0, j), 1020);
+  }
+  EXPECT_EQ(ranged.ids(0, 10), -1);
+
+  index.add(data.data(), 1);  // automatic ids continue after the largest
+  EXPECT_TRUE(index.contains(1100));
+}
+
+TEST(VectorIndex, SaveLoadRoundTrip) {
+  relmem_test::TempDir dir;
+  const RowMatrix data = random_matrix(500, 32, 4);
+  VectorIndex index(32, Metric::InnerProduct);
+  index.add(data.data(), 500);
+  index.remove({7});
+  index.save(dir.file("index.bin"));
+  VectorIndex loaded = VectorIndex::load(dir.file("index.bin"));
+  EXPECT_EQ(loaded.size(), 499);
+  EXPECT_EQ(loaded.metric(), Metric::InnerProduct);
+  const RowMatrix queries = random_matrix(5, 32, 5);
+  SearchResult a = index.search(queries.data(), 5, 10), b = loaded.search(queries.data(), 5, 10);
+  EXPECT_EQ(a.ids, b.ids);
+  EXPECT_EQ(a.scores, b.scores);
+  EXPECT_EQ(loaded.reconstruct(3), index.reconstruct(3));
+}
+
+TEST(VectorIndex, CorruptOrForeignFilesAreRefused) {
+  relmem_test::TempDir dir;
+  const RowMatrix data = random_matrix(50, 8, 6);
+  VectorIndex index(8);
+  index.add(data.data(), 50);
+  index.save(dir.file("index.bin"));
+  const std::string bytes = relmem_test::read_bytes(dir.file("index.bin"));
+
+  std::string flipped = bytes;
+  flipped[bytes.size() / 2] ^= 0x10;
+  relmem_test::write_bytes(dir.file("flipped.bin"), flipped);
+  EXPECT_THROW(VectorIndex::load(dir.file("flipped.bin")), Error);
+
+  relmem_test::write_bytes(dir.file("short.bin"), bytes.substr(0, bytes.size() - 20));
+  EXPECT_THROW(VectorIndex::load(dir.file("short.bin")), Error);
+
+  std::string future = bytes;
+  future[4] = 99;  // version field
+  relmem_test::write_bytes(dir.file("future.bin"), future);
+  try {
+    VectorIndex::load(dir.file("future.bin"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("format version 99"), std::string::npos) << e.what();
+  }
+  relmem_test::write_bytes(dir.file("text.bin"), "hello");
+  EXPECT_THROW(VectorIndex::load(dir.file("text.bin")), Error);
+  EXPECT_THROW(VectorIndex::load(dir.file("missing.bin")), Error);
+}
+
+TEST(VectorIndex, RejectsBadInput) {
+  EXPECT_THROW(VectorIndex(0), Error);
+  VectorIndex index(4);
+  float nan_row[4] = {1, std::nanf(""), 0, 0};
+  EXPECT_THROW(index.add(nan_row, 1), Error);
+  float row[4] = {1, 0, 0, 0};
+  index.add(row, 1);
+  EXPECT_THROW(index.search(row, 1, 0), Error);
+  float zero[4] = {0, 0, 0, 0};
+  SearchResult r = index.search(zero, 1, 1);  // a zero query scores 0 against everything, no NaN
+  EXPECT_EQ(r.scores(0, 0), 0.0f);
+}
+
+TEST(VectorIndex, ConcurrentSearchesAgree) {
+  const RowMatrix data = random_matrix(20000, 64, 7);
+  const RowMatrix queries = random_matrix(16, 64, 8);
+  VectorIndex index(64);
+  index.add(data.data(), data.rows());
+  const SearchResult expected = index.search(queries.data(), 16, 5);
+  std::vector<std::thread> threads;
+  std::vector<int> ok(8, 0);
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] { ok[t] = index.search(queries.data(), 16, 5).ids == expected.ids; });
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(std::count(ok.begin(), ok.end(), 1), 8);
+}

@@ -1,0 +1,48 @@
+import os
+import pathlib
+import sqlite3
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"
+SPIDER = SHARED / "data" / "spider"
+
+
+def requires_shared(path):
+    """Skip marker for tests that read ../shared (absent outside this workplace)."""
+    return pytest.mark.skipif(not path.exists(), reason=f"{path} is absent")
+
+
+@pytest.fixture(scope="session")
+def demo_dir(tmp_path_factory):
+    from relmem.demo.collection import build_collection
+    folder = tmp_path_factory.mktemp("demo")
+    build_collection(str(folder))
+    return folder
+
+
+@pytest.fixture
+def concert_db(tmp_path):
+    path = tmp_path / "concert.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("""
+        CREATE TABLE stadium (stadium_id INTEGER PRIMARY KEY, name TEXT, city TEXT, capacity INT);
+        CREATE TABLE concert (concert_id INTEGER PRIMARY KEY, concert_name TEXT, year INTEGER,
+                              stadium_id INTEGER REFERENCES stadium(stadium_id));
+        INSERT INTO stadium VALUES (1, 'Raith Rovers', 'LA', 10104), (2, 'Ayr United', 'SF', 11998);
+        INSERT INTO concert VALUES (1, 'Auditions', 2014, 1), (2, 'Super bootcamp', 2014, 2);
+    """)
+    db.commit()
+    db.close()
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _isolated_relmem_home(tmp_path, monkeypatch):
+    """Tests never write into the user's cache, but still see installed models."""
+    home = os.environ.get("RELMEM_HOME", os.path.join(os.path.expanduser("~"), ".cache", "relmem"))
+    models = os.path.join(home, "models", "use-lite")
+    if os.path.isdir(models) and "RELMEM_USE_LITE_DIR" not in os.environ:
+        monkeypatch.setenv("RELMEM_USE_LITE_DIR", models)
+    monkeypatch.setenv("RELMEM_HOME", str(tmp_path / "relmem-home"))

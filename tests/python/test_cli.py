@@ -1,0 +1,46 @@
+import json
+import subprocess
+import sys
+
+
+def relmem_cli(*args):
+    return subprocess.run([sys.executable, "-m", "relmem.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_catalog_lists_databases(demo_dir):
+    out = relmem_cli("catalog", str(demo_dir))
+    assert out.returncode == 0, out.stderr
+    assert "restaurants (2 tables)" in out.stdout
+    assert "restaurant: id, name, food_type, city, rating, price_range" in out.stdout
+
+
+def test_sql_prints_rows_and_refuses_writes(demo_dir):
+    db = str(demo_dir / "restaurants" / "restaurants.sqlite")
+    out = relmem_cli("sql", db, "SELECT DISTINCT city FROM restaurant ORDER BY city", "--json")
+    assert out.returncode == 0, out.stderr
+    assert ["LA"] in json.loads(out.stdout)["rows"]
+    refused = relmem_cli("sql", db, "DROP TABLE restaurant")
+    assert refused.returncode != 0 and "refused" in refused.stderr
+    broken = relmem_cli("sql", db, "SELEC city FROM restaurant")
+    assert broken.returncode != 0 and "syntax error" in broken.stderr
+    missing = relmem_cli("sql", str(demo_dir / "missing.sqlite"), "SELECT 1")
+    assert missing.returncode != 0 and "missing.sqlite" in missing.stderr
+
+
+def test_catalog_missing_folder_is_a_clear_error(tmp_path):
+    out = relmem_cli("catalog", str(tmp_path / "nope"))
+    assert out.returncode == 2 and "no such file or folder" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_demo_runs(tmp_path):
+    out = relmem_cli("demo", "--dir", str(tmp_path / "demo"), "--encoder", "hashing")
+    assert out.returncode == 0, out.stderr
+    assert "Los Angeles" in out.stdout and "first-ranked database correct" in out.stdout
+
+
+def test_bench_index_json():
+    out = relmem_cli("bench", "index", "--n", "2000", "--dim", "32", "--queries", "8", "--repeats", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["relmem"]["queries_per_s"] > 0 and report["numpy_argpartition"]["queries_per_s"] > 0
+    assert report["top_k_agreement_with_numpy"] == 1.0

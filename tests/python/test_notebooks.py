@@ -1,0 +1,18 @@
+"""Every notebook in notebooks/ executes headless without errors."""
+import pathlib
+
+import pytest
+
+NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_executes(path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    monkeypatch.setenv("RELMEM_NOTEBOOK_SMALL", "1")  # notebooks use small subsets under test
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    notebook = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
+                                     resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
