@@ -1,0 +1,58 @@
+#pragma once
+// BERT-family sentence encoder over a Hugging Face / sentence-transformers model directory:
+// model.safetensors (F32, F16 or BF16), config.json, vocab.txt, tokenizer_config.json and, when present,
+// modules.json, 1_Pooling/config.json and sentence_bert_config.json.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "relmem/encoders/encoder.hpp"
+#include "relmem/encoders/wordpiece.hpp"
+
+namespace relmem {
+
+class BertModel;
+
+struct BertEncoderOptions {
+  // The Encoder contract is L2-normalized rows, so normalization is on for every model, whether or not its
+  // modules.json lists a Normalize module (cosine similarities are the same either way). Off gives raw pooling.
+  bool normalize = true;
+  // 0: sentence_bert_config.json max_seq_length, else tokenizer_config.json model_max_length; never more than
+  // config.json max_position_embeddings. Counts [CLS] and [SEP]; longer texts are truncated.
+  int max_length = 0;
+  // Sentences per forward pass. Texts are sorted by length into batches; several batches run on separate threads,
+  // a single batch spreads its matrix products over the threads.
+  int batch_size = 32;
+};
+
+class BertEncoder : public Encoder {
+ public:
+  explicit BertEncoder(const std::string& model_dir, BertEncoderOptions options = {});
+  ~BertEncoder() override;
+
+  RowMatrix encode(const std::vector<std::string>& texts) const override;
+  int dim() const override { return hidden_size_ * static_cast<int>(pooling_.size()); }
+  std::string name() const override { return "bert:" + model_dir_; }
+
+  // Pooled (and, per options, normalized) embeddings of already tokenized sequences, [CLS] ... [SEP] included.
+  RowMatrix encode_ids(const std::vector<std::vector<int32_t>>& sequences) const;
+  const WordPieceTokenizer& tokenizer() const { return tokenizer_; }
+  int max_length() const { return tokenizer_.options().max_length; }
+
+ private:
+  enum class Pooling { kCls, kMax, kMean, kMeanSqrtLength };  // concatenated in this order, as sentence-transformers
+
+  std::vector<Pooling> read_pooling(const std::string& file) const;
+  // Embeds sequences[order[begin..end)] into their rows of out.
+  void embed_batch(const std::vector<std::vector<int32_t>>& sequences, const std::vector<std::size_t>& order,
+                   std::size_t begin, std::size_t end, RowMatrix& out) const;
+
+  std::string model_dir_;
+  BertEncoderOptions options_;
+  WordPieceTokenizer tokenizer_;
+  std::unique_ptr<const BertModel> model_;
+  int hidden_size_ = 0;
+  std::vector<Pooling> pooling_{Pooling::kMean};  // without a pooling config, as sentence-transformers
+};
+
+}  // namespace relmem

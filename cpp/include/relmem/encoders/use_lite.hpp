@@ -1,0 +1,41 @@
+#pragma once
+// Universal Sentence Encoder lite (Google, Apache-2.0), the default embedded encoder: SentencePiece tokens, a
+// 2-layer transformer and a tanh projection to 512 dimensions, matching the TensorFlow.js original to cosine
+// >= 0.9999. Weights come from scripts/install_models.sh (`make setup`); nothing is downloaded at run time.
+#include <memory>
+#include <string>
+
+#include "relmem/encoders/encoder.hpp"
+#include "relmem/encoders/sentencepiece.hpp"
+
+namespace relmem {
+
+class UseLiteModel;
+
+class UseLiteEncoder : public Encoder {
+ public:
+  // The model directory: `model_dir` when given, else $RELMEM_USE_LITE_DIR, else $RELMEM_HOME/models/use-lite,
+  // else ~/.cache/relmem/models/use-lite. relmem::Error, with how to install, when it is missing or corrupt.
+  explicit UseLiteEncoder(const std::string& model_dir = "");
+  ~UseLiteEncoder() override;
+
+  // Texts are tokenized and sorted by length, then embedded in batches on all OpenMP threads.
+  RowMatrix encode(const std::vector<std::string>& texts) const override;
+  int dim() const override;
+  std::string name() const override { return "use-lite"; }
+
+  const std::string& model_dir() const { return model_dir_; }
+  // Token ids as the model sees them (at most max_tokens(), the rest of a long text is dropped).
+  std::vector<int32_t> tokenize(const std::string& text) const;
+  int max_tokens() const;
+  const SentencePieceTokenizer& tokenizer() const { return tokenizer_; }
+
+  static std::string resolve_model_dir(const std::string& model_dir);
+
+ private:
+  std::string model_dir_;
+  SentencePieceTokenizer tokenizer_;
+  std::unique_ptr<UseLiteModel> model_;
+};
+
+}  // namespace relmem

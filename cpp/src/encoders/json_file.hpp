@@ -1,0 +1,14 @@
+#pragma once
+// Reading the small JSON configuration files of a Hugging Face / sentence-transformers model directory.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace relmem {
+
+// Throws relmem::Error naming the file when it is missing or not valid JSON.
+nlohmann::json read_json_file(const std::string& path);
+// std::nullopt when the file does not exist; relmem::Error when it exists but is not valid JSON.
+std::optional<nlohmann::json> read_json_file_if_present(const std::string& path);
+
+}  // namespace relmem

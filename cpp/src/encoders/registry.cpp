@@ -1,0 +1,75 @@
+#include <map>
+#include <mutex>
+
+#include "relmem/encoders/bert_encoder.hpp"
+#include "relmem/encoders/encoder.hpp"
+#include "relmem/encoders/hashing_encoder.hpp"
+#include "relmem/encoders/use_lite.hpp"
+
+namespace relmem {
+namespace {
+
+// Built-in encoders are registered here, explicitly, so a static library cannot drop them at link time.
+std::map<std::string, EncoderFactory> builtin_encoders() {
+  std::map<std::string, EncoderFactory> factories;
+  factories["hashing"] = [](const std::string& arg) {
+    return std::make_unique<HashingEncoder>(arg.empty() ? HashingEncoder::kDefaultDim : std::stoi(arg));
+  };
+  factories["bert"] = [](const std::string& model_dir) -> std::unique_ptr<Encoder> {
+    if (model_dir.empty()) throw Error("encoder 'bert' needs a model directory: bert:/path/to/model_dir");
+    return std::make_unique<BertEncoder>(model_dir);
+  };
+  factories["use-lite"] = [](const std::string& model_dir) { return std::make_unique<UseLiteEncoder>(model_dir); };
+  return factories;
+}
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, EncoderFactory> factories = builtin_encoders();
+};
+
+Registry& registry() {
+  static Registry instance;
+  return instance;
+}
+
+}  // namespace
+
+void register_encoder(const std::string& name, EncoderFactory factory) {
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.factories[name] = std::move(factory);
+}
+
+std::unique_ptr<Encoder> load_encoder(const std::string& spec) {
+  const auto colon = spec.find(':');
+  const std::string name = spec.substr(0, colon);
+  const std::string argument = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  EncoderFactory factory;
+  {
+    auto& r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.factories.find(name);
+    if (it == r.factories.end()) {
+      std::string known;
+      for (const auto& [key, _] : r.factories) known += (known.empty() ? "" : ", ") + key;
+      throw Error("unknown encoder '" + name + "' (known: " + known + ")");
+    }
+    factory = it->second;
+  }
+  try {
+    return factory(argument);
+  } catch (const std::invalid_argument&) {
+    throw Error("bad argument '" + argument + "' for encoder '" + name + "'");
+  }
+}
+
+std::vector<std::string> registered_encoders() {
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<std::string> names;
+  for (const auto& [key, _] : r.factories) names.push_back(key);
+  return names;
+}
+
+}  // namespace relmem

@@ -1,0 +1,247 @@
+#include "use_lite_model.hpp"
+
+#include <omp.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "relmem/common.hpp"
+
+namespace relmem {
+namespace {
+
+// Weight names in model.json: trained variables, and constants folded out of the graph.
+const std::string kVariables = "module/Encoder_en/KonaTransformer/Encode/";
+const std::string kEncode = "module_apply_default/Encoder_en/KonaTransformer/Encode/";
+const std::string kStack = kEncode + "TransformerStack/";
+
+int64_t size_of(const TfjsWeights& weights, const std::string& name) { return weights.tensor(name).element_count(); }
+
+gemm::PackedMatrix packed(const std::vector<float>& matrix, int rows, int cols) {
+  gemm::PackedMatrix out;
+  out.pack(matrix.data(), rows, cols, cols, 1);
+  return out;
+}
+
+}  // namespace
+
+struct UseLiteModel::Workspace {
+  std::vector<float> inputs, normed, qkv, context, hidden, ffn, pooled_hidden, pooled_ffn;
+};
+
+UseLiteModel::UseLiteModel(const TfjsWeights& weights) {
+  const TfjsTensor& embeddings = weights.tensor("module/Embeddings_en");
+  if (embeddings.shape.size() != 2 || embeddings.dtype != "float32") throw Error("model.json: malformed Embeddings_en");
+  vocabulary_size_ = static_cast<int>(embeddings.shape[0]);
+  embedding_width_ = static_cast<int>(embeddings.shape[1]);
+  embeddings_ = embeddings.floats;
+  max_tokens_ = static_cast<int>(weights.scalar("module_apply_default/Encoder_en/KonaTransformer/ClipToMaxLength/Less/y"));
+  // The graph's four layer norms all add this one constant.
+  norm_epsilon_ = static_cast<float>(weights.scalar(kStack + "Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x"));
+  l2_epsilon_ = static_cast<float>(weights.scalar("module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y"));
+  if (max_tokens_ < 1 || embedding_width_ % 2 != 0) throw Error("model.json: unexpected USE-lite hyper-parameters");
+
+  // Timing signal: [sin(p / timescale_i) | cos(p / timescale_i)], the inverse timescales stored in the graph.
+  const int half = embedding_width_ / 2;
+  const auto& inverse_timescales = weights.floats(kStack + "Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1", {1, half});
+  timing_.resize(static_cast<std::size_t>(max_tokens_) * embedding_width_);
+  for (int p = 0; p < max_tokens_; ++p) {
+    for (int i = 0; i < half; ++i) {
+      const float angle = static_cast<float>(p) * inverse_timescales[i];
+      timing_[p * embedding_width_ + i] = std::sin(angle);
+      timing_[p * embedding_width_ + half + i] = std::cos(angle);
+    }
+  }
+
+  load_layer(weights, 0, layers_[0]);
+  load_layer(weights, 1, layers_[1]);
+  // Layer 0 widens the embeddings (its residual branch has a projection), layer 1 keeps its width.
+  if (layers_[0].input_width != embedding_width_ || layers_[0].width == embedding_width_ ||
+      layers_[1].input_width != layers_[0].width || layers_[1].width != layers_[0].width) {
+    throw Error("model.json: USE-lite layer widths are not 256 -> 512 -> 512-like");
+  }
+  const int width = layers_[1].width;
+  output_width_ = static_cast<int>(size_of(weights, "module/Encoder_en/hidden_layers/tanh_layer_0/bias"));
+  tanh_weights_ = packed(weights.floats("module/Encoder_en/hidden_layers/tanh_layer_0/weights", {width, output_width_}),
+                         width, output_width_);
+  tanh_bias_ = weights.floats("module/Encoder_en/hidden_layers/tanh_layer_0/bias", {output_width_});
+
+  const std::vector<float> zeros(width, 0.0f);
+  empty_embedding_.resize(output_width_);
+  finish(zeros.data(), 1, empty_embedding_.data());
+}
+
+void UseLiteModel::load_layer(const TfjsWeights& weights, int index, Layer& layer) const {
+  const std::string name = "Layer_" + std::to_string(index) + "/TransformerLayer/";
+  const std::string attention = name + "MultiheadAttention/";
+  const std::string norm = "layer_prepostprocess/layer_norm/layer_norm_";
+  const int in = static_cast<int>(size_of(weights, kEncode + name + norm + "scale/ConcatPartitions/concat"));
+  const TfjsTensor& splits = weights.tensor(kStack + attention + "Const");
+  if (splits.ints.size() != 3 || splits.ints[0] != splits.ints[1] || splits.ints[1] != splits.ints[2]) {
+    throw Error("model.json: unexpected query/key/value split in " + name);
+  }
+  const int qkv_width = splits.ints[0];
+  const int width = static_cast<int>(size_of(weights, kEncode + attention + "output_transform_single/bias/ConcatPartitions/concat"));
+  const int hidden = static_cast<int>(size_of(weights, kEncode + name + "FFN/conv1/bias/ConcatPartitions/concat"));
+
+  layer.input_width = in;
+  layer.width = width;
+  // The graph reshapes queries, keys and values to [batch, length, heads, head width] with these constants.
+  layer.heads = static_cast<int>(
+      weights.scalar(kStack + "Layer_1/TransformerLayer/MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/2"));
+  layer.head_width = static_cast<int>(weights.scalar(kStack + attention + "split_heads/split_last_dimension/Reshape/shape/3"));
+  if (layer.heads < 1 || layer.heads * layer.head_width != qkv_width) throw Error("model.json: unexpected heads in " + name);
+  layer.attention_scale = static_cast<float>(weights.scalar(kStack + attention + "mul/y"));
+
+  layer.norm_scale = weights.floats(kEncode + name + norm + "scale/ConcatPartitions/concat", {in});
+  layer.norm_bias = weights.floats(kEncode + name + norm + "bias/ConcatPartitions/concat", {in});
+  layer.qkv = packed(weights.floats(kVariables + attention + "qkv_transform_single/kernel/part_0", {1, 1, in, 3 * qkv_width}),
+                     in, 3 * qkv_width);
+  layer.qkv_bias = weights.floats(kEncode + attention + "qkv_transform_single/bias/ConcatPartitions/concat", {3 * qkv_width});
+  layer.output = packed(weights.floats(kVariables + attention + "output_transform_single/kernel/part_0", {1, 1, qkv_width, width}),
+                        qkv_width, width);
+  layer.output_bias = weights.floats(kEncode + attention + "output_transform_single/bias/ConcatPartitions/concat", {width});
+  if (in != width) {
+    layer.residual = packed(weights.floats(kEncode + name + "dense/kernel/ConcatPartitions/concat", {in, width}), in, width);
+    layer.residual_bias = weights.floats(kEncode + name + "dense/bias/ConcatPartitions/concat", {width});
+  }
+  layer.ffn_norm_scale = weights.floats(kEncode + name + "FFN/" + norm + "scale/ConcatPartitions/concat", {width});
+  layer.ffn_norm_bias = weights.floats(kEncode + name + "FFN/" + norm + "bias/ConcatPartitions/concat", {width});
+  layer.ffn_in = packed(weights.floats(kStack + name + "FFN/conv1/Tensordot/Reshape_1", {width, hidden}), width, hidden);
+  layer.ffn_in_bias = weights.floats(kEncode + name + "FFN/conv1/bias/ConcatPartitions/concat", {hidden});
+  layer.ffn_out = packed(weights.floats(kStack + name + "FFN/conv2/Tensordot/Reshape_1", {hidden, width}), hidden, width);
+  layer.ffn_out_bias = weights.floats(kEncode + name + "FFN/conv2/bias/ConcatPartitions/concat", {width});
+}
+
+void UseLiteModel::layer_norm(const float* in, int rows, int width, const std::vector<float>& scale,
+                              const std::vector<float>& bias, float* out) const {
+  const Eigen::Map<const Eigen::ArrayXf> gain(scale.data(), width), shift(bias.data(), width);
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && rows >= 256)
+  for (int r = 0; r < rows; ++r) {
+    const Eigen::Map<const Eigen::ArrayXf> x(in + static_cast<int64_t>(r) * width, width);
+    Eigen::Map<Eigen::ArrayXf> y(out + static_cast<int64_t>(r) * width, width);
+    y = x - x.mean();
+    const float inverse_deviation = 1.0f / std::sqrt(y.square().mean() + norm_epsilon_);
+    y = gain * inverse_deviation * y + shift;
+  }
+}
+
+void UseLiteModel::attention(const Layer& layer, const std::vector<int>& offsets, const float* qkv, float* context) const {
+  const int width = layer.heads * layer.head_width;
+  const int64_t stride = 3 * width;
+  const int sentences = static_cast<int>(offsets.size()) - 1;
+#pragma omp parallel for schedule(dynamic) if (!omp_in_parallel() && offsets.back() >= 256)
+  for (int s = 0; s < sentences; ++s) {
+    const int length = offsets[s + 1] - offsets[s];
+    const float* base = qkv + offsets[s] * stride;
+    thread_local gemm::PackedMatrix keys, values;
+    thread_local std::vector<float> weights;
+    weights.resize(static_cast<std::size_t>(length) * length);
+    for (int h = 0; h < layer.heads; ++h) {
+      const int column = h * layer.head_width;
+      keys.pack(base + width + column, layer.head_width, length, 1, stride);  // K^T
+      gemm::multiply(base + column, length, stride, keys, weights.data(), length);
+      // softmax(scale q k^T) row by row; scaling the logits equals the graph's scaling of q.
+      for (int i = 0; i < length; ++i) {
+        Eigen::Map<Eigen::ArrayXf> row(weights.data() + static_cast<int64_t>(i) * length, length);
+        row = ((row - row.maxCoeff()) * layer.attention_scale).exp();
+        row /= row.sum();
+      }
+      values.pack(base + 2 * width + column, length, layer.head_width, stride, 1);
+      gemm::multiply(weights.data(), length, length, values, context + offsets[s] * width + column, width);
+    }
+  }
+}
+
+void UseLiteModel::finish(const float* pooled, int count, float* out) const {
+  gemm::multiply(pooled, count, layers_[1].width, tanh_weights_, out, output_width_, {tanh_bias_.data()});
+  for (int s = 0; s < count; ++s) {
+    float* row = out + static_cast<int64_t>(s) * output_width_;
+    float squares = 0.0f;
+    for (int j = 0; j < output_width_; ++j) {
+      row[j] = std::tanh(row[j]);
+      squares += row[j] * row[j];
+    }
+    const float inverse_norm = 1.0f / std::sqrt(std::max(squares, l2_epsilon_));
+    for (int j = 0; j < output_width_; ++j) row[j] *= inverse_norm;
+  }
+}
+
+void UseLiteModel::embed(const std::vector<const std::vector<int32_t>*>& sentences, float* out) const {
+  const int count = static_cast<int>(sentences.size());
+  if (count == 0) return;
+  std::vector<int> offsets(count + 1, 0);
+  for (int s = 0; s < count; ++s) offsets[s + 1] = offsets[s] + static_cast<int>(sentences[s]->size());
+  const int tokens = offsets.back();
+
+  const Layer& first = layers_[0];
+  const Layer& second = layers_[1];
+  const int width = second.width;
+  const int hidden = std::max(first.ffn_in.n(), second.ffn_in.n());
+  const int qkv_width = 3 * std::max(first.heads * first.head_width, second.heads * second.head_width);
+  thread_local Workspace ws;
+  ws.inputs.resize(static_cast<std::size_t>(tokens) * embedding_width_);
+  ws.normed.resize(static_cast<std::size_t>(tokens) * std::max(embedding_width_, width));
+  ws.qkv.resize(static_cast<std::size_t>(tokens) * qkv_width);
+  ws.context.resize(static_cast<std::size_t>(tokens) * qkv_width / 3);
+  ws.hidden.resize(static_cast<std::size_t>(tokens) * width);
+  ws.ffn.resize(static_cast<std::size_t>(tokens) * hidden);
+
+  for (int s = 0; s < count; ++s) {
+    const std::vector<int32_t>& ids = *sentences[s];
+    for (std::size_t t = 0; t < ids.size(); ++t) {
+      const float* embedding = embeddings_.data() + static_cast<int64_t>(ids[t]) * embedding_width_;
+      const float* timing = timing_.data() + t * embedding_width_;
+      float* x = ws.inputs.data() + static_cast<int64_t>(offsets[s] + t) * embedding_width_;
+      for (int j = 0; j < embedding_width_; ++j) x[j] = embedding[j] + (embedding[j] + timing[j]);
+    }
+  }
+
+  // Layer 0: the residual branch projects the inputs from the embedding width to the layer width.
+  const int first_qkv = 3 * first.heads * first.head_width;
+  layer_norm(ws.inputs.data(), tokens, embedding_width_, first.norm_scale, first.norm_bias, ws.normed.data());
+  gemm::multiply(ws.normed.data(), tokens, embedding_width_, first.qkv, ws.qkv.data(), first_qkv, {first.qkv_bias.data()});
+  attention(first, offsets, ws.qkv.data(), ws.context.data());
+  gemm::multiply(ws.context.data(), tokens, first_qkv / 3, first.output, ws.hidden.data(), width, {first.output_bias.data()});
+  gemm::multiply(ws.inputs.data(), tokens, embedding_width_, first.residual, ws.hidden.data(), width,
+                 {first.residual_bias.data(), true});
+  layer_norm(ws.hidden.data(), tokens, width, first.ffn_norm_scale, first.ffn_norm_bias, ws.normed.data());
+  gemm::multiply(ws.normed.data(), tokens, width, first.ffn_in, ws.ffn.data(), first.ffn_in.n(),
+                 {first.ffn_in_bias.data(), false, true});
+  gemm::multiply(ws.ffn.data(), tokens, first.ffn_in.n(), first.ffn_out, ws.hidden.data(), width,
+                 {first.ffn_out_bias.data(), true});
+
+  // Layer 1, up to the FFN's hidden activations.
+  const int second_qkv = 3 * second.heads * second.head_width;
+  layer_norm(ws.hidden.data(), tokens, width, second.norm_scale, second.norm_bias, ws.normed.data());
+  gemm::multiply(ws.normed.data(), tokens, width, second.qkv, ws.qkv.data(), second_qkv, {second.qkv_bias.data()});
+  attention(second, offsets, ws.qkv.data(), ws.context.data());
+  gemm::multiply(ws.context.data(), tokens, second_qkv / 3, second.output, ws.hidden.data(), width,
+                 {second.output_bias.data(), true});
+  layer_norm(ws.hidden.data(), tokens, width, second.ffn_norm_scale, second.ffn_norm_bias, ws.normed.data());
+  gemm::multiply(ws.normed.data(), tokens, width, second.ffn_in, ws.ffn.data(), second.ffn_in.n(),
+                 {second.ffn_in_bias.data(), false, true});
+
+  // Mean over each sentence's tokens; the last FFN projection and its residual are linear, so they act on the means.
+  const int second_hidden = second.ffn_in.n();
+  ws.pooled_hidden.assign(static_cast<std::size_t>(count) * width, 0.0f);
+  ws.pooled_ffn.assign(static_cast<std::size_t>(count) * second_hidden, 0.0f);
+  for (int s = 0; s < count; ++s) {
+    const float inverse_length = 1.0f / static_cast<float>(offsets[s + 1] - offsets[s]);
+    Eigen::Map<Eigen::RowVectorXf> pooled_hidden(ws.pooled_hidden.data() + static_cast<int64_t>(s) * width, width);
+    Eigen::Map<Eigen::RowVectorXf> pooled_ffn(ws.pooled_ffn.data() + static_cast<int64_t>(s) * second_hidden, second_hidden);
+    for (int t = offsets[s]; t < offsets[s + 1]; ++t) {
+      pooled_hidden += Eigen::Map<const Eigen::RowVectorXf>(ws.hidden.data() + static_cast<int64_t>(t) * width, width);
+      pooled_ffn += Eigen::Map<const Eigen::RowVectorXf>(ws.ffn.data() + static_cast<int64_t>(t) * second_hidden, second_hidden);
+    }
+    pooled_hidden *= inverse_length;
+    pooled_ffn *= inverse_length;
+  }
+  gemm::multiply(ws.pooled_ffn.data(), count, second_hidden, second.ffn_out, ws.pooled_hidden.data(), width,
+                 {second.ffn_out_bias.data(), true});
+  finish(ws.pooled_hidden.data(), count, out);
+}
+
+}  // namespace relmem

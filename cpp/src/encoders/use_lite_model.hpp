@@ -1,0 +1,76 @@
+#pragma once
+// The Universal Sentence Encoder lite network, as its TensorFlow.js graph (model.json) computes it:
+//   x0 = E[id] + (E[id] + timing(position))       (the graph adds the embeddings twice)
+//   layer 0 (width 256 -> 512, 4 heads of 64):  h1 = Attention(LN(x0)) W_o + b_o + (x0 W_d + b_d)
+//                                               h2 = h1 + FFN(LN(h1))
+//   layer 1 (width 512, 4 heads of 128):        h3 = h2 + Attention(LN(h2)) W_o + b_o
+//                                               h4 = h3 + FFN(LN(h3))
+//   embedding = l2_normalize(tanh(mean_tokens(h4) W_t + b_t))
+// with FFN(x) = relu(x W_1 + b_1) W_2 + b_2, LN(x) = scale (x - mean) / sqrt(var + 1e-6) + bias, attention
+// softmax(q k^T / sqrt(head width)) v over the sentence's own tokens, and at most 128 tokens per sentence.
+// The last FFN's output projection is linear, so it is applied once to the token mean instead of to every token.
+#include <cstdint>
+#include <vector>
+
+#include "packed_gemm.hpp"
+#include "relmem/encoders/tfjs_weights.hpp"
+
+namespace relmem {
+
+class UseLiteModel {
+ public:
+  explicit UseLiteModel(const TfjsWeights& weights);
+
+  int dim() const { return output_width_; }
+  int max_tokens() const { return max_tokens_; }
+
+  // One embedding row per sentence into `out` (row-major, dim() columns). Every sentence holds 1..max_tokens() ids
+  // below the vocabulary size. Runs on the calling thread, or on all threads when called outside a parallel region.
+  void embed(const std::vector<const std::vector<int32_t>*>& sentences, float* out) const;
+  // The embedding of a text without tokens (the reference pools an all-padding row to zero).
+  const std::vector<float>& empty_embedding() const { return empty_embedding_; }
+  int vocabulary_size() const { return vocabulary_size_; }
+
+ private:
+  struct Layer {
+    int input_width = 0;
+    int width = 0;
+    int heads = 0;
+    int head_width = 0;
+    float attention_scale = 0.0f;
+    std::vector<float> norm_scale, norm_bias;
+    gemm::PackedMatrix qkv;
+    std::vector<float> qkv_bias;
+    gemm::PackedMatrix output;
+    std::vector<float> output_bias;
+    gemm::PackedMatrix residual;  // layer 0 only: the input projected to the layer's width
+    std::vector<float> residual_bias;
+    std::vector<float> ffn_norm_scale, ffn_norm_bias;
+    gemm::PackedMatrix ffn_in;
+    std::vector<float> ffn_in_bias;
+    gemm::PackedMatrix ffn_out;
+    std::vector<float> ffn_out_bias;
+  };
+  struct Workspace;
+
+  void load_layer(const TfjsWeights& weights, int index, Layer& layer) const;
+  void layer_norm(const float* in, int rows, int width, const std::vector<float>& scale, const std::vector<float>& bias,
+                  float* out) const;
+  void attention(const Layer& layer, const std::vector<int>& offsets, const float* qkv, float* context) const;
+  void finish(const float* pooled, int count, float* out) const;
+
+  int vocabulary_size_ = 0;
+  int embedding_width_ = 0;
+  int output_width_ = 0;
+  int max_tokens_ = 0;
+  float norm_epsilon_ = 0.0f;
+  float l2_epsilon_ = 0.0f;
+  std::vector<float> embeddings_;  // vocabulary_size x embedding_width
+  std::vector<float> timing_;      // max_tokens x embedding_width: sin | cos of position / timescale
+  Layer layers_[2];
+  gemm::PackedMatrix tanh_weights_;
+  std::vector<float> tanh_bias_;
+  std::vector<float> empty_embedding_;
+};
+
+}  // namespace relmem

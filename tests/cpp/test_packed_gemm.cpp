@@ -1,0 +1,86 @@
+// The packed matrix products behind USE-lite, for every kernel this CPU runs, against a double-precision product:
+// partial tiles and panels, strided and transposed sources, bias, accumulation and relu.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "../../cpp/src/encoders/packed_gemm.hpp"
+
+using namespace relmem::gemm;
+
+namespace {
+
+std::vector<Kernel> runnable_kernels() {
+  std::vector<Kernel> kernels = {Kernel::kPortable};
+  if (best_kernel() == Kernel::kAvx2 || best_kernel() == Kernel::kAvx512) kernels.push_back(Kernel::kAvx2);
+  if (best_kernel() == Kernel::kAvx512) kernels.push_back(Kernel::kAvx512);
+  return kernels;
+}
+
+std::vector<float> random_values(std::size_t n, std::mt19937& rng) {
+  std::normal_distribution<float> normal;
+  std::vector<float> out(n);
+  for (auto& v : out) v = normal(rng);
+  return out;
+}
+
+}  // namespace
+
+TEST(PackedGemm, MatchesADoublePrecisionProduct) {
+  std::mt19937 rng(7);
+  const int shapes[][3] = {{1, 1, 1}, {5, 7, 3}, {12, 64, 32}, {13, 33, 47}, {37, 100, 70}, {100, 256, 96}, {7, 1536, 40}};
+  for (Kernel kernel : runnable_kernels()) {
+    for (const auto& shape : shapes) {
+      const int m = shape[0], k = shape[1], n = shape[2];
+      const int64_t lda = k + 3, ldc = n + 5;  // leading dimensions wider than the matrices
+      const auto a = random_values(static_cast<std::size_t>(m) * lda, rng);
+      const auto b = random_values(static_cast<std::size_t>(k) * n, rng);
+      const auto bias = random_values(n, rng);
+      const auto initial = random_values(static_cast<std::size_t>(m) * ldc, rng);
+      for (int variant = 0; variant < 4; ++variant) {
+        const bool transposed = variant & 1, accumulate = variant & 2, relu = variant == 3;
+        PackedMatrix packed;
+        // The same B read row-major or through its transpose's layout (column stride k).
+        std::vector<float> source = b;
+        if (transposed) {
+          for (int r = 0; r < k; ++r)
+            for (int c = 0; c < n; ++c) source[static_cast<std::size_t>(c) * k + r] = b[static_cast<std::size_t>(r) * n + c];
+          packed.pack(source.data(), k, n, 1, k, kernel);
+        } else {
+          packed.pack(source.data(), k, n, n, 1, kernel);
+        }
+        std::vector<float> c = initial;
+        multiply(a.data(), m, lda, packed, c.data(), ldc, {variant == 0 ? nullptr : bias.data(), accumulate, relu});
+        for (int i = 0; i < m; ++i) {
+          for (int j = 0; j < n; ++j) {
+            double want = variant == 0 ? 0.0 : bias[j];
+            for (int p = 0; p < k; ++p) want += double(a[i * lda + p]) * b[static_cast<std::size_t>(p) * n + j];
+            if (accumulate) want += initial[i * ldc + j];
+            if (relu) want = std::max(want, 0.0);
+            ASSERT_NEAR(c[i * ldc + j], want, 1e-4 * (1 + std::sqrt(double(k))))
+                << kernel_name(kernel) << " m=" << m << " k=" << k << " n=" << n << " variant " << variant;
+          }
+          for (int j = n; j < ldc; ++j) ASSERT_EQ(c[i * ldc + j], initial[i * ldc + j]) << "wrote past the columns";
+        }
+      }
+    }
+  }
+}
+
+TEST(PackedGemm, RepackingReusesTheMatrix) {
+  std::mt19937 rng(3);
+  const auto a = random_values(4 * 8, rng);
+  const auto big = random_values(8 * 40, rng);
+  const auto small = random_values(8 * 3, rng);
+  PackedMatrix packed;
+  packed.pack(big.data(), 8, 40, 40, 1);
+  packed.pack(small.data(), 8, 3, 3, 1);
+  EXPECT_EQ(packed.n(), 3);
+  std::vector<float> c(4 * 3);
+  multiply(a.data(), 4, 8, packed, c.data(), 3);
+  double want = 0;
+  for (int p = 0; p < 8; ++p) want += double(a[p]) * small[p * 3];
+  EXPECT_NEAR(c[0], want, 1e-4);
+}

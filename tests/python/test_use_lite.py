@@ -1,0 +1,39 @@
+"""USE-lite through the Python registry, against the TensorFlow.js reference fixture (skips when not installed)."""
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import relmem
+from relmem.encoders import use_lite_installed
+
+FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "use_lite_reference.json"
+
+requires_use_lite = pytest.mark.skipif(not use_lite_installed(),
+                                       reason="USE-lite weights not installed (make setup)")
+
+
+@requires_use_lite
+def test_use_lite_matches_the_reference():
+    items = json.loads(FIXTURE.read_text())["items"]
+    encoder = relmem.load_encoder("use-lite")
+    assert encoder.name == "use-lite" and encoder.dim == 512
+    vectors = encoder.encode([item["text"] for item in items])
+    assert vectors.shape == (len(items), 512) and vectors.dtype == np.float32
+    reference = np.array([item["vector"] for item in items], dtype=np.float64)
+    cosines = np.sum(vectors * reference, axis=1) / np.linalg.norm(reference, axis=1) / np.linalg.norm(vectors, axis=1)
+    assert cosines.min() >= 0.9999
+
+
+@requires_use_lite
+def test_use_lite_is_semantic():
+    encoder = relmem.load_encoder("use-lite")
+    a, b, c = encoder.encode(["How many singers do we have?", "What is the total number of singers?",
+                              "Show the stadium with the largest capacity."])
+    assert a @ b > a @ c + 0.2
+
+
+def test_use_lite_missing_directory_is_a_relmem_error(tmp_path):
+    with pytest.raises(relmem.Error, match="make setup"):
+        relmem.load_encoder(f"use-lite:{tmp_path / 'absent'}")
