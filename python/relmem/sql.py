@@ -1,0 +1,25 @@
+"""SQL analysis for the SQLite dialect of Spider and BIRD (implemented in C++, ``relmem._relmem.sql``).
+
+    q = relmem.sql.parse(sql, catalog, "concert_singer")   # or parse(sql) / parse(sql, schema)
+    q.conditions      # [Condition(singer.country = 'France' @41:49)]: table, column, op, literal, literal_index, ...
+    q.tables          # base tables read, in order of appearance
+    q.literals        # every literal: index, kind, value, start, end
+    q.render()        # the syntax tree written back as SQL
+    relmem.sql.rewrite_literals(sql, {0: "FR"})             # splice new values, keep the rest of the text
+    relmem.sql.inspect(sql, catalog, "concert_singer")      # [Diagnostic(error unknown_column @7:10: ...)]
+
+SQL that does not parse raises ``SqlSyntaxError`` (a ``relmem.Error`` with ``.offset``); ``inspect`` reports it as a
+``syntax`` diagnostic instead.
+"""
+from ._relmem import sql as _core
+
+Condition = _core.Condition
+Diagnostic = _core.Diagnostic
+Literal = _core.Literal
+Query = _core.Query
+SqlSyntaxError = _core.SqlSyntaxError
+inspect = _core.inspect
+parse = _core.parse
+rewrite_literals = _core.rewrite_literals
+
+__all__ = ["Condition", "Diagnostic", "Literal", "Query", "SqlSyntaxError", "inspect", "parse", "rewrite_literals"]

@@ -1,0 +1,77 @@
+import json
+
+import pytest
+
+import relmem
+import relmem.sql
+from conftest import SPIDER, requires_shared
+
+
+def test_parse_conditions_tables_render(concert_db):
+    catalog = relmem.Catalog(str(concert_db))
+    sql = ('SELECT T1.name FROM stadium AS T1 JOIN concert AS T2 ON T1.stadium_id = T2.stadium_id '
+           'WHERE T2.year = 2014 AND city = "LA"')
+    query = relmem.sql.parse(sql, catalog, "concert")
+    found = [(c.table, c.column, c.op, c.literal, c.literal_kind) for c in query.conditions]
+    assert found == [("concert", "year", "=", "2014", "number"), ("stadium", "city", "=", "LA", "string")]
+    city = query.conditions[1]
+    assert sql[city.start:city.end] == '"LA"'
+    assert query.tables == ["stadium", "concert"]
+    assert query.render() == ('SELECT T1.name FROM stadium AS T1 JOIN concert AS T2 ON T1.stadium_id = T2.stadium_id '
+                              'WHERE T2.year = 2014 AND city = "LA"')
+    assert [(l.index, l.kind, l.value) for l in query.literals] == [(0, "number", "2014"), (1, "string", "LA")]
+    # Without a schema the unqualified column cannot be placed in one of two tables.
+    assert [c.table for c in relmem.sql.parse(sql).conditions] == ["concert", ""]
+
+
+def test_rewrite_literals_keeps_formatting(concert_db):
+    catalog = relmem.Catalog(str(concert_db))
+    sql = "SELECT name   FROM stadium\nWHERE city = 'Los Angeles'  -- the city"
+    index = relmem.sql.parse(sql).conditions[0].literal_index
+    fixed = relmem.sql.rewrite_literals(sql, {index: "LA"})
+    assert fixed == "SELECT name   FROM stadium\nWHERE city = 'LA'  -- the city"
+    assert catalog.execute("concert", fixed).rows == [("Raith Rovers",)]
+    assert relmem.sql.parse(sql).rewrite_literals({0: "O'Hare"}).endswith("city = 'O''Hare'  -- the city")
+    assert relmem.sql.rewrite_literals("SELECT 1 + 2", {0: 2.5, 1: None}) == "SELECT 2.5 + NULL"
+    assert relmem.sql.rewrite_literals("SELECT 1", {0: 10**30}) == "SELECT " + str(10**30)
+    with pytest.raises(relmem.Error, match="no literal with index 3"):
+        relmem.sql.rewrite_literals(sql, {3: "x"})
+    with pytest.raises(TypeError):
+        relmem.sql.rewrite_literals(sql, {0: [1]})
+
+
+def test_inspect_reports_structured_diagnostics(concert_db):
+    catalog = relmem.Catalog(str(concert_db))
+    sql = "SELECT nme FROM stadium WHERE capacity = 'big'"
+    diagnostics = relmem.sql.inspect(sql, catalog, "concert")
+    assert [(d.kind, d.severity) for d in diagnostics] == [("unknown_column", "error"), ("type_mismatch", "warning")]
+    assert sql[diagnostics[0].start:diagnostics[0].end] == "nme"
+    assert "did you mean 'name'" in diagnostics[0].message
+    assert relmem.sql.inspect("SELECT name FROM stadium", catalog.schema("concert")) == []
+    assert relmem.sql.parse("SELECT year FROM stadium", catalog, "concert").inspect()[0].kind == "missing_join"
+    [syntax] = relmem.sql.inspect("SELECT name FROM", catalog, "concert")
+    assert (syntax.kind, syntax.severity, syntax.start) == ("syntax", "error", 16)
+
+
+@pytest.mark.parametrize("bad", ["", "SELECT", "SELECT * FROM t WHERE", "DROP TABLE t", "SELECT 'x", "(" * 10000,
+                                 "SELECT \x00", "SELECT a FROM t; SELECT b FROM t"])
+def test_malformed_sql_raises_a_clear_error(bad):
+    with pytest.raises(relmem.sql.SqlSyntaxError, match="SQL syntax error at line") as caught:
+        relmem.sql.parse(bad)
+    assert isinstance(caught.value, relmem.Error)
+    assert 0 <= caught.value.offset <= len(bad)
+
+
+def test_inspect_without_schema_is_an_error():
+    with pytest.raises(relmem.Error, match="schema"):
+        relmem.sql.parse("SELECT 1").inspect()
+
+
+@requires_shared(SPIDER)
+def test_spider_dev_gold_parses_and_raises_no_errors():
+    catalog = relmem.Catalog(str(SPIDER / "database"))
+    items = json.loads((SPIDER / "dev.json").read_text())
+    for item in items:
+        query = relmem.sql.parse(item["query"], catalog, item["db_id"])
+        assert relmem.sql.parse(query.render()).render() == query.render()
+        assert [d for d in query.inspect() if d.severity == "error"] == [], item["query"]
