@@ -1,0 +1,135 @@
+// Python side of the CUDA index: relmem.GpuVectorIndex (same methods as VectorIndex, plus dtype,
+// device and the search algorithm) and device discovery. Present in every build; without CUDA the
+// constructor raises relmem.Error saying so.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+
+#include "bindings.hpp"
+#include "relmem/index/gpu/cuda_device.hpp"
+#include "relmem/index/gpu/gpu_vector_index.hpp"
+
+namespace py = pybind11;
+using namespace relmem;
+
+namespace relmem_python {
+namespace {
+
+using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+using IdArray = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
+
+int64_t check_rows(const FloatArray& a, int dim, const char* what) {
+  if (a.ndim() == 1 && a.shape(0) == dim) return 1;
+  if (a.ndim() != 2 || a.shape(1) != dim)
+    throw Error(std::string(what) + " must have shape (n, " + std::to_string(dim) + ")");
+  return a.shape(0);
+}
+
+py::tuple result_to_python(SearchResult&& result) {
+  auto* ids = new IdMatrix(std::move(result.ids));
+  py::capsule free_ids(ids, [](void* p) { delete static_cast<IdMatrix*>(p); });
+  py::array_t<int64_t> id_array({ids->rows(), ids->cols()},
+                                {ids->cols() * static_cast<py::ssize_t>(sizeof(int64_t)),
+                                 static_cast<py::ssize_t>(sizeof(int64_t))},
+                                ids->data(), free_ids);
+  return py::make_tuple(to_numpy(std::move(result.scores)), id_array);
+}
+
+py::dict device_info_to_python(const gpu::CudaDeviceInfo& info) {
+  py::dict d;
+  d["device"] = info.device;
+  d["name"] = info.name;
+  d["compute_capability"] = std::to_string(info.compute_capability_major) + "." +
+                            std::to_string(info.compute_capability_minor);
+  d["multiprocessors"] = info.multiprocessors;
+  d["memory_bytes"] = info.memory_bytes;
+  d["peak_memory_bandwidth_gbs"] = info.peak_memory_bandwidth_gbs;
+  d["sm_clock_mhz"] = info.sm_clock_mhz;
+  return d;
+}
+
+}  // namespace
+
+void bind_gpu(py::module_& m) {
+  m.def("built_with_cuda", &gpu::built_with_cuda, "Whether relmem was compiled with its CUDA kernels.");
+  m.def("cuda_device_count", [] { return gpu::cuda_device_count(); },
+        "Number of usable CUDA devices (0 without CUDA, a driver or a GPU).");
+  m.def("cuda_unavailable_reason", [] {
+        std::string why;
+        return gpu::cuda_device_count(&why) > 0 ? std::string() : why;
+      }, "Why no CUDA device is usable, or '' when one is.");
+  m.attr("GPU_FUSED_MAX_QUERIES") = gpu::kFusedMaxQueries;
+  m.attr("GPU_MAX_K") = gpu::kMaxSelectK;
+  m.def("cuda_device_info", [](int device) { return device_info_to_python(gpu::cuda_device_info(device)); },
+        py::arg("device") = 0);
+
+  py::class_<GpuVectorIndex>(m, "GpuVectorIndex",
+                             "Exact top-k on a CUDA device over fp32/fp16/bf16 vectors with int64 ids.")
+      .def(py::init([](int dim, const std::string& metric, const std::string& dtype, int device) {
+             return std::make_unique<GpuVectorIndex>(dim, parse_metric(metric), gpu::parse_precision(dtype), device);
+           }),
+           py::arg("dim"), py::arg("metric") = "cosine", py::arg("dtype") = "fp16", py::arg("device") = 0)
+      .def("add", [](GpuVectorIndex& index, FloatArray vectors, std::optional<IdArray> ids) {
+             const int64_t n = check_rows(vectors, index.dim(), "vectors");
+             if (ids && (ids->ndim() != 1 || ids->shape(0) != n)) throw Error("ids must have shape (n,)");
+             const int64_t* id_data = ids ? ids->data() : nullptr;
+             py::gil_scoped_release release;
+             index.add(vectors.data(), n, id_data);
+           }, py::arg("vectors"), py::arg("ids") = py::none())
+      .def("remove", [](GpuVectorIndex& index, std::vector<int64_t> ids) { return index.remove(ids); }, py::arg("ids"))
+      .def("search", [](const GpuVectorIndex& index, FloatArray queries, int k,
+                        std::optional<std::pair<int64_t, int64_t>> id_range,
+                        std::optional<std::vector<int64_t>> subset) {
+             if (id_range && subset) throw Error("give id_range or subset, not both");
+             const int64_t n = check_rows(queries, index.dim(), "queries");
+             SearchResult result;
+             {
+               py::gil_scoped_release release;
+               if (id_range) {
+                 result = index.search_range(queries.data(), n, k, id_range->first, id_range->second);
+               } else if (subset) {
+                 result = index.search_subset(queries.data(), n, k, *subset);
+               } else {
+                 result = index.search(queries.data(), n, k);
+               }
+             }
+             return result_to_python(std::move(result));
+           }, py::arg("queries"), py::arg("k"), py::arg("id_range") = py::none(), py::arg("subset") = py::none(),
+           "Returns (scores, ids), each of shape (n_queries, k); missing results are -inf / -1.")
+      .def("save", [](const GpuVectorIndex& index, const std::string& path) {
+             py::gil_scoped_release release;
+             index.save(path);
+           }, py::arg("path"))
+      .def_static("load", [](const std::string& path, const std::string& dtype, int device) {
+             py::gil_scoped_release release;
+             return GpuVectorIndex::load(path, gpu::parse_precision(dtype), device);
+           }, py::arg("path"), py::arg("dtype") = "fp16", py::arg("device") = 0)
+      .def("ids", [](const GpuVectorIndex& index) {
+             auto ids = index.ids();
+             return py::array_t<int64_t>(static_cast<py::ssize_t>(ids.size()), ids.data());
+           })
+      .def("reconstruct", [](const GpuVectorIndex& index, int64_t id) {
+             auto v = index.reconstruct(id);
+             return py::array_t<float>(static_cast<py::ssize_t>(v.size()), v.data());
+           }, py::arg("id"))
+      .def("__contains__", &GpuVectorIndex::contains)
+      .def("__len__", &GpuVectorIndex::size)
+      .def_property_readonly("dim", &GpuVectorIndex::dim)
+      .def_property_readonly("metric", [](const GpuVectorIndex& index) { return metric_name(index.metric()); })
+      .def_property_readonly("dtype",
+                             [](const GpuVectorIndex& index) { return gpu::precision_name(index.precision()); })
+      .def_property("algorithm",
+                    [](const GpuVectorIndex& index) { return gpu::search_algorithm_name(index.search_algorithm()); },
+                    [](GpuVectorIndex& index, const std::string& name) {
+                      index.set_search_algorithm(gpu::parse_search_algorithm(name));
+                    },
+                    "auto, fused, fused_simt, gemm_select or gemm_sort (benchmarks compare them).")
+      .def("__repr__", [](const GpuVectorIndex& index) {
+        return "GpuVectorIndex(dim=" + std::to_string(index.dim()) + ", metric=" + metric_name(index.metric()) +
+               ", dtype=" + gpu::precision_name(index.precision()) + ", size=" + std::to_string(index.size()) + ")";
+      });
+}
+
+}  // namespace relmem_python
