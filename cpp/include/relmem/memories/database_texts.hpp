@@ -1,0 +1,25 @@
+#pragma once
+// The texts the selection memory embeds for one database. The sentence encoder reads at most ~128 tokens, so its
+// texts are compact (names of tables and columns, plus the optional description and example questions first);
+// the lexical encoder reads everything, so its texts are the catalog's full cards with sample values.
+#include <string>
+#include <vector>
+
+#include "relmem/catalog/catalog.hpp"
+
+namespace relmem {
+
+struct DatabaseTexts {
+  std::string name;
+  std::string card;                      // "database concert singer: stadium (name, capacity); singer (...)"
+  std::vector<std::string> table_names;
+  std::vector<std::string> table_cards;  // "database concert singer: singer (name, country, age)"
+  std::string lexical_card;              // Catalog::card (with sample values and the description)
+  std::vector<std::string> lexical_table_cards;  // Catalog::table_card
+};
+
+// options.description, when set, goes into both cards; example questions too.
+DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, const CardOptions& options,
+                             const std::vector<std::string>& example_questions = {});
+
+}  // namespace relmem

@@ -1,0 +1,33 @@
+#pragma once
+// Questions labelled with the database(s) that answer them, and composite questions built from several of them.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace relmem {
+
+struct LabeledQuestion {
+  std::string text;
+  std::vector<std::string> databases;  // one for an ordinary question, several for a composite one
+};
+
+// A JSON list of objects with "question" and either "db_id" (string) or "db_ids" (list), e.g. Spider's
+// train_spider.json / dev.json. relmem::Error names the file and the entry on malformed input.
+std::vector<LabeledQuestion> load_labeled_questions(const std::string& path);
+
+// How the parts of a composite question are joined.
+enum class CompositeStyle {
+  LargerNumber,  // "Which question has a larger number as its answer. Q1: ...; Q2: ..." (the paper's template)
+  Concatenate,   // "... ..."
+  AndAlso,       // "... Also, ..."
+};
+CompositeStyle parse_composite_style(const std::string& name);  // "larger-number", "concatenate", "and-also"
+std::string compose_question(const std::vector<std::string>& parts, CompositeStyle style);
+
+// `count` composite questions of 2..max_parts parts, each part from a different database, in a random style.
+// Deterministic for a given rng state. Empty when fewer than two databases are present.
+std::vector<LabeledQuestion> make_composites(const std::vector<LabeledQuestion>& singles, int64_t count,
+                                             int max_parts, std::mt19937_64& rng);
+
+}  // namespace relmem

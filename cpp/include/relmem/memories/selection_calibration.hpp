@@ -1,0 +1,39 @@
+#pragma once
+// Turning selection scores into probabilities and sets: Platt scaling fitted by Newton's method, and the
+// probability threshold that maximizes the micro-averaged F1 of set selection on held-out questions.
+#include <cstdint>
+#include <vector>
+
+namespace relmem {
+
+// One labelled question as the selector saw it: its best candidates, best first, and how many databases it needs.
+struct ScoredQuestion {
+  std::vector<float> values;  // scores or probabilities of the candidates, descending
+  std::vector<char> relevant;  // 1 where the candidate is one of the question's databases
+  int64_t gold = 0;            // the question's databases (some may be missing from the candidates)
+};
+
+struct PlattScaling {
+  float scale = 1.0f;
+  float bias = 0.0f;
+  float probability(float score) const;
+};
+
+struct SetMetrics {
+  double precision = 0.0;
+  double recall = 0.0;
+  double f1 = 0.0;
+  int64_t questions = 0;
+};
+
+// Logistic regression of `relevant` on the candidate scores (L2-damped so separable data stays finite).
+PlattScaling fit_platt(const std::vector<ScoredQuestion>& questions);
+
+// Set selection: every candidate whose probability is >= threshold, and always at least the best candidate.
+int64_t selected_count(const ScoredQuestion& question, float threshold);
+// Micro-averaged precision/recall/F1 of set selection over questions whose values are probabilities.
+SetMetrics set_metrics(const std::vector<ScoredQuestion>& questions, float threshold);
+// The threshold among the observed probabilities with the best F1 (ties: the higher threshold).
+float best_threshold(const std::vector<ScoredQuestion>& questions);
+
+}  // namespace relmem

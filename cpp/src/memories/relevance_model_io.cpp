@@ -1,0 +1,141 @@
+// Model file, little-endian:
+//   "RMRM" | u32 version | u64 header bytes | header JSON | u64 parameter count | f32 parameters[count]
+//   | u64 FNV-1a checksum of every byte before it.
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+#include "relmem/memories/relevance_model.hpp"
+
+namespace relmem {
+namespace {
+
+constexpr char kMagic[4] = {'R', 'M', 'R', 'M'};
+constexpr uint32_t kVersion = 1;
+constexpr const char* kFormat = "relmem-relevance-model";
+
+uint64_t fnv1a(const char* data, size_t size) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < size; ++i) hash = (hash ^ static_cast<uint8_t>(data[i])) * 0x100000001b3ULL;
+  return hash;
+}
+
+template <typename T>
+void append(std::string& out, const T& value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+class Reader {
+ public:
+  Reader(const std::string& bytes, const std::string& path) : bytes_(bytes), path_(path) {}
+  template <typename T>
+  T read() {
+    T value;
+    std::memcpy(&value, take(sizeof value), sizeof value);
+    return value;
+  }
+  const char* take(size_t size) {
+    if (size > bytes_.size() - offset_) throw Error("relevance model file " + path_ + " is truncated");
+    const char* at = bytes_.data() + offset_;
+    offset_ += size;
+    return at;
+  }
+  size_t offset() const { return offset_; }
+
+ private:
+  const std::string& bytes_;
+  const std::string& path_;
+  size_t offset_ = 0;
+};
+
+}  // namespace
+
+void RelevanceModel::save(const std::string& path) const {
+  nlohmann::json header = {{"format", kFormat},
+                           {"version", kVersion},
+                           {"input_dim", config_.input_dim},
+                           {"projection_dim", config_.projection_dim},
+                           {"hidden_dim", config_.hidden_dim},
+                           {"encoder", config_.encoder},
+                           {"lexical_encoder", config_.lexical_encoder},
+                           {"threshold", threshold_},
+                           {"training", nlohmann::json::parse(training_info_json_, nullptr, false)}};
+  if (header["training"].is_discarded()) header["training"] = nlohmann::json::object();
+  const std::string header_text = header.dump();
+  std::string bytes(kMagic, sizeof kMagic);
+  append(bytes, kVersion);
+  append(bytes, static_cast<uint64_t>(header_text.size()));
+  bytes += header_text;
+  const auto& values = parameters_.values();
+  append(bytes, static_cast<uint64_t>(values.size()));
+  bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+  append(bytes, fnv1a(bytes.data(), bytes.size()));
+
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error("cannot write relevance model file " + path);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw Error("failed writing relevance model file " + path);
+}
+
+RelevanceModel RelevanceModel::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open relevance model file " + path);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Reader reader(bytes, path);
+  if (bytes.size() < sizeof kMagic || std::memcmp(reader.take(sizeof kMagic), kMagic, sizeof kMagic) != 0) {
+    throw Error(path + " is not a relmem relevance model file (bad magic)");
+  }
+  const auto version = reader.read<uint32_t>();
+  if (version != kVersion) {
+    throw Error("relevance model file " + path + " has format version " + std::to_string(version) +
+                "; this relmem reads version " + std::to_string(kVersion));
+  }
+  if (bytes.size() < sizeof(uint64_t) ||
+      fnv1a(bytes.data(), bytes.size() - sizeof(uint64_t)) !=
+          [&] {
+            uint64_t stored;
+            std::memcpy(&stored, bytes.data() + bytes.size() - sizeof stored, sizeof stored);
+            return stored;
+          }()) {
+    throw Error("relevance model file " + path + " is corrupt (checksum mismatch)");
+  }
+  const auto header_size = reader.read<uint64_t>();
+  if (header_size > bytes.size()) throw Error("relevance model file " + path + " is truncated");
+  const char* header_bytes = reader.take(static_cast<size_t>(header_size));
+  const auto header = nlohmann::json::parse(header_bytes, header_bytes + header_size, nullptr, false);
+  if (header.is_discarded() || !header.is_object() || header.value("format", "") != kFormat) {
+    throw Error("relevance model file " + path + " has a malformed header");
+  }
+  RelevanceConfig config;
+  try {
+    config.input_dim = header.at("input_dim").get<int>();
+    config.projection_dim = header.at("projection_dim").get<int>();
+    config.hidden_dim = header.at("hidden_dim").get<int>();
+    config.encoder = header.at("encoder").get<std::string>();
+    config.lexical_encoder = header.at("lexical_encoder").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("relevance model file " + path + " has a malformed header: " + e.what());
+  }
+  config.validate();
+  const auto count = reader.read<uint64_t>();
+  if (static_cast<int64_t>(count) != config.parameter_count()) {
+    throw Error("relevance model file " + path + " holds " + std::to_string(count) + " parameters; its header needs " +
+                std::to_string(config.parameter_count()));
+  }
+  if (count > bytes.size() / sizeof(float)) throw Error("relevance model file " + path + " is truncated");
+  const char* values = reader.take(count * sizeof(float));
+  RelevanceParameters parameters(config);
+  std::memcpy(parameters.values().data(), values, count * sizeof(float));
+  if (reader.offset() + sizeof(uint64_t) != bytes.size()) {
+    throw Error("relevance model file " + path + " has trailing bytes");
+  }
+  RelevanceModel model(config, std::move(parameters));
+  model.set_threshold(header.value("threshold", 0.5f));
+  if (header.contains("training")) model.set_training_info_json(header["training"].dump());
+  return model;
+}
+
+}  // namespace relmem

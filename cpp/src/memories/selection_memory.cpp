@@ -1,0 +1,430 @@
+#include "relmem/memories/selection_memory.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <unordered_map>
+
+#include "relmem/memories/database_texts.hpp"
+
+namespace relmem {
+namespace {
+
+// Until calibrate() runs, an untrained memory maps a fused cosine of 0.5 to probability 0.5.
+constexpr float kUntrainedScale = 10.0f;
+constexpr float kUntrainedBias = -5.0f;
+
+SelectionCalibration default_calibration(const RelevanceModel* model) {
+  SelectionCalibration c;
+  if (model) {
+    c.threshold = model->threshold();
+  } else {
+    c.scale = kUntrainedScale;
+    c.bias = kUntrainedBias;
+  }
+  return c;
+}
+
+float dot(const float* a, const float* b, int n) {
+  float sum = 0.0f;
+  for (int i = 0; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+std::shared_ptr<const Encoder> lexical_encoder_of(const SelectionOptions& options) {
+  if (options.lexical_encoder.empty()) return nullptr;
+  return std::shared_ptr<const Encoder>(load_encoder(options.lexical_encoder));
+}
+
+int dim_of(const std::shared_ptr<const Encoder>& encoder) {
+  if (!encoder) throw Error("selection memory needs an encoder");
+  return encoder->dim();
+}
+
+}  // namespace
+
+SelectionMemory::SelectionMemory(std::shared_ptr<const Encoder> encoder, const SelectionOptions& options)
+    : encoder_(std::move(encoder)),
+      lexical_(lexical_encoder_of(options)),
+      options_(options),
+      calibration_(default_calibration(nullptr)),
+      cards_(dim_of(encoder_), Metric::Cosine),
+      tables_(encoder_->dim(), Metric::Cosine),
+      lexical_cards_(lexical_ ? lexical_->dim() : 1),
+      lexical_tables_(lexical_ ? lexical_->dim() : 1) {
+  if (options_.candidates < 1) throw Error("selection memory: candidates must be >= 1");
+  if (options_.samples_per_column < 0 || options_.max_value_chars < 1) {
+    throw Error("selection memory: samples_per_column must be >= 0 and max_value_chars >= 1");
+  }
+}
+
+SelectionMemory SelectionMemory::build(const Catalog& catalog, std::shared_ptr<const Encoder> encoder,
+                                       std::shared_ptr<const RelevanceModel> model,
+                                       const std::map<std::string, std::string>& descriptions,
+                                       const std::map<std::string, std::vector<std::string>>& examples,
+                                       const SelectionOptions& options) {
+  for (const auto& [db, _] : descriptions)
+    if (!catalog.contains(db)) throw Error("description given for unknown database '" + db + "'");
+  for (const auto& [db, _] : examples)
+    if (!catalog.contains(db)) throw Error("example questions given for unknown database '" + db + "'");
+  SelectionMemory memory(std::move(encoder), options);
+  memory.set_model(std::move(model));
+  memory.add_all(catalog, catalog.databases(), descriptions, examples);
+  return memory;
+}
+
+void SelectionMemory::add(const Catalog& catalog, const std::string& db, const std::string& description,
+                          const std::vector<std::string>& examples) {
+  std::map<std::string, std::string> descriptions;
+  std::map<std::string, std::vector<std::string>> example_map;
+  if (!description.empty()) descriptions[db] = description;
+  if (!examples.empty()) example_map[db] = examples;
+  add_all(catalog, {db}, descriptions, example_map);
+}
+
+void SelectionMemory::add_all(const Catalog& catalog, const std::vector<std::string>& dbs,
+                              const std::map<std::string, std::string>& descriptions,
+                              const std::map<std::string, std::vector<std::string>>& examples) {
+  std::vector<DatabaseTexts> texts;
+  std::vector<std::string> all, all_lexical;
+  for (const auto& db : dbs) {
+    CardOptions card;
+    card.samples_per_column = options_.samples_per_column;
+    card.max_value_chars = options_.max_value_chars;
+    auto d = descriptions.find(db);
+    if (d != descriptions.end()) card.description = d->second;
+    auto e = examples.find(db);
+    texts.push_back(database_texts(catalog, db, card, e == examples.end() ? std::vector<std::string>{} : e->second));
+    all.push_back(texts.back().card);
+    all.insert(all.end(), texts.back().table_cards.begin(), texts.back().table_cards.end());
+    all_lexical.push_back(texts.back().lexical_card);
+    all_lexical.insert(all_lexical.end(), texts.back().lexical_table_cards.begin(),
+                       texts.back().lexical_table_cards.end());
+  }
+  if (all.empty()) return;
+  const RowMatrix rows = encoder_->encode(all);
+  const RowMatrix lexical_rows = lexical_ ? lexical_->encode(all_lexical) : RowMatrix();
+  int64_t next = 0;
+  for (size_t i = 0; i < dbs.size(); ++i) {
+    Entry entry;
+    entry.tables = texts[i].table_names;
+    auto d = descriptions.find(dbs[i]);
+    if (d != descriptions.end()) entry.description = d->second;
+    auto e = examples.find(dbs[i]);
+    if (e != examples.end()) entry.examples = e->second;
+    const auto count = static_cast<int64_t>(entry.tables.size());
+    const RowMatrix table_rows = rows.middleRows(next + 1, count);
+    RowMatrix lexical_tables;
+    if (lexical_) lexical_tables = lexical_rows.middleRows(next + 1, count);
+    remove(dbs[i]);
+    insert(dbs[i], std::move(entry), rows.row(next).data(), table_rows,
+           lexical_ ? lexical_rows.row(next).data() : nullptr, lexical_ ? &lexical_tables : nullptr);
+    next += 1 + count;
+  }
+}
+
+void SelectionMemory::add_vectors(const std::string& db, const float* card, const std::vector<std::string>& table_names,
+                                  const RowMatrix& table_vectors, const float* lexical_card,
+                                  const RowMatrix* lexical_tables) {
+  if (db.empty()) throw Error("database name must not be empty");
+  if (!card) throw Error("add_vectors: missing card vector");
+  const auto count = static_cast<int64_t>(table_names.size());
+  if (table_vectors.rows() != count || (count > 0 && table_vectors.cols() != encoder_->dim())) {
+    throw Error("add_vectors: need one " + std::to_string(encoder_->dim()) + "-d row per table name");
+  }
+  if (lexical_) {
+    if (!lexical_card || !lexical_tables || lexical_tables->rows() != count ||
+        (count > 0 && lexical_tables->cols() != lexical_->dim())) {
+      throw Error("add_vectors: this memory has the lexical encoder '" + lexical_->name() + "': give its " +
+                  std::to_string(lexical_->dim()) + "-d card row and one row per table too");
+    }
+  }
+  Entry entry;
+  entry.tables = table_names;
+  remove(db);
+  insert(db, std::move(entry), card, table_vectors, lexical_ ? lexical_card : nullptr,
+         lexical_ ? lexical_tables : nullptr);
+}
+
+void SelectionMemory::insert(const std::string& db, Entry entry, const float* card, const RowMatrix& table_vectors,
+                             const float* lexical_card, const RowMatrix* lexical_tables) {
+  entry.id = next_card_id_;
+  entry.first_table = next_table_id_;
+  const auto count = static_cast<int64_t>(entry.tables.size());
+  std::vector<int64_t> table_ids(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) table_ids[static_cast<size_t>(i)] = entry.first_table + i;
+  cards_.add(card, 1, &entry.id);
+  if (count > 0) tables_.add(table_vectors.data(), count, table_ids.data());
+  if (lexical_) {
+    lexical_cards_.add(entry.id, lexical_card);
+    for (int64_t i = 0; i < count; ++i) lexical_tables_.add(table_ids[static_cast<size_t>(i)], lexical_tables->row(i).data());
+  }
+  ++next_card_id_;
+  next_table_id_ += count;
+  auto [it, _] = entries_.emplace(db, std::move(entry));
+  name_of_card_[it->second.id] = &it->first;
+  for (int64_t id : table_ids) name_of_table_[id] = &it->first;
+  if (model_) project(it->second);
+}
+
+bool SelectionMemory::remove(const std::string& db) {
+  auto it = entries_.find(db);
+  if (it == entries_.end()) return false;
+  const Entry& entry = it->second;
+  std::vector<int64_t> table_ids;
+  for (int64_t i = 0; i < static_cast<int64_t>(entry.tables.size()); ++i) table_ids.push_back(entry.first_table + i);
+  cards_.remove({entry.id});
+  tables_.remove(table_ids);
+  lexical_cards_.remove(entry.id);
+  for (int64_t id : table_ids) lexical_tables_.remove(id);
+  name_of_card_.erase(entry.id);
+  for (int64_t id : table_ids) name_of_table_.erase(id);
+  entries_.erase(it);
+  return true;
+}
+
+void SelectionMemory::check_model(const RelevanceModel& model) const {
+  if (model.config().input_dim != encoder_->dim()) {
+    throw Error("relevance model expects " + std::to_string(model.config().input_dim) + "-d vectors but encoder '" +
+                encoder_->name() + "' gives " + std::to_string(encoder_->dim()));
+  }
+  if (!model.config().encoder.empty() && model.config().encoder != encoder_->name()) {
+    throw Error("relevance model was trained with encoder '" + model.config().encoder +
+                "' but the selection memory uses '" + encoder_->name() + "'");
+  }
+  const std::string lexical = lexical_ ? lexical_->name() : "";
+  if (model.config().lexical_encoder != lexical) {
+    throw Error("relevance model was trained with lexical encoder '" + model.config().lexical_encoder +
+                "' but the selection memory uses '" + lexical + "' (SelectionOptions::lexical_encoder)");
+  }
+}
+
+void SelectionMemory::set_model(std::shared_ptr<const RelevanceModel> model) {
+  if (model) check_model(*model);
+  model_ = std::move(model);
+  calibration_ = default_calibration(model_.get());
+  for (auto& [_, entry] : entries_) {
+    if (model_) {
+      project(entry);
+    } else {
+      entry.projected = RowMatrix();
+    }
+  }
+}
+
+void SelectionMemory::project(Entry& entry) const {
+  const int d = encoder_->dim();
+  const auto count = static_cast<int64_t>(entry.tables.size());
+  RowMatrix raw(1 + std::max<int64_t>(count, 1), d);
+  const std::vector<float> card = cards_.reconstruct(entry.id);
+  raw.row(0) = Eigen::Map<const Eigen::RowVectorXf>(card.data(), d);
+  if (count == 0) raw.row(1) = raw.row(0);
+  for (int64_t i = 0; i < count; ++i) {
+    const std::vector<float> table = tables_.reconstruct(entry.first_table + i);
+    raw.row(1 + i) = Eigen::Map<const Eigen::RowVectorXf>(table.data(), d);
+  }
+  entry.projected = model_->project_databases(raw);
+}
+
+std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(const float* question,
+                                                                    const float* lexical_question) const {
+  const int64_t n = static_cast<int64_t>(entries_.size());
+  const bool everything = n <= options_.candidates;
+  const int card_k = static_cast<int>(everything ? n : options_.candidates);
+  const int table_k =
+      static_cast<int>(std::min<int64_t>(tables_.size(), everything ? tables_.size() : 4LL * options_.candidates));
+  struct Found {
+    Candidate candidate;
+    bool card = false, table = false;
+  };
+  std::unordered_map<const std::string*, Found> found;
+  found.reserve(static_cast<size_t>(card_k + table_k));
+  if (card_k > 0) {
+    const SearchResult card_hits = cards_.search(question, 1, card_k);
+    for (int i = 0; i < card_hits.ids.cols() && card_hits.ids(0, i) >= 0; ++i) {
+      Found& f = found[name_of_card_.at(card_hits.ids(0, i))];
+      f.candidate.raw.card = card_hits.scores(0, i);
+      f.card = true;
+    }
+  }
+  if (table_k > 0) {
+    // A database with any table among the hits has its best table among them too.
+    const SearchResult table_hits = tables_.search(question, 1, table_k);
+    for (int i = 0; i < table_hits.ids.cols() && table_hits.ids(0, i) >= 0; ++i) {
+      Found& f = found[name_of_table_.at(table_hits.ids(0, i))];
+      if (!f.table) f.candidate.raw.table = table_hits.scores(0, i);
+      f.table = true;
+    }
+  }
+  const int d = encoder_->dim();
+  std::vector<Candidate> out;
+  out.reserve(found.size());
+  for (auto& [name, f] : found) {
+    const Entry& entry = entries_.at(*name);
+    const auto count = static_cast<int64_t>(entry.tables.size());
+    RawSimilarities& raw = f.candidate.raw;
+    f.candidate.entry = &entry;
+    if (!f.card) raw.card = dot(question, cards_.reconstruct(entry.id).data(), d);
+    if (!f.table) {
+      raw.table = count == 0 ? raw.card : -2.0f;
+      for (int64_t i = 0; i < count; ++i)
+        raw.table = std::max(raw.table, dot(question, tables_.reconstruct(entry.first_table + i).data(), d));
+    }
+    if (lexical_) {
+      raw.lexical_card = lexical_cards_.dot(entry.id, lexical_question);
+      raw.lexical_table = count == 0 ? raw.lexical_card : -2.0f;
+      for (int64_t i = 0; i < count; ++i)
+        raw.lexical_table = std::max(raw.lexical_table, lexical_tables_.dot(entry.first_table + i, lexical_question));
+    }
+    out.push_back(f.candidate);
+  }
+  return out;
+}
+
+std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, const float* lexical_question,
+                                                  int k) const {
+  if (k < 1) throw Error("k must be >= 1");
+  if (lexical_ && !lexical_question) {
+    throw Error("this selection memory has the lexical encoder '" + lexical_->name() +
+                "': give the question's lexical vector too");
+  }
+  const int d = encoder_->dim();
+  Eigen::RowVectorXf question = Eigen::Map<const Eigen::RowVectorXf>(question_in, d);
+  const float norm = question.norm();
+  if (norm > 0.0f) question /= norm;
+  const std::vector<Candidate> found = candidates(question.data(), lexical_question);
+  std::vector<DatabaseMatch> matches(found.size());
+  if (model_) {
+    const RowMatrix question_hat = model_->project_questions(question);
+    std::vector<DatabaseView> views(found.size());
+    for (size_t i = 0; i < found.size(); ++i) {
+      const RowMatrix& projected = found[i].entry->projected;
+      views[i].card_hat = projected.row(0).data();
+      views[i].tables_hat = projected.row(1).data();
+      views[i].tables = static_cast<int>(projected.rows() - 1);
+      views[i].raw = found[i].raw;
+    }
+    const std::vector<float> logits = model_->logits(question_hat.data(), views);
+    for (size_t i = 0; i < found.size(); ++i) matches[i].score = logits[i];
+  } else {
+    for (size_t i = 0; i < found.size(); ++i)
+      matches[i].score = untrained_score(options_.fusion, found[i].raw, lexical_ != nullptr);
+  }
+  for (size_t i = 0; i < found.size(); ++i) {
+    matches[i].database = *name_of_card_.at(found[i].entry->id);
+    matches[i].probability = sigmoid(calibration_.scale * matches[i].score + calibration_.bias);
+  }
+  std::sort(matches.begin(), matches.end(), [](const DatabaseMatch& a, const DatabaseMatch& b) {
+    return a.score > b.score || (a.score == b.score && a.database < b.database);
+  });
+  if (static_cast<int64_t>(matches.size()) > k) matches.resize(static_cast<size_t>(k));
+  return matches;
+}
+
+SelectionMemory::EncodedQuestions SelectionMemory::encode_questions(const std::vector<std::string>& questions) const {
+  EncodedQuestions encoded;
+  encoded.vectors = encoder_->encode(questions);
+  if (encoded.vectors.cols() != encoder_->dim() || encoded.vectors.rows() != static_cast<int64_t>(questions.size())) {
+    throw Error("encoder '" + encoder_->name() + "' returned a matrix of the wrong shape");
+  }
+  if (lexical_) encoded.lexical = lexical_->encode(questions);
+  return encoded;
+}
+
+std::vector<DatabaseMatch> SelectionMemory::select(const std::string& question, int k) const {
+  return select_batch({question}, k)[0];
+}
+
+std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_batch(const std::vector<std::string>& questions,
+                                                                      int k) const {
+  if (k < 1) throw Error("k must be >= 1");
+  if (questions.empty()) return {};
+  const EncodedQuestions encoded = encode_questions(questions);
+  std::vector<std::vector<DatabaseMatch>> out;
+  for (int64_t i = 0; i < encoded.vectors.rows(); ++i)
+    out.push_back(score(encoded.vectors.row(i).data(), lexical_ ? encoded.lexical.row(i).data() : nullptr, k));
+  return out;
+}
+
+std::vector<DatabaseMatch> SelectionMemory::select_vector(const float* question, int k,
+                                                          const float* lexical_question) const {
+  return score(question, lexical_question, k);
+}
+
+std::vector<DatabaseMatch> SelectionMemory::select_set(const std::string& question) const {
+  return select_set_batch({question})[0];
+}
+
+std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_set_batch(
+    const std::vector<std::string>& questions) const {
+  if (questions.empty()) return {};
+  const EncodedQuestions encoded = encode_questions(questions);
+  std::vector<std::vector<DatabaseMatch>> out;
+  for (int64_t i = 0; i < encoded.vectors.rows(); ++i) {
+    std::vector<DatabaseMatch> matches =
+        score(encoded.vectors.row(i).data(), lexical_ ? encoded.lexical.row(i).data() : nullptr, INT_MAX);
+    size_t keep = 0;
+    while (keep < matches.size() && matches[keep].probability >= calibration_.threshold) ++keep;
+    matches.resize(std::min(matches.size(), std::max<size_t>(keep, 1)));
+    out.push_back(std::move(matches));
+  }
+  return out;
+}
+
+SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questions, int candidates) {
+  if (questions.empty()) throw Error("calibration needs at least one labelled question");
+  if (candidates < 1) throw Error("calibration candidates must be >= 1");
+  std::vector<std::string> texts;
+  for (const auto& q : questions) {
+    if (q.databases.empty()) throw Error("calibration question without databases: " + q.text);
+    for (const auto& db : q.databases)
+      if (!contains(db)) throw Error("calibration question names unknown database '" + db + "'");
+    texts.push_back(q.text);
+  }
+  const EncodedQuestions encoded = encode_questions(texts);
+  std::vector<ScoredQuestion> scored;
+  for (size_t i = 0; i < questions.size(); ++i) {
+    const auto row = static_cast<int64_t>(i);
+    ScoredQuestion s;
+    s.gold = static_cast<int64_t>(questions[i].databases.size());
+    for (const auto& match :
+         score(encoded.vectors.row(row).data(), lexical_ ? encoded.lexical.row(row).data() : nullptr, candidates)) {
+      s.values.push_back(match.score);
+      const auto& gold = questions[i].databases;
+      s.relevant.push_back(std::find(gold.begin(), gold.end(), match.database) != gold.end() ? 1 : 0);
+    }
+    scored.push_back(std::move(s));
+  }
+  const PlattScaling platt = fit_platt(scored);
+  for (auto& s : scored)
+    for (auto& v : s.values) v = platt.probability(v);
+  SelectionCalibration c;
+  c.scale = platt.scale;
+  c.bias = platt.bias;
+  c.threshold = best_threshold(scored);
+  c.fitted = true;
+  calibration_ = c;
+  return set_metrics(scored, c.threshold);
+}
+
+void SelectionMemory::set_calibration(const SelectionCalibration& calibration) {
+  if (!(calibration.threshold >= 0.0f && calibration.threshold <= 1.0f) || !std::isfinite(calibration.scale) ||
+      !std::isfinite(calibration.bias)) {
+    throw Error("selection calibration needs finite scale/bias and a threshold in [0, 1]");
+  }
+  calibration_ = calibration;
+}
+
+std::vector<std::string> SelectionMemory::databases() const {
+  std::vector<std::string> names;
+  for (const auto& [name, _] : entries_) names.push_back(name);
+  return names;
+}
+
+std::vector<std::string> SelectionMemory::tables(const std::string& db) const {
+  auto it = entries_.find(db);
+  if (it == entries_.end()) throw Error("unknown database '" + db + "' in the selection memory");
+  return it->second.tables;
+}
+
+}  // namespace relmem

@@ -1,0 +1,129 @@
+"""Value memory on perturbed Spider literals: candidate recall, and execution accuracy before/after post-processing.
+
+    relmem bench values --dbs ../shared/data/spider/database --cases value_cases.jsonl --json
+
+Cases come from scripts/make_value_cases.py. recall@k: the gold value is among the value memory's top k
+candidates for the perturbed value in its column (cases with a gold value). ex_before / ex_after: the perturbed
+SQL / the post-processed perturbed SQL returns the gold SQL's result (as a multiset of rows; as a list when the
+gold SQL has ORDER BY). ms_per_case: lookup + correction time per case; build_seconds: building the memory over
+every database under --dbs.
+"""
+import collections
+import json
+import time
+
+from .. import Catalog
+from ..encoders import default_encoder_name, load_encoder
+from ..values import CORRECTION_DEFAULTS, ValueMemory
+
+
+def add_arguments(parser):
+    parser.add_argument("--dbs", required=True, help="folder of SQLite databases (e.g. spider/database)")
+    parser.add_argument("--cases", required=True, help="JSONL cases from scripts/make_value_cases.py")
+    parser.add_argument("--encoder", default=None, help="encoder spec (default: use-lite when installed)")
+    parser.add_argument("--k", type=int, default=10, help="candidates per lookup")
+    parser.add_argument("--min-score", type=float, default=None, help="post-processing score threshold (0.7)")
+    parser.add_argument("--min-margin", type=float, default=None, help="post-processing margin threshold (0.05)")
+    parser.add_argument("--max-vectors-per-column", type=int, default=None)
+    parser.add_argument("--split", default=None, help="only cases of this split (train/dev)")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many cases")
+    parser.add_argument("--memory", default=None, help="load a saved value memory instead of building one")
+
+
+def load_cases(path, split=None, limit=None):
+    cases = []
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            if line.strip():
+                case = json.loads(line)
+                if split is None or case.get("split") == split:
+                    cases.append(case)
+    return cases[:limit] if limit else cases
+
+
+def _result_key(result, ordered):
+    if not result.ok:
+        return None
+    rows = [tuple(repr(v) for v in row) for row in result.rows]
+    return rows if ordered else collections.Counter(rows)
+
+
+def same_result(catalog, db, sql, gold_key, ordered):
+    return gold_key is not None and _result_key(catalog.execute(db, sql), ordered) == gold_key
+
+
+def _summary(rows):
+    with_gold = [r for r in rows if r["recall@1"] is not None]
+    out = {"n": len(rows)}
+    for key in ("recall@1", "recall@10"):
+        out[key] = sum(r[key] for r in with_gold) / len(with_gold) if with_gold else None
+    for key in ("ex_before", "ex_after"):
+        out[key] = sum(r[key] for r in rows) / len(rows) if rows else None
+    out["replaced"] = sum(r["replaced"] for r in rows) / len(rows) if rows else None
+    return out
+
+
+def evaluate(memory, catalog, cases, k=10, **thresholds):
+    """Per-case rows: recall@1/@10 (None without a gold value), ex_before, ex_after, replaced, seconds.
+    `thresholds`: min_score / min_margin for correct_values (its defaults when absent)."""
+    thresholds = {key: value for key, value in thresholds.items() if value is not None}
+    rows = []
+    for case in cases:
+        db = case["db_id"]
+        ordered = "order by" in case["gold_sql"].lower()
+        gold_key = _result_key(catalog.execute(db, case["gold_sql"]), ordered)
+        start = time.perf_counter()
+        found = memory.lookup(db, case["table"], case["column"], case["perturbed_value"], k=k)
+        corrected = memory.correct_values(case["perturbed_sql"], db, catalog, **thresholds)
+        seconds = time.perf_counter() - start
+        values = [match.value for match in found]
+        gold = case["gold_value"]
+        rows.append({
+            "category": case["category"],
+            "recall@1": None if gold is None else gold in values[:1],
+            "recall@10": None if gold is None else gold in values[:10],
+            "ex_before": same_result(catalog, db, case["perturbed_sql"], gold_key, ordered),
+            "ex_after": same_result(catalog, db, corrected["sql"], gold_key, ordered),
+            "replaced": bool(corrected["replacements"]),
+            "seconds": seconds,
+        })
+    return rows
+
+
+def report(rows):
+    out = _summary(rows)
+    by_category = collections.defaultdict(list)
+    for row in rows:
+        by_category[row["category"]].append(row)
+    out["by_category"] = {category: _summary(group) for category, group in sorted(by_category.items())}
+    out["ms_per_case"] = 1e3 * sum(r["seconds"] for r in rows) / len(rows) if rows else None
+    return out
+
+
+def run(args):
+    encoder = load_encoder(args.encoder or default_encoder_name())
+    catalog = Catalog(args.dbs)
+    options = {}
+    if args.max_vectors_per_column is not None:
+        options["max_vectors_per_column"] = args.max_vectors_per_column
+    start = time.perf_counter()
+    if args.memory:
+        memory = ValueMemory.load(args.memory, encoder)
+    else:
+        memory = ValueMemory.build(catalog, encoder, progress=False, **options)
+    build_seconds = time.perf_counter() - start
+
+    cases = [c for c in load_cases(args.cases, args.split, args.limit) if c["db_id"] in memory]
+    rows = evaluate(memory, catalog, cases, k=args.k, min_score=args.min_score, min_margin=args.min_margin)
+    out = {"benchmark": "values", "encoder": encoder.name, "databases": len(memory)}
+    out.update(report(rows))
+    out.update({
+        "build_seconds": build_seconds if not args.memory else None,
+        "load_seconds": build_seconds if args.memory else None,
+        "memory_bytes": memory.memory_bytes,
+        "memory_usage": memory.memory_usage,
+        "options": memory.options,
+        "thresholds": {key: getattr(args, key, None) if getattr(args, key, None) is not None else CORRECTION_DEFAULTS[key]
+                       for key in ("min_score", "min_margin")},
+    })
+    return out

@@ -1,0 +1,386 @@
+// Python bindings of the database selection memory, the relevance model and its trainer.
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "relmem/memories/labeled_questions.hpp"
+#include "relmem/memories/relevance_training.hpp"
+#include "relmem/memories/selection_memory.hpp"
+
+namespace py = pybind11;
+using namespace relmem;
+
+namespace relmem_python {
+namespace {
+
+using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+// None: the package default (USE-lite when installed, else hashing with a warning); a spec string; an Encoder.
+std::shared_ptr<const Encoder> to_encoder(const py::object& encoder) {
+  if (encoder.is_none()) {
+    return py::module_::import("relmem.encoders").attr("load_encoder")().cast<std::shared_ptr<Encoder>>();
+  }
+  if (py::isinstance<py::str>(encoder)) return std::shared_ptr<Encoder>(load_encoder(encoder.cast<std::string>()));
+  return encoder.cast<std::shared_ptr<Encoder>>();
+}
+
+// None, a model file path, or a RelevanceModel.
+std::shared_ptr<const RelevanceModel> to_model(const py::object& model) {
+  if (model.is_none()) return nullptr;
+  if (py::isinstance<py::str>(model) || py::hasattr(model, "__fspath__")) {
+    const std::string path = py::str(py::module_::import("os").attr("fspath")(model));
+    return std::make_shared<RelevanceModel>(RelevanceModel::load(path));
+  }
+  return model.cast<std::shared_ptr<RelevanceModel>>();
+}
+
+// Parallel lists: question texts and, per question, a database name or a list of names.
+std::vector<LabeledQuestion> to_labeled(const std::vector<std::string>& questions, const py::list& databases) {
+  if (questions.size() != databases.size()) throw Error("questions and databases must have the same length");
+  std::vector<LabeledQuestion> out;
+  for (size_t i = 0; i < questions.size(); ++i) {
+    LabeledQuestion q;
+    q.text = questions[i];
+    const py::handle dbs = databases[i];
+    if (py::isinstance<py::str>(dbs)) {
+      q.databases.push_back(dbs.cast<std::string>());
+    } else {
+      q.databases = dbs.cast<std::vector<std::string>>();
+    }
+    out.push_back(std::move(q));
+  }
+  return out;
+}
+
+py::dict metrics_dict(const SetMetrics& m) {
+  py::dict d;
+  d["precision"] = m.precision;
+  d["recall"] = m.recall;
+  d["f1"] = m.f1;
+  d["questions"] = m.questions;
+  return d;
+}
+
+py::dict calibration_dict(const SelectionCalibration& c) {
+  py::dict d;
+  d["scale"] = c.scale;
+  d["bias"] = c.bias;
+  d["threshold"] = c.threshold;
+  d["fitted"] = c.fitted;
+  return d;
+}
+
+py::dict config_dict(const RelevanceConfig& c) {
+  py::dict d;
+  d["input_dim"] = c.input_dim;
+  d["projection_dim"] = c.projection_dim;
+  d["hidden_dim"] = c.hidden_dim;
+  d["encoder"] = c.encoder;
+  d["lexical_encoder"] = c.lexical_encoder;
+  return d;
+}
+
+SelectionOptions make_options(int samples_per_column, int max_value_chars, const std::string& fusion, int candidates,
+                              const std::string& lexical_encoder) {
+  SelectionOptions o;
+  o.lexical_encoder = lexical_encoder;
+  o.samples_per_column = samples_per_column;
+  o.max_value_chars = max_value_chars;
+  o.fusion = parse_fusion(fusion);
+  o.candidates = candidates;
+  return o;
+}
+
+const float* check_vector(const FloatArray& a, int dim, const char* what) {
+  if (a.ndim() == 1 && a.shape(0) == dim) return a.data();
+  if (a.ndim() == 2 && a.shape(0) == 1 && a.shape(1) == dim) return a.data();
+  throw Error(std::string(what) + " must have shape (" + std::to_string(dim) + ",)");
+}
+
+void bind_selection_memory(py::module_& m) {
+  py::class_<DatabaseMatch>(m, "DatabaseMatch", "One selected database: name, score and calibrated probability.")
+      .def_readonly("database", &DatabaseMatch::database)
+      .def_readonly("score", &DatabaseMatch::score)
+      .def_readonly("probability", &DatabaseMatch::probability)
+      .def("__iter__", [](const DatabaseMatch& d) {
+             return py::iter(py::make_tuple(d.database, d.score, d.probability));
+           })
+      .def("__repr__", [](const DatabaseMatch& d) {
+        return "DatabaseMatch(" + d.database + ", score=" + std::to_string(d.score) +
+               ", probability=" + std::to_string(d.probability) + ")";
+      });
+
+  py::class_<SelectionMemory>(m, "SelectionMemory",
+                              "Database selection memory: card and table embeddings of every database, scored by "
+                              "fused cosines (untrained) or a trained RelevanceModel.")
+      .def(py::init([](const py::object& encoder, const py::object& model, int samples_per_column,
+                       int max_value_chars, const std::string& fusion, int candidates,
+                       const std::string& lexical_encoder) {
+             SelectionMemory memory(to_encoder(encoder), make_options(samples_per_column, max_value_chars, fusion,
+                                                                      candidates, lexical_encoder));
+             memory.set_model(to_model(model));
+             return memory;
+           }),
+           py::arg("encoder") = py::none(), py::arg("model") = py::none(), py::arg("samples_per_column") = 3,
+           py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
+           py::arg("lexical_encoder") = "hashing:4096", "An empty memory; fill it with add() or add_vectors().")
+      .def_static(
+          "build",
+          [](const Catalog& catalog, const py::object& encoder, const py::object& model,
+             std::optional<std::map<std::string, std::string>> descriptions,
+             std::optional<std::map<std::string, std::vector<std::string>>> examples, int samples_per_column,
+             int max_value_chars, const std::string& fusion, int candidates, const std::string& lexical_encoder) {
+            auto enc = to_encoder(encoder);
+            auto mod = to_model(model);
+            const auto options = make_options(samples_per_column, max_value_chars, fusion, candidates, lexical_encoder);
+            py::gil_scoped_release release;
+            return SelectionMemory::build(catalog, enc, mod, descriptions.value_or(std::map<std::string, std::string>{}),
+                                          examples.value_or(std::map<std::string, std::vector<std::string>>{}),
+                                          options);
+          },
+          py::arg("catalog"), py::arg("encoder") = py::none(), py::arg("model") = py::none(),
+          py::arg("descriptions") = py::none(), py::arg("examples") = py::none(), py::arg("samples_per_column") = 3,
+          py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
+          py::arg("lexical_encoder") = "hashing:4096",
+          "Embeds every database of the catalog. encoder: None (default encoder), a spec string or an Encoder; "
+          "model: None, a model file path or a RelevanceModel; descriptions/examples: per-database text; "
+          "lexical_encoder: the lexical channel's encoder spec ('' for none).")
+      .def_static(
+          "load",
+          [](const std::string& folder, const py::object& encoder) {
+            std::shared_ptr<const Encoder> enc = encoder.is_none() ? nullptr : to_encoder(encoder);
+            py::gil_scoped_release release;
+            return SelectionMemory::load(folder, enc);
+          },
+          py::arg("folder"), py::arg("encoder") = py::none(),
+          "Loads a saved memory; the encoder is reloaded by the name in its manifest unless given.")
+      .def("save", [](const SelectionMemory& s, const std::string& folder) {
+             py::gil_scoped_release release;
+             s.save(folder);
+           }, py::arg("folder"))
+      .def("select", [](const SelectionMemory& s, const std::string& question, int k) {
+             py::gil_scoped_release release;
+             return s.select(question, k);
+           }, py::arg("question"), py::arg("k") = 5, "Top-k databases, best first, as DatabaseMatch objects.")
+      .def("select_batch", [](const SelectionMemory& s, const std::vector<std::string>& questions, int k) {
+             py::gil_scoped_release release;
+             return s.select_batch(questions, k);
+           }, py::arg("questions"), py::arg("k") = 5)
+      .def("select_vector", [](const SelectionMemory& s, FloatArray vector, int k, std::optional<FloatArray> lexical) {
+             const float* data = check_vector(vector, s.encoder().dim(), "vector");
+             const float* lexical_data = nullptr;
+             if (lexical) {
+               if (!s.lexical_encoder()) throw Error("this selection memory has no lexical encoder");
+               lexical_data = check_vector(*lexical, s.lexical_encoder()->dim(), "lexical");
+             }
+             py::gil_scoped_release release;
+             return s.select_vector(data, k, lexical_data);
+           }, py::arg("vector"), py::arg("k") = 5, py::arg("lexical") = py::none(),
+           "select() from an already encoded question (and its lexical encoding when the memory has a lexical "
+           "encoder).")
+      .def("select_set", [](const SelectionMemory& s, const std::string& question) {
+             py::gil_scoped_release release;
+             return s.select_set(question);
+           }, py::arg("question"),
+           "The databases whose probability clears the calibrated threshold (at least the best one).")
+      .def("select_set_batch", [](const SelectionMemory& s, const std::vector<std::string>& questions) {
+             py::gil_scoped_release release;
+             return s.select_set_batch(questions);
+           }, py::arg("questions"))
+      .def("add", [](SelectionMemory& s, const Catalog& catalog, const std::string& db, const std::string& description,
+                     std::optional<std::vector<std::string>> examples) {
+             py::gil_scoped_release release;
+             s.add(catalog, db, description, examples.value_or(std::vector<std::string>{}));
+           }, py::arg("catalog"), py::arg("db"), py::arg("description") = "", py::arg("examples") = py::none(),
+           "Adds or re-embeds one database of the catalog; the rest of the memory is untouched.")
+      .def("add_vectors", [](SelectionMemory& s, const std::string& db, FloatArray card,
+                             const std::vector<std::string>& table_names, std::optional<FloatArray> table_vectors,
+                             std::optional<FloatArray> lexical_card, std::optional<FloatArray> lexical_table_vectors) {
+             const auto count = static_cast<int64_t>(table_names.size());
+             auto rows = [&](const std::optional<FloatArray>& a, int dim, const char* what) {
+               RowMatrix out(count, dim);
+               if (count == 0) return out;
+               if (!a || a->ndim() != 2 || a->shape(0) != count || a->shape(1) != dim) {
+                 throw Error(std::string(what) + " must have shape (" + std::to_string(count) + ", " +
+                             std::to_string(dim) + ")");
+               }
+               std::copy(a->data(), a->data() + out.size(), out.data());
+               return out;
+             };
+             const float* card_data = check_vector(card, s.encoder().dim(), "card");
+             const RowMatrix tables = rows(table_vectors, s.encoder().dim(), "table_vectors");
+             if (!s.lexical_encoder()) {
+               s.add_vectors(db, card_data, table_names, tables);
+               return;
+             }
+             const int lexical_dim = s.lexical_encoder()->dim();
+             if (!lexical_card) throw Error("this memory has a lexical encoder: give lexical_card too");
+             const float* lexical_card_data = check_vector(*lexical_card, lexical_dim, "lexical_card");
+             const RowMatrix lexical_tables = rows(lexical_table_vectors, lexical_dim, "lexical_table_vectors");
+             s.add_vectors(db, card_data, table_names, tables, lexical_card_data, &lexical_tables);
+           }, py::arg("db"), py::arg("card"), py::arg("table_names") = std::vector<std::string>{},
+           py::arg("table_vectors") = py::none(), py::arg("lexical_card") = py::none(),
+           py::arg("lexical_table_vectors") = py::none(),
+           "Adds a database from precomputed encoder vectors (and lexical encoder vectors when the memory has one).")
+      .def("remove", &SelectionMemory::remove, py::arg("db"))
+      .def("calibrate", [](SelectionMemory& s, const std::vector<std::string>& questions, const py::list& databases,
+                           int candidates) {
+             auto labeled = to_labeled(questions, databases);
+             py::gil_scoped_release release;
+             const SetMetrics metrics = s.calibrate(labeled, candidates);
+             py::gil_scoped_acquire acquire;
+             return metrics_dict(metrics);
+           }, py::arg("questions"), py::arg("databases"), py::arg("candidates") = 10,
+           "Fits probabilities and the set threshold on held-out questions; databases[i] is a name or a list.")
+      .def_property("calibration", [](const SelectionMemory& s) { return calibration_dict(s.calibration()); },
+                    [](SelectionMemory& s, const py::dict& d) {
+                      SelectionCalibration c;
+                      c.scale = d["scale"].cast<float>();
+                      c.bias = d["bias"].cast<float>();
+                      c.threshold = d["threshold"].cast<float>();
+                      c.fitted = d.contains("fitted") ? d["fitted"].cast<bool>() : true;
+                      s.set_calibration(c);
+                    })
+      .def_property(
+          "model",
+          [](const SelectionMemory& s) -> py::object {
+            if (!s.model()) return py::none();
+            return py::cast(std::const_pointer_cast<RelevanceModel>(s.model()));
+          },
+          [](SelectionMemory& s, const py::object& model) { s.set_model(to_model(model)); })
+      .def_property_readonly("databases", &SelectionMemory::databases)
+      .def_property_readonly("encoder", [](const SelectionMemory& s) {
+        return std::const_pointer_cast<Encoder>(s.encoder_ptr());
+      })
+      .def_property_readonly("lexical_encoder", [](const SelectionMemory& s) -> py::object {
+        if (!s.lexical_encoder()) return py::none();
+        return py::str(s.lexical_encoder()->name());
+      })
+      .def("tables", &SelectionMemory::tables, py::arg("db"))
+      .def("__len__", &SelectionMemory::size)
+      .def("__contains__", &SelectionMemory::contains)
+      .def("__repr__", [](const SelectionMemory& s) {
+        return "SelectionMemory(" + std::to_string(s.size()) + " databases, encoder=" + s.encoder().name() +
+               (s.model() ? ", trained" : ", untrained") + ")";
+      });
+}
+
+void bind_relevance(py::module_& m) {
+  py::class_<RelevanceModel, std::shared_ptr<RelevanceModel>>(m, "RelevanceModel",
+                                                              "Relevance classifier p(question, database).")
+      .def(py::init([](int input_dim, int projection_dim, int hidden_dim, const std::string& encoder,
+                       const std::string& lexical_encoder, uint64_t seed) {
+             return std::make_shared<RelevanceModel>(
+                 RelevanceConfig{input_dim, projection_dim, hidden_dim, encoder, lexical_encoder}, seed);
+           }),
+           py::arg("input_dim"), py::arg("projection_dim") = 256, py::arg("hidden_dim") = 32,
+           py::arg("encoder") = "", py::arg("lexical_encoder") = "hashing:4096", py::arg("seed") = 0,
+           "An untrained model (initialized to rank like the untrained memory).")
+      .def_static("load", [](const std::string& path) { return std::make_shared<RelevanceModel>(RelevanceModel::load(path)); },
+                  py::arg("path"))
+      .def("save", &RelevanceModel::save, py::arg("path"))
+      .def_property("threshold", &RelevanceModel::threshold, &RelevanceModel::set_threshold)
+      .def_property_readonly("config", [](const RelevanceModel& r) { return config_dict(r.config()); })
+      .def_property_readonly("training_info", [](const RelevanceModel& r) {
+        return py::module_::import("json").attr("loads")(r.training_info_json());
+      })
+      .def("__repr__", [](const RelevanceModel& r) {
+        return "RelevanceModel(" + std::to_string(r.config().input_dim) + " -> " +
+               std::to_string(r.config().projection_dim) + ", hidden " + std::to_string(r.config().hidden_dim) +
+               ", encoder=" + r.config().encoder + ")";
+      });
+
+  m.def(
+      "train_relevance",
+      [](const Catalog& catalog, const std::vector<std::string>& questions, const py::list& databases,
+         const py::object& encoder, const std::string& lexical_encoder, int epochs, float lr, int batch, int max_composite, float composite_ratio,
+         int negatives, float hard_fraction, float heldout, float weight_decay, int projection_dim, int hidden_dim,
+         uint64_t seed, int threads, const std::string& device, int samples_per_column, const std::string& cache,
+         const std::function<void(py::dict)>& progress) {
+        auto enc = to_encoder(encoder);
+        std::unique_ptr<Encoder> lexical;
+        if (!lexical_encoder.empty()) lexical = load_encoder(lexical_encoder);
+        const auto labeled = to_labeled(questions, databases);
+        TrainingOptions o;
+        o.epochs = epochs;
+        o.learning_rate = lr;
+        o.batch = batch;
+        o.max_composite = max_composite;
+        o.composite_ratio = composite_ratio;
+        o.negatives = negatives;
+        o.hard_fraction = hard_fraction;
+        o.heldout_fraction = heldout;
+        o.weight_decay = weight_decay;
+        o.projection_dim = projection_dim;
+        o.hidden_dim = hidden_dim;
+        o.seed = seed;
+        o.threads = threads;
+        o.device = device;
+        o.cache_dir = cache;
+        TrainingResult result;
+        {
+          py::gil_scoped_release release;
+          CardOptions card;
+          card.samples_per_column = samples_per_column;
+          std::vector<DatabaseTexts> texts;
+          for (const auto& db : catalog.databases()) texts.push_back(database_texts(catalog, db, card));
+          result = train_relevance(*enc, lexical.get(), texts, labeled, o, [&](const EpochReport& r) {
+            if (!progress) return;
+            py::gil_scoped_acquire acquire;
+            py::dict d;
+            d["epoch"] = r.epoch;
+            d["loss"] = r.loss;
+            d["heldout_recall@1"] = r.heldout_recall_at_1;
+            d["heldout_recall@5"] = r.heldout_recall_at_5;
+            d["heldout_all_in_top5"] = r.heldout_all_in_top5;
+            d["seconds"] = r.seconds;
+            progress(d);
+          });
+        }
+        py::list epochs_out;
+        for (const auto& r : result.epochs) {
+          py::dict d;
+          d["epoch"] = r.epoch;
+          d["loss"] = r.loss;
+          d["heldout_recall@1"] = r.heldout_recall_at_1;
+          d["heldout_recall@5"] = r.heldout_recall_at_5;
+          d["heldout_all_in_top5"] = r.heldout_all_in_top5;
+          d["seconds"] = r.seconds;
+          epochs_out.append(d);
+        }
+        py::dict report;
+        report["epochs"] = epochs_out;
+        report["best_epoch"] = result.best_epoch;
+        report["heldout_set"] = metrics_dict(result.heldout_set);
+        report["heldout_databases"] = result.heldout_databases;
+        report["untrained_heldout_recall@1"] = result.untrained_recall_at_1;
+        report["untrained_heldout_recall@5"] = result.untrained_recall_at_5;
+        report["untrained_heldout_all_in_top5"] = result.untrained_all_in_top5;
+        report["encode_seconds"] = result.encode_seconds;
+        report["train_seconds"] = result.train_seconds;
+        return py::make_tuple(std::make_shared<RelevanceModel>(std::move(result.model)), report);
+      },
+      py::arg("catalog"), py::arg("questions"), py::arg("databases"), py::arg("encoder") = py::none(),
+      py::arg("lexical_encoder") = "hashing:4096", py::arg("epochs") = 6, py::arg("lr") = 2e-3f, py::arg("batch") = 32, py::arg("max_composite") = 3,
+      py::arg("composite_ratio") = 0.5f, py::arg("negatives") = 4, py::arg("hard_fraction") = 0.5f,
+      py::arg("heldout") = 0.1f, py::arg("weight_decay") = 0.0f, py::arg("projection_dim") = 256,
+      py::arg("hidden_dim") = 32, py::arg("seed") = 0, py::arg("threads") = 0, py::arg("device") = "cpu",
+      py::arg("samples_per_column") = 3, py::arg("cache") = "", py::arg("progress") = nullptr,
+      "Trains a RelevanceModel on the catalog's databases (as relmem-train-relevance does); returns (model, report).");
+
+  m.def("compose_question", [](const std::vector<std::string>& parts, const std::string& style) {
+          return compose_question(parts, parse_composite_style(style));
+        }, py::arg("parts"), py::arg("style") = "larger-number",
+        "Joins questions into one composite question ('larger-number' is the paper's template).");
+}
+
+}  // namespace
+
+void bind_memories_selection(py::module_& m) {
+  bind_relevance(m);
+  bind_selection_memory(m);
+}
+
+}  // namespace relmem_python

@@ -1,0 +1,290 @@
+// Relevance classifier: every backward pass against central finite differences, inference agreeing with the
+// training forward pass, and the model file (round trip, corrupt, truncated, foreign, version).
+#include <gtest/gtest.h>
+
+#include <omp.h>
+
+#include <cmath>
+#include <random>
+
+#include "../../cpp/src/memories/relevance_features.hpp"
+#include "relmem/index/gpu/cuda_device.hpp"
+#include "relmem/memories/relevance_model.hpp"
+#include "test_util.hpp"
+
+using namespace relmem;
+
+namespace {
+
+RowMatrix unit_rows(int rows, int cols, std::mt19937_64& rng) {
+  std::normal_distribution<float> normal;
+  RowMatrix m(rows, cols);
+  for (int64_t i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
+  m.rowwise().normalize();
+  return m;
+}
+
+// 3 questions, 4 databases with 1..3 tables, every question paired with every database.
+RelevanceBatch make_batch(int dim, std::mt19937_64& rng) {
+  RelevanceBatch batch;
+  batch.questions = unit_rows(3, dim, rng);
+  batch.cards = unit_rows(4, dim, rng);
+  batch.table_offsets = {0, 1, 3, 6, 8};
+  batch.tables = unit_rows(8, dim, rng);
+  std::uniform_real_distribution<float> raw(-0.2f, 0.9f);
+  for (int q = 0; q < 3; ++q)
+    for (int d = 0; d < 4; ++d)
+      batch.pairs.push_back({q, d, (q + d) % 3 == 0 ? 1.0f : 0.0f, {raw(rng), raw(rng), raw(rng), raw(rng)}});
+  return batch;
+}
+
+RelevanceModel perturbed_model(const RelevanceConfig& config, uint64_t seed) {
+  RelevanceModel model(config, seed);
+  std::mt19937_64 rng(seed + 1);
+  std::normal_distribution<float> noise(0.0f, 0.3f);
+  for (float& v : model.parameters().values()) v += noise(rng);  // away from the identity and zero init
+  return model;
+}
+
+// Central differences around float parameters. Where an entry disagrees, a second step size tells a ReLU or a
+// max over tables switching within the step (the two estimates differ: finite differences say nothing there;
+// such entries are counted and must stay rare) from a wrong gradient (they agree with each other).
+void expect_gradient_matches(const RelevanceConfig& config, uint64_t seed) {
+  omp_set_num_threads(1);  // tiny batches: thread start-up would dominate the thousands of loss evaluations
+  std::mt19937_64 rng(seed);
+  const RelevanceBatch batch = make_batch(config.input_dim, rng);
+  RelevanceModel model = perturbed_model(config, seed);
+  auto cpu = gpu::make_cpu_matrix_multiplier();
+  RelevanceParameters gradient(config);
+  const float loss = model.loss_and_gradient(batch, gradient, *cpu);
+  EXPECT_NEAR(loss, model.loss(batch, *cpu), 1e-6);
+  auto& values = model.parameters().values();
+  auto numeric = [&](size_t i, double eps) {
+    const float original = values[i];
+    values[i] = static_cast<float>(original + eps);
+    const double plus = model.loss(batch, *cpu);
+    values[i] = static_cast<float>(original - eps);
+    const double minus = model.loss(batch, *cpu);
+    values[i] = original;
+    return (plus - minus) / (2 * eps);
+  };
+  int checked = 0, nonzero = 0, kinks = 0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double analytic = gradient.values()[i];
+    const double fine = numeric(i, 1e-3);
+    const double tolerance = 2e-4 + 2e-2 * std::fabs(fine);
+    ++checked;
+    nonzero += std::fabs(analytic) > 1e-6 ? 1 : 0;
+    if (std::fabs(analytic - fine) <= tolerance) continue;
+    const double coarse = numeric(i, 3e-3);
+    if (std::fabs(fine - coarse) > tolerance) {
+      ++kinks;
+      continue;
+    }
+    ADD_FAILURE() << "parameter " << i << ": analytic " << analytic << ", numeric " << fine << " / " << coarse;
+  }
+  EXPECT_LE(kinks, 3) << "too many parameters near a ReLU or max switch";
+  EXPECT_EQ(checked, config.parameter_count());
+  EXPECT_GT(nonzero, checked / 2);  // the check is not vacuous
+}
+
+}  // namespace
+
+TEST(RelevanceGradient, ProjectionNarrowerThanInput) {
+  RelevanceConfig config;
+  config.input_dim = 7;
+  config.projection_dim = 5;
+  config.hidden_dim = 4;
+  expect_gradient_matches(config, 11);
+}
+
+TEST(RelevanceGradient, ProjectionAsWideAsInput) {
+  RelevanceConfig config;
+  config.input_dim = 6;
+  config.projection_dim = 6;
+  config.hidden_dim = 3;
+  expect_gradient_matches(config, 23);
+}
+
+TEST(RelevanceGradient, FeatureBackwardMatchesFiniteDifferences) {
+  // The feature map alone, with respect to its normalized inputs, in isolation from the rest of the model.
+  std::mt19937_64 rng(5);
+  const int p = 5, tables = 3;
+  RowMatrix q = unit_rows(1, p, rng), card = unit_rows(1, p, rng), t = unit_rows(tables, p, rng);
+  const int f = RelevanceConfig::kScalarFeatures + 2 * p;
+  RowMatrix weights = unit_rows(1, f, rng);  // loss = weights . x
+  auto loss = [&]() {
+    DatabaseView view{card.data(), t.data(), tables, {0.3f, 0.4f, 0.2f, 0.1f}};
+    std::vector<float> x(static_cast<size_t>(f));
+    relevance::features_forward(q.data(), view, p, x.data());
+    double sum = 0;
+    for (int i = 0; i < f; ++i) sum += static_cast<double>(weights(0, i)) * x[static_cast<size_t>(i)];
+    return sum;
+  };
+  DatabaseView view{card.data(), t.data(), tables, {0.3f, 0.4f, 0.2f, 0.1f}};
+  std::vector<float> x(static_cast<size_t>(f));
+  const int best = relevance::features_forward(q.data(), view, p, x.data());
+  RowMatrix dq = RowMatrix::Zero(1, p), dcard = RowMatrix::Zero(1, p), dt = RowMatrix::Zero(tables, p);
+  relevance::features_backward(q.data(), view, p, best, weights.data(), dq.data(), dcard.data(), dt.data());
+  for (auto [matrix, grad] : {std::pair{&q, &dq}, std::pair{&card, &dcard}, std::pair{&t, &dt}}) {
+    for (int64_t i = 0; i < matrix->size(); ++i) {
+      const float original = matrix->data()[i];
+      matrix->data()[i] = original + 1e-3f;
+      const double plus = loss();
+      matrix->data()[i] = original - 1e-3f;
+      const double minus = loss();
+      matrix->data()[i] = original;
+      EXPECT_NEAR(grad->data()[i], (plus - minus) / 2e-3, 2e-3);
+    }
+  }
+}
+
+TEST(RelevanceGradient, NormalizeBackwardMatchesFiniteDifferences) {
+  std::mt19937_64 rng(9);
+  std::normal_distribution<float> normal;
+  RowMatrix rows(3, 4), upstream(3, 4);
+  for (int64_t i = 0; i < rows.size(); ++i) {
+    rows.data()[i] = normal(rng);
+    upstream.data()[i] = normal(rng);
+  }
+  auto loss = [&]() {
+    Eigen::VectorXf norms;
+    return static_cast<double>(relevance::normalize_rows(rows, norms).cwiseProduct(upstream).sum());
+  };
+  Eigen::VectorXf norms;
+  const RowMatrix normalized = relevance::normalize_rows(rows, norms);
+  const RowMatrix grad = relevance::normalize_rows_backward(normalized, norms, upstream);
+  for (int64_t i = 0; i < rows.size(); ++i) {
+    const float original = rows.data()[i];
+    rows.data()[i] = original + 1e-3f;
+    const double plus = loss();
+    rows.data()[i] = original - 1e-3f;
+    const double minus = loss();
+    rows.data()[i] = original;
+    EXPECT_NEAR(grad.data()[i], (plus - minus) / 2e-3, 1e-3);
+  }
+}
+
+TEST(RelevanceModel, InferenceMatchesTrainingForward) {
+  RelevanceConfig config;
+  config.input_dim = 8;
+  config.projection_dim = 6;
+  config.hidden_dim = 5;
+  std::mt19937_64 rng(3);
+  const RelevanceBatch batch = make_batch(8, rng);
+  const RelevanceModel model = perturbed_model(config, 3);
+  const RowMatrix q_hat = model.project_questions(batch.questions);
+  const RowMatrix cards_hat = model.project_databases(batch.cards);
+  const RowMatrix tables_hat = model.project_databases(batch.tables);
+  double loss = 0;
+  for (const auto& pair : batch.pairs) {
+    DatabaseView view{cards_hat.row(pair.database).data(), tables_hat.row(batch.table_offsets[pair.database]).data(),
+                      batch.table_offsets[pair.database + 1] - batch.table_offsets[pair.database], pair.raw};
+    loss += binary_cross_entropy_with_logit(model.logits(q_hat.row(pair.question).data(), {view})[0], pair.label);
+  }
+  auto cpu = gpu::make_cpu_matrix_multiplier();
+  EXPECT_NEAR(loss / static_cast<double>(batch.pairs.size()), model.loss(batch, *cpu), 1e-5);
+}
+
+TEST(RelevanceModel, IdentityInitKeepsCosines) {
+  RelevanceConfig config;
+  config.input_dim = 16;
+  config.projection_dim = 16;
+  RelevanceModel model(config, 0);
+  std::mt19937_64 rng(1);
+  const RowMatrix rows = unit_rows(4, 16, rng);
+  EXPECT_TRUE(model.project_questions(rows).isApprox(rows, 1e-6f));
+  config.projection_dim = 8;  // narrower: orthonormal rows, so a row's projection is no longer than the row
+  RelevanceModel narrow(config, 0);
+  const RowMatrix w = narrow.parameters().question_projection();
+  EXPECT_TRUE((w * w.transpose()).isApprox(RowMatrix::Identity(8, 8), 1e-5f));
+}
+
+TEST(RelevanceModel, BinaryCrossEntropyIsStable) {
+  EXPECT_NEAR(binary_cross_entropy_with_logit(0.0f, 1.0f), std::log(2.0f), 1e-6);
+  EXPECT_NEAR(binary_cross_entropy_with_logit(100.0f, 1.0f), 0.0f, 1e-6);
+  EXPECT_NEAR(binary_cross_entropy_with_logit(-100.0f, 1.0f), 100.0f, 1e-3);
+  EXPECT_TRUE(std::isfinite(binary_cross_entropy_with_logit(1e4f, 0.0f)));
+  EXPECT_NEAR(sigmoid(-1000.0f), 0.0f, 1e-12);
+  EXPECT_NEAR(sigmoid(1000.0f), 1.0f, 1e-6);
+}
+
+TEST(RelevanceModel, BadBatchesAreRefused) {
+  RelevanceConfig config;
+  config.input_dim = 4;
+  config.projection_dim = 4;
+  config.hidden_dim = 2;
+  RelevanceModel model(config, 0);
+  auto cpu = gpu::make_cpu_matrix_multiplier();
+  std::mt19937_64 rng(0);
+  RelevanceBatch batch = make_batch(4, rng);
+  batch.pairs[0].database = 9;
+  EXPECT_THROW(model.loss(batch, *cpu), Error);
+  batch = make_batch(4, rng);
+  batch.table_offsets = {0, 1, 1, 6, 8};  // a database without table rows
+  EXPECT_THROW(model.loss(batch, *cpu), Error);
+  batch = make_batch(5, rng);  // wrong dimension
+  EXPECT_THROW(model.loss(batch, *cpu), Error);
+  RelevanceParameters wrong(RelevanceConfig{4, 3, 2, ""});
+  EXPECT_THROW(model.loss_and_gradient(make_batch(4, rng), wrong, *cpu), Error);
+  EXPECT_THROW(model.set_threshold(1.5f), Error);
+  EXPECT_THROW(RelevanceModel(RelevanceConfig{0, 4, 2, ""}, 0), Error);
+}
+
+TEST(RelevanceModel, CudaDeviceWithoutCudaIsAClearError) {
+  if (gpu::cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
+  try {
+    gpu::make_matrix_multiplier("cuda");
+    FAIL() << "expected relmem::Error";
+  } catch (const Error& e) {
+    EXPECT_FALSE(std::string(e.what()).empty());
+  }
+}
+
+class RelevanceModelFile : public ::testing::Test {
+ protected:
+  relmem_test::TempDir dir;
+  RelevanceConfig config{8, 4, 3, "hashing:8", "hashing:64"};
+};
+
+TEST_F(RelevanceModelFile, RoundTrip) {
+  RelevanceModel model = perturbed_model(config, 4);
+  model.set_threshold(0.37f);
+  model.set_training_info_json(R"({"epochs": 3})");
+  const std::string path = dir.file("m.model");
+  model.save(path);
+  const RelevanceModel loaded = RelevanceModel::load(path);
+  EXPECT_EQ(loaded.config().input_dim, 8);
+  EXPECT_EQ(loaded.config().projection_dim, 4);
+  EXPECT_EQ(loaded.config().hidden_dim, 3);
+  EXPECT_EQ(loaded.config().encoder, "hashing:8");
+  EXPECT_EQ(loaded.config().lexical_encoder, "hashing:64");
+  EXPECT_FLOAT_EQ(loaded.threshold(), 0.37f);
+  EXPECT_NE(loaded.training_info_json().find("\"epochs\":3"), std::string::npos);
+  EXPECT_EQ(loaded.parameters().values(), model.parameters().values());
+}
+
+TEST_F(RelevanceModelFile, DamagedFilesGiveClearErrors) {
+  const std::string path = dir.file("m.model");
+  perturbed_model(config, 4).save(path);
+  const std::string bytes = relmem_test::read_bytes(path);
+  auto expect_error = [&](const std::string& content, const std::string& fragment) {
+    relmem_test::write_bytes(path, content);
+    try {
+      RelevanceModel::load(path);
+      FAIL() << "expected relmem::Error containing '" << fragment << "'";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  std::string flipped = bytes;
+  flipped[bytes.size() / 2] ^= 0x40;
+  expect_error(flipped, "corrupt");
+  expect_error(bytes.substr(0, bytes.size() - 20), "");
+  expect_error("not a model at all", "bad magic");
+  expect_error("", "bad magic");
+  std::string newer = bytes;
+  newer[4] = 9;
+  expect_error(newer, "version 9");
+  EXPECT_THROW(RelevanceModel::load(dir.file("missing.model")), Error);
+}

@@ -1,0 +1,178 @@
+// Training on a small generated collection: composite questions, loss going down, held-out ranking, the
+// calibrated threshold, determinism for a seed, and the questions-file reader.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "relmem/encoders/hashing_encoder.hpp"
+#include "relmem/memories/relevance_training.hpp"
+#include "test_util.hpp"
+
+using namespace relmem;
+
+namespace {
+
+const std::vector<std::vector<std::string>> kTopics = {
+    {"doctor", "patient", "hospital", "nurse", "ward", "surgery"},
+    {"flight", "airline", "airport", "pilot", "runway", "departure"},
+    {"singer", "concert", "stadium", "song", "album", "tour"},
+    {"student", "course", "grade", "professor", "campus", "exam"},
+    {"employee", "salary", "department", "manager", "office", "hire"},
+    {"movie", "director", "actor", "studio", "rating", "premiere"},
+    {"player", "team", "match", "coach", "league", "season"},
+    {"book", "author", "publisher", "library", "chapter", "isbn"},
+    {"car", "engine", "maker", "model", "horsepower", "dealer"},
+    {"recipe", "ingredient", "chef", "kitchen", "dish", "cuisine"},
+};
+
+std::vector<DatabaseTexts> make_databases() {
+  std::vector<DatabaseTexts> dbs;
+  for (size_t i = 0; i < kTopics.size(); ++i) {
+    const auto& w = kTopics[i];
+    DatabaseTexts db;
+    db.name = "db_" + w[0];
+    db.card = "database " + w[0] + "\n" + w[0] + ": name, " + w[1] + " id, " + w[4] + "\n" + w[2] + ": " + w[3];
+    db.table_names = {w[0], w[2]};
+    db.table_cards = {"database " + w[0] + "\n" + w[0] + ": name, " + w[1] + ", " + w[4],
+                      "database " + w[0] + "\n" + w[2] + ": " + w[3] + ", " + w[5]};
+    db.lexical_card = db.card + " values " + w[5];
+    db.lexical_table_cards = db.table_cards;
+    dbs.push_back(db);
+  }
+  return dbs;
+}
+
+std::vector<LabeledQuestion> make_questions(int per_database) {
+  std::mt19937_64 rng(7);
+  const std::vector<std::string> starts = {"how many", "list every", "which", "show the average", "count the"};
+  std::vector<LabeledQuestion> questions;
+  for (const auto& w : kTopics) {
+    for (int i = 0; i < per_database; ++i) {
+      const auto& a = w[rng() % w.size()];
+      const auto& b = w[rng() % w.size()];
+      questions.push_back({starts[rng() % starts.size()] + " " + a + " with " + b + "?", {"db_" + w[0]}});
+    }
+  }
+  return questions;
+}
+
+TrainingOptions small_options() {
+  TrainingOptions o;
+  o.epochs = 4;
+  o.batch = 8;
+  o.projection_dim = 16;
+  o.hidden_dim = 8;
+  o.negatives = 3;
+  o.heldout_fraction = 0.2f;
+  o.learning_rate = 5e-3f;
+  o.threads = 1;
+  o.seed = 3;
+  return o;
+}
+
+}  // namespace
+
+TEST(Composites, JoinPartsFromDifferentDatabases) {
+  const auto singles = make_questions(3);
+  std::mt19937_64 rng(1);
+  const auto composites = make_composites(singles, 50, 3, rng);
+  ASSERT_EQ(composites.size(), 50u);
+  std::set<size_t> sizes;
+  for (const auto& c : composites) {
+    sizes.insert(c.databases.size());
+    EXPECT_EQ(std::set<std::string>(c.databases.begin(), c.databases.end()).size(), c.databases.size());
+  }
+  EXPECT_EQ(sizes, (std::set<size_t>{2, 3}));
+  std::mt19937_64 again(1);
+  const auto repeated = make_composites(singles, 50, 3, again);
+  for (size_t i = 0; i < composites.size(); ++i) EXPECT_EQ(composites[i].text, repeated[i].text);
+  std::mt19937_64 one(1);
+  EXPECT_TRUE(make_composites({singles[0]}, 5, 3, one).empty());  // a single database cannot compose
+}
+
+TEST(Composites, Templates) {
+  EXPECT_EQ(compose_question({"How many singers?", "How many cars?"}, CompositeStyle::LargerNumber),
+            "Which question has a larger number as its answer. Q1: How many singers?; Q2: How many cars?");
+  EXPECT_EQ(compose_question({"a?", "b?"}, CompositeStyle::Concatenate), "a? b?");
+  EXPECT_EQ(compose_question({"a?", "b?"}, CompositeStyle::AndAlso), "a? Also, b?");
+  EXPECT_EQ(parse_composite_style("larger-number"), CompositeStyle::LargerNumber);
+  EXPECT_THROW(parse_composite_style("zigzag"), Error);
+}
+
+TEST(LabeledQuestions, ReadsSingleAndMultiDatabaseEntries) {
+  relmem_test::TempDir dir;
+  const std::string path = dir.file("q.json");
+  relmem_test::write_bytes(path, R"([{"question": "a?", "db_id": "x", "query": "SELECT 1"},
+                                     {"question": "b?", "db_ids": ["x", "y"]}])");
+  const auto questions = load_labeled_questions(path);
+  ASSERT_EQ(questions.size(), 2u);
+  EXPECT_EQ(questions[0].databases, std::vector<std::string>{"x"});
+  EXPECT_EQ(questions[1].databases, (std::vector<std::string>{"x", "y"}));
+  relmem_test::write_bytes(path, R"([{"question": "a?"}])");
+  EXPECT_THROW(load_labeled_questions(path), Error);
+  relmem_test::write_bytes(path, R"({"question": "a?"})");
+  EXPECT_THROW(load_labeled_questions(path), Error);
+  relmem_test::write_bytes(path, "[{");
+  EXPECT_THROW(load_labeled_questions(path), Error);
+  EXPECT_THROW(load_labeled_questions(dir.file("missing.json")), Error);
+}
+
+TEST(RelevanceTraining, LearnsOnGeneratedData) {
+  HashingEncoder encoder(64), lexical(128);
+  std::vector<EpochReport> reports;
+  const auto result = train_relevance(encoder, &lexical, make_databases(), make_questions(12), small_options(),
+                                      [&](const EpochReport& r) { reports.push_back(r); });
+  ASSERT_EQ(reports.size(), 4u);
+  EXPECT_LT(reports.back().loss, reports.front().loss);
+  EXPECT_EQ(result.heldout_databases.size(), 2u);
+  EXPECT_GE(result.best_epoch, 1);
+  const auto& best = result.epochs[static_cast<size_t>(result.best_epoch - 1)];
+  EXPECT_GE(best.heldout_recall_at_5, 0.9);  // 10 databases: the right one is almost always in the top 5
+  EXPECT_GE(best.heldout_recall_at_1, 0.5);
+  EXPECT_GT(result.model.threshold(), 0.0f);
+  EXPECT_LT(result.model.threshold(), 1.0f);
+  EXPECT_GT(result.heldout_set.f1, 0.3);
+  EXPECT_EQ(result.model.config().encoder, "hashing:64");
+  EXPECT_EQ(result.model.config().lexical_encoder, "hashing:128");
+  EXPECT_NE(result.model.training_info_json().find("\"best_epoch\""), std::string::npos);
+}
+
+TEST(RelevanceTraining, DeterministicForASeed) {
+  HashingEncoder encoder(32);
+  TrainingOptions o = small_options();
+  o.epochs = 2;
+  const auto a = train_relevance(encoder, nullptr, make_databases(), make_questions(6), o);
+  const auto b = train_relevance(encoder, nullptr, make_databases(), make_questions(6), o);
+  EXPECT_EQ(a.model.parameters().values(), b.model.parameters().values());
+  o.seed = 4;
+  const auto c = train_relevance(encoder, nullptr, make_databases(), make_questions(6), o);
+  EXPECT_NE(a.model.parameters().values(), c.model.parameters().values());
+}
+
+TEST(RelevanceTraining, EmbeddingCacheGivesTheSameModel) {
+  relmem_test::TempDir dir;
+  HashingEncoder encoder(32);
+  TrainingOptions o = small_options();
+  o.epochs = 1;
+  o.cache_dir = dir.file("cache");
+  const auto first = train_relevance(encoder, nullptr, make_databases(), make_questions(6), o);
+  const auto second = train_relevance(encoder, nullptr, make_databases(), make_questions(6), o);  // reads the cache
+  EXPECT_EQ(first.model.parameters().values(), second.model.parameters().values());
+  EXPECT_FALSE(std::filesystem::is_empty(o.cache_dir));
+}
+
+TEST(RelevanceTraining, BadOptionsAndDataAreRefused) {
+  HashingEncoder encoder(32);
+  TrainingOptions o = small_options();
+  o.epochs = 0;
+  EXPECT_THROW(train_relevance(encoder, nullptr, make_databases(), make_questions(2), o), Error);
+  o = small_options();
+  o.device = "tpu";
+  EXPECT_THROW(train_relevance(encoder, nullptr, make_databases(), make_questions(2), o), Error);
+  o = small_options();
+  EXPECT_THROW(train_relevance(encoder, nullptr, make_databases(), {{"q?", {"elsewhere"}}}, o), Error);
+  auto twice = make_databases();
+  twice.push_back(twice[0]);
+  EXPECT_THROW(train_relevance(encoder, nullptr, twice, make_questions(2), o), Error);
+}

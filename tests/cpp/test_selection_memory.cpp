@@ -1,0 +1,253 @@
+// Selection memory on a small generated collection: ranking, probabilities, set selection, calibration,
+// add/remove without a rebuild, save/load, candidate narrowing, and clear errors on bad folders and models.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+
+#include "relmem/encoders/hashing_encoder.hpp"
+#include "relmem/memories/selection_memory.hpp"
+#include "test_util.hpp"
+
+using namespace relmem;
+
+namespace {
+
+const char* kHospitalScript = R"sql(
+  CREATE TABLE hospital (id INTEGER PRIMARY KEY, name TEXT, city TEXT, beds INTEGER);
+  CREATE TABLE doctor (id INTEGER PRIMARY KEY, name TEXT, specialty TEXT, hospital_id INTEGER REFERENCES hospital(id));
+  INSERT INTO hospital VALUES (1, 'Mercy General', 'Boston', 300), (2, 'St. Mary Memorial', 'Chicago', 120);
+  INSERT INTO doctor VALUES (1, 'Ann Lee', 'cardiology', 1), (2, 'Raj Patel', 'pediatrics', 2);
+)sql";
+const char* kFlightsScript = R"sql(
+  CREATE TABLE airport (code TEXT PRIMARY KEY, airport_name TEXT, city TEXT);
+  CREATE TABLE flight (flight_id INTEGER PRIMARY KEY, origin TEXT, destination TEXT, airline TEXT);
+  INSERT INTO airport VALUES ('BOS', 'Logan International', 'Boston'), ('ORD', 'O''Hare', 'Chicago');
+  INSERT INTO flight VALUES (1, 'BOS', 'ORD', 'United'), (2, 'ORD', 'BOS', 'Delta');
+)sql";
+const char* kCitiesScript = R"sql(
+  CREATE TABLE city (id INTEGER PRIMARY KEY, name TEXT, state TEXT, population INTEGER);
+  INSERT INTO city VALUES (1, 'Boston', 'MA', 675647), (2, 'Chicago', 'IL', 2746388);
+)sql";
+
+class SelectionMemoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    relmem_test::make_database(dir.file("dbs/concert_singer.sqlite"), relmem_test::kConcertScript);
+    relmem_test::make_database(dir.file("dbs/hospital.sqlite"), kHospitalScript);
+    relmem_test::make_database(dir.file("dbs/flights.sqlite"), kFlightsScript);
+    relmem_test::make_database(dir.file("dbs/world_cities.sqlite"), kCitiesScript);
+    catalog = Catalog::open(dir.file("dbs"));
+  }
+  std::shared_ptr<const Encoder> encoder = std::make_shared<HashingEncoder>(256);
+  relmem_test::TempDir dir;
+  Catalog catalog;
+};
+
+std::vector<std::string> names(const std::vector<DatabaseMatch>& matches) {
+  std::vector<std::string> out;
+  for (const auto& m : matches) out.push_back(m.database);
+  return out;
+}
+
+std::shared_ptr<RelevanceModel> small_model(const std::string& encoder_name, int dim) {
+  RelevanceConfig config;
+  config.input_dim = dim;
+  config.projection_dim = 32;
+  config.hidden_dim = 4;
+  config.encoder = encoder_name;
+  config.lexical_encoder = "hashing:4096";
+  auto model = std::make_shared<RelevanceModel>(config, 1);
+  model->parameters().scalar_weights().setConstant(10.0f);  // ranks like the untrained fusion, as a fixture
+  model->set_threshold(0.6f);
+  return model;
+}
+
+}  // namespace
+
+TEST_F(SelectionMemoryTest, SelectsTheRightDatabaseWithProbabilities) {
+  const auto memory = SelectionMemory::build(catalog, encoder);
+  EXPECT_EQ(memory.size(), 4u);
+  EXPECT_EQ(memory.tables("hospital"), (std::vector<std::string>{"hospital", "doctor"}));  // schema order
+  const auto matches = memory.select("Which doctors work at the hospital with the most beds?", 3);
+  ASSERT_EQ(matches.size(), 3u);
+  EXPECT_EQ(matches[0].database, "hospital");
+  for (size_t i = 0; i < matches.size(); ++i) {
+    EXPECT_GT(matches[i].probability, 0.0f);
+    EXPECT_LT(matches[i].probability, 1.0f);
+    if (i) EXPECT_GE(matches[i - 1].score, matches[i].score);
+  }
+  EXPECT_EQ(memory.select("flights from airport BOS by airline", 1)[0].database, "flights");
+  EXPECT_EQ(memory.select("concert in stadium capacity", 10).size(), 4u);  // k larger than the collection
+  EXPECT_THROW(memory.select("x", 0), Error);
+}
+
+TEST_F(SelectionMemoryTest, SetSelectionAndCalibration) {
+  auto memory = SelectionMemory::build(catalog, encoder);
+  EXPECT_FALSE(memory.calibration().fitted);
+  const std::vector<LabeledQuestion> heldout = {
+      {"Which doctor has the specialty cardiology?", {"hospital"}},
+      {"How many beds does each hospital have?", {"hospital"}},
+      {"List flights by airline United", {"flights"}},
+      {"Which airport is in Boston?", {"flights"}},
+      {"Which concert was in the stadium with the largest capacity?", {"concert_singer"}},
+      {"What is the population of each city and state?", {"world_cities"}},
+      {"How many doctors are there? How many flights are there?", {"hospital", "flights"}},
+  };
+  const SetMetrics metrics = memory.calibrate(heldout);
+  EXPECT_TRUE(memory.calibration().fitted);
+  EXPECT_GT(memory.calibration().scale, 0.0f);
+  EXPECT_GE(memory.calibration().threshold, 0.0f);
+  EXPECT_LE(memory.calibration().threshold, 1.0f);
+  EXPECT_GT(metrics.f1, 0.5);
+  const auto set = memory.select_set("How many beds does each hospital have?");
+  ASSERT_FALSE(set.empty());
+  EXPECT_EQ(set[0].database, "hospital");
+  for (const auto& m : set) EXPECT_GE(m.probability, set.size() > 1 ? memory.calibration().threshold : 0.0f);
+  EXPECT_THROW(memory.calibrate({{"q", {"nowhere"}}}), Error);
+  EXPECT_THROW(memory.calibrate({}), Error);
+}
+
+TEST_F(SelectionMemoryTest, AddAndRemoveWithoutRebuild) {
+  auto memory = SelectionMemory::build(catalog, encoder);
+  const auto before = memory.select("doctor specialty hospital beds", 4);
+  EXPECT_TRUE(memory.remove("hospital"));
+  EXPECT_FALSE(memory.remove("hospital"));
+  EXPECT_FALSE(memory.contains("hospital"));
+  for (const auto& m : memory.select("doctor specialty hospital beds", 4)) EXPECT_NE(m.database, "hospital");
+  memory.add(catalog, "hospital", "Hospitals and their doctors");
+  const auto after = memory.select("doctor specialty hospital beds", 4);
+  EXPECT_EQ(after[0].database, "hospital");
+  EXPECT_EQ(names(after).size(), names(before).size());
+  memory.add(catalog, "hospital");  // re-adding replaces, it does not duplicate
+  EXPECT_EQ(memory.size(), 4u);
+  EXPECT_THROW(memory.add(catalog, "no_such_db"), Error);
+}
+
+TEST_F(SelectionMemoryTest, DescriptionsAndExamplesChangeTheCard) {
+  const auto plain = SelectionMemory::build(catalog, encoder);
+  const auto described = SelectionMemory::build(
+      catalog, encoder, nullptr, {{"world_cities", "Metropolitan areas, mayors and municipal statistics"}},
+      {{"world_cities", {"Who is the mayor of the largest metropolitan area?"}}});
+  const std::string q = "Who is the mayor of the largest metropolitan area?";
+  EXPECT_GT(described.select(q, 4)[0].score, plain.select(q, 4)[0].score);
+  EXPECT_EQ(described.select(q, 1)[0].database, "world_cities");
+  EXPECT_THROW(SelectionMemory::build(catalog, encoder, nullptr, {{"nowhere", "x"}}), Error);
+}
+
+TEST_F(SelectionMemoryTest, SaveAndLoadRoundTrip) {
+  auto memory = SelectionMemory::build(catalog, encoder, small_model("hashing:256", 256), {{"hospital", "Doctors"}});
+  memory.remove("flights");
+  memory.add(catalog, "flights");
+  const std::string folder = dir.file("memory");
+  memory.save(folder);
+  EXPECT_TRUE(std::filesystem::exists(folder + "/manifest.json"));
+  EXPECT_TRUE(std::filesystem::exists(folder + "/relevance.model"));
+  const auto loaded = SelectionMemory::load(folder);  // encoder reloaded by name
+  EXPECT_EQ(loaded.encoder().name(), "hashing:256");
+  EXPECT_EQ(loaded.databases(), memory.databases());
+  ASSERT_NE(loaded.model(), nullptr);
+  EXPECT_FLOAT_EQ(loaded.calibration().threshold, 0.6f);
+  for (const std::string q : {"doctor at hospital", "flights from BOS", "city population"}) {
+    const auto a = memory.select(q, 4), b = loaded.select(q, 4);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].database, b[i].database);
+      EXPECT_NEAR(a[i].probability, b[i].probability, 1e-6);
+    }
+  }
+  // The loaded memory keeps working incrementally.
+  auto again = SelectionMemory::load(folder);
+  again.remove("hospital");
+  again.add(catalog, "hospital");
+  EXPECT_EQ(again.select("doctor specialty hospital", 1)[0].database, "hospital");
+}
+
+TEST_F(SelectionMemoryTest, BadFoldersAndModelsGiveClearErrors) {
+  auto expect_error = [](const std::function<void()>& f, const std::string& fragment) {
+    try {
+      f();
+      FAIL() << "expected relmem::Error containing '" << fragment << "'";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  auto memory = SelectionMemory::build(catalog, encoder, small_model("hashing:256", 256));
+  const std::string folder = dir.file("memory");
+  memory.save(folder);
+  expect_error([&] { SelectionMemory::load(dir.file("nowhere")); }, "no selection memory");
+  expect_error([&] { SelectionMemory::load(folder, std::make_shared<HashingEncoder>(128)); }, "hashing:256");
+  // A model trained for another encoder, or another dimension.
+  expect_error([&] { memory.set_model(small_model("use-lite", 256)); }, "trained with encoder 'use-lite'");
+  expect_error([&] { memory.set_model(small_model("hashing:256", 128)); }, "expects 128-d");
+  // Damaged files.
+  const std::string model_bytes = relmem_test::read_bytes(folder + "/relevance.model");
+  std::string flipped = model_bytes;
+  flipped[model_bytes.size() / 2] ^= 0x10;
+  relmem_test::write_bytes(folder + "/relevance.model", flipped);
+  expect_error([&] { SelectionMemory::load(folder); }, "corrupt");
+  relmem_test::write_bytes(folder + "/relevance.model", model_bytes);
+  const std::string manifest = relmem_test::read_bytes(folder + "/manifest.json");
+  relmem_test::write_bytes(folder + "/manifest.json", manifest.substr(0, manifest.size() / 2));
+  expect_error([&] { SelectionMemory::load(folder); }, "not valid JSON");
+  std::string newer = manifest;
+  newer.replace(newer.find("\"version\": 1"), 12, "\"version\": 7");
+  relmem_test::write_bytes(folder + "/manifest.json", newer);
+  expect_error([&] { SelectionMemory::load(folder); }, "version 7");
+  relmem_test::write_bytes(folder + "/manifest.json", manifest);
+  std::filesystem::remove(folder + "/tables.index");
+  expect_error([&] { SelectionMemory::load(folder); }, "tables.index");
+}
+
+TEST_F(SelectionMemoryTest, NarrowedCandidatesAgreeWithFullScoring) {
+  SelectionOptions narrow;
+  narrow.candidates = 1;  // 1 card + 4 table hits per question instead of everything
+  for (auto model : {std::shared_ptr<RelevanceModel>(), small_model("hashing:256", 256)}) {
+    const auto full = SelectionMemory::build(catalog, encoder, model);
+    const auto few = SelectionMemory::build(catalog, encoder, model, {}, {}, narrow);
+    for (const std::string q : {"doctor at hospital", "flights from BOS airport", "concert stadium capacity"}) {
+      const auto a = full.select(q, 1), b = few.select(q, 1);
+      EXPECT_EQ(a[0].database, b[0].database);
+      EXPECT_NEAR(a[0].score, b[0].score, 1e-5);
+    }
+  }
+}
+
+TEST_F(SelectionMemoryTest, PrecomputedVectors) {
+  SelectionOptions options;
+  options.lexical_encoder = "hashing:64";
+  SelectionMemory memory(encoder, options);
+  const HashingEncoder lexical(64);
+  const std::vector<std::string> hospital = {"database hospital doctor", "hospital beds", "doctor specialty"};
+  const RowMatrix rows = encoder->encode(hospital), lexical_rows = lexical.encode(hospital);
+  const RowMatrix tables = rows.bottomRows(2), lexical_tables = lexical_rows.bottomRows(2);
+  memory.add_vectors("hospital", rows.data(), {"hospital", "doctor"}, tables, lexical_rows.data(), &lexical_tables);
+  const RowMatrix other = encoder->encode({"database flights airport"});
+  const RowMatrix other_lexical = lexical.encode({"database flights airport"});
+  const RowMatrix none(0, 64);
+  memory.add_vectors("flights", other.data(), {}, RowMatrix(0, 256), other_lexical.data(), &none);  // card only
+  EXPECT_EQ(memory.select("doctor specialty", 2)[0].database, "hospital");
+  EXPECT_EQ(memory.select("flights airport", 2)[0].database, "flights");
+  const RowMatrix q = encoder->encode({"doctor specialty"}), q_lexical = lexical.encode({"doctor specialty"});
+  EXPECT_EQ(memory.select_vector(q.data(), 1, q_lexical.data())[0].database, "hospital");
+  EXPECT_THROW(memory.select_vector(q.data(), 1), Error);  // the lexical vector is missing
+  EXPECT_THROW(memory.add_vectors("x", rows.data(), {"a"}, RowMatrix(2, 256), lexical_rows.data(), &lexical_tables),
+               Error);
+  EXPECT_THROW(memory.add_vectors("x", rows.data(), {"a", "b"}, tables), Error);  // no lexical rows
+  EXPECT_THROW(memory.add_vectors("", rows.data(), {}, RowMatrix(0, 256), lexical_rows.data(), &none), Error);
+}
+
+TEST_F(SelectionMemoryTest, WorksWithoutTheLexicalChannel) {
+  SelectionOptions options;
+  options.lexical_encoder = "";
+  const auto memory = SelectionMemory::build(catalog, encoder, nullptr, {}, {}, options);
+  EXPECT_EQ(memory.lexical_encoder(), nullptr);
+  EXPECT_EQ(memory.select("doctor specialty hospital beds", 1)[0].database, "hospital");
+  const std::string folder = dir.file("plain");
+  memory.save(folder);
+  EXPECT_FALSE(std::filesystem::exists(folder + "/lexical_cards.sparse"));
+  EXPECT_EQ(SelectionMemory::load(folder).select("doctor specialty hospital beds", 1)[0].database, "hospital");
+  // A model trained with a lexical encoder does not fit a memory without one.
+  auto copy = SelectionMemory::load(folder);
+  EXPECT_THROW(copy.set_model(small_model("hashing:256", 256)), Error);
+}

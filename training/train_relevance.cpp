@@ -1,0 +1,160 @@
+// relmem-train-relevance: trains the database relevance classifier of the selection memory.
+//   relmem-train-relevance --data train_spider.json --dbs spider/database --encoder use-lite --out relevance.model
+// The collection is every database of --dbs that a training question names; a share of those databases
+// (--heldout) and their questions never reach training: they pick the best epoch and calibrate the threshold.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "relmem/catalog/catalog.hpp"
+#include "relmem/encoders/encoder.hpp"
+#include "relmem/memories/relevance_training.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: relmem-train-relevance --data QUESTIONS.json --dbs DIR --out MODEL [options]\n"
+    "  --data FILE           JSON list of {question, db_id | db_ids} (e.g. Spider train_spider.json)\n"
+    "  --dbs DIR             folder of SQLite databases\n"
+    "  --out FILE            model file to write\n"
+    "  --encoder SPEC        encoder (default use-lite)\n"
+    "  --lexical-encoder SPEC  lexical encoder for features 5-6 (default hashing:4096; none to disable)\n"
+    "  --epochs N            (default 6)\n"
+    "  --lr X                Adam learning rate (default 0.002)\n"
+    "  --batch N             questions per step (default 32)\n"
+    "  --max-composite K     composite questions join 2..K questions (default 3; 1 disables them)\n"
+    "  --composite-ratio X   composite questions per training question (default 0.5)\n"
+    "  --negatives N         negative databases per positive (default 4)\n"
+    "  --hard-fraction X     share of hard negatives (default 0.5)\n"
+    "  --heldout X           share of databases held out (default 0.1)\n"
+    "  --weight-decay X      decay toward the initial weights (default 0)\n"
+    "  --projection-lr-scale X  projections' learning rate relative to --lr (default 0.05)\n"
+    "  --projection-dim N    (default 256)\n"
+    "  --hidden N            (default 32)\n"
+    "  --samples-per-column N  card sample values per column (default 3)\n"
+    "  --seed N              (default 0)\n"
+    "  --threads N           (default: all)\n"
+    "  --device cpu|cuda     matrix products on the CPU or a CUDA GPU (default cpu)\n"
+    "  --cache DIR           reuse embeddings across runs\n";
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "relmem-train-relevance: %s\n%s", message.c_str(), kUsage);
+  std::exit(2);
+}
+
+template <typename T>
+T parse_number(const std::string& flag, const std::string& text) {
+  try {
+    size_t used = 0;
+    T value;
+    if constexpr (std::is_floating_point_v<T>) {
+      value = static_cast<T>(std::stod(text, &used));
+    } else {
+      value = static_cast<T>(std::stoll(text, &used));
+    }
+    if (used != text.size()) throw std::invalid_argument(text);
+    return value;
+  } catch (const std::exception&) {
+    usage_error("bad value '" + text + "' for " + flag);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  relmem::TrainingOptions options;
+  std::string data, dbs, out, encoder_spec = "use-lite", lexical_spec = "hashing:4096";
+  int samples_per_column = 3;
+  const std::map<std::string, std::function<void(const std::string&)>> flags = {
+      {"--data", [&](const std::string& v) { data = v; }},
+      {"--dbs", [&](const std::string& v) { dbs = v; }},
+      {"--out", [&](const std::string& v) { out = v; }},
+      {"--encoder", [&](const std::string& v) { encoder_spec = v; }},
+      {"--lexical-encoder", [&](const std::string& v) { lexical_spec = v; }},
+      {"--epochs", [&](const std::string& v) { options.epochs = parse_number<int>("--epochs", v); }},
+      {"--lr", [&](const std::string& v) { options.learning_rate = parse_number<float>("--lr", v); }},
+      {"--batch", [&](const std::string& v) { options.batch = parse_number<int>("--batch", v); }},
+      {"--max-composite", [&](const std::string& v) { options.max_composite = parse_number<int>("--max-composite", v); }},
+      {"--composite-ratio",
+       [&](const std::string& v) { options.composite_ratio = parse_number<float>("--composite-ratio", v); }},
+      {"--negatives", [&](const std::string& v) { options.negatives = parse_number<int>("--negatives", v); }},
+      {"--hard-fraction", [&](const std::string& v) { options.hard_fraction = parse_number<float>("--hard-fraction", v); }},
+      {"--heldout", [&](const std::string& v) { options.heldout_fraction = parse_number<float>("--heldout", v); }},
+      {"--weight-decay", [&](const std::string& v) { options.weight_decay = parse_number<float>("--weight-decay", v); }},
+      {"--projection-lr-scale",
+       [&](const std::string& v) { options.projection_lr_scale = parse_number<float>("--projection-lr-scale", v); }},
+      {"--projection-dim",
+       [&](const std::string& v) { options.projection_dim = parse_number<int>("--projection-dim", v); }},
+      {"--hidden", [&](const std::string& v) { options.hidden_dim = parse_number<int>("--hidden", v); }},
+      {"--samples-per-column",
+       [&](const std::string& v) { samples_per_column = parse_number<int>("--samples-per-column", v); }},
+      {"--seed", [&](const std::string& v) { options.seed = parse_number<uint64_t>("--seed", v); }},
+      {"--threads", [&](const std::string& v) { options.threads = parse_number<int>("--threads", v); }},
+      {"--device", [&](const std::string& v) { options.device = v; }},
+      {"--cache", [&](const std::string& v) { options.cache_dir = v; }},
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    auto it = flags.find(flag);
+    if (it == flags.end()) usage_error("unknown flag " + flag);
+    if (i + 1 >= argc) usage_error(flag + " needs a value");
+    it->second(argv[++i]);
+  }
+  if (data.empty() || dbs.empty() || out.empty()) usage_error("--data, --dbs and --out are required");
+
+  try {
+    const auto start = std::chrono::steady_clock::now();
+    // Fail on a bad device before the expensive steps.
+    relmem::gpu::make_matrix_multiplier(options.device);
+    const auto questions = relmem::load_labeled_questions(data);
+    const relmem::Catalog catalog = relmem::Catalog::open(dbs);
+    std::set<std::string> named;
+    for (const auto& q : questions)
+      for (const auto& db : q.databases)
+        if (catalog.contains(db)) named.insert(db);
+    if (named.size() < 4) throw relmem::Error("fewer than 4 databases of " + dbs + " are named by " + data);
+    auto encoder = relmem::load_encoder(encoder_spec);
+    std::unique_ptr<relmem::Encoder> lexical;
+    if (lexical_spec != "none" && !lexical_spec.empty()) lexical = relmem::load_encoder(lexical_spec);
+    relmem::CardOptions card;
+    card.samples_per_column = samples_per_column;
+    std::vector<relmem::DatabaseTexts> databases;
+    for (const auto& db : named) databases.push_back(relmem::database_texts(catalog, db, card));
+    std::printf("%zu questions, %zu databases, encoder %s (%d-d), lexical encoder %s, device %s\n", questions.size(),
+                databases.size(), encoder->name().c_str(), encoder->dim(), lexical ? lexical->name().c_str() : "none",
+                options.device.c_str());
+    std::fflush(stdout);
+
+    const auto result = relmem::train_relevance(*encoder, lexical.get(), databases, questions, options,
+                                                [&](const relmem::EpochReport& r) {
+                                                  std::printf(
+                                                      "epoch %d/%d  loss %.4f  held-out recall@1 %.3f  recall@5 %.3f  "
+                                                      "all-in-top5 %.3f  (%.1f s)\n",
+                                                      r.epoch, options.epochs, r.loss, r.heldout_recall_at_1,
+                                                      r.heldout_recall_at_5, r.heldout_all_in_top5, r.seconds);
+                                                  std::fflush(stdout);
+                                                });
+    result.model.save(out);
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("untrained held-out recall@1 %.3f  recall@5 %.3f  all-in-top5 %.3f\n", result.untrained_recall_at_1,
+                result.untrained_recall_at_5, result.untrained_all_in_top5);
+    std::printf("best epoch %d; threshold %.3f; held-out set precision %.3f recall %.3f F1 %.3f\n", result.best_epoch,
+                result.model.threshold(), result.heldout_set.precision, result.heldout_set.recall,
+                result.heldout_set.f1);
+    std::printf("wrote %s (encode %.1f s, train %.1f s, total %.1f s)\n", out.c_str(), result.encode_seconds,
+                result.train_seconds, total);
+    return 0;
+  } catch (const relmem::Error& e) {
+    std::fprintf(stderr, "relmem-train-relevance: %s\n", e.what());
+    return 1;
+  }
+}
