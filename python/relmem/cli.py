@@ -5,6 +5,7 @@ import json
 import sys
 
 from . import Catalog, Error, execute_readonly
+from .agent import commands as agent_commands
 from .bench import BENCHMARKS
 
 
@@ -70,6 +71,8 @@ def build_parser():
     p.add_argument("--max-print", type=int, default=50)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_sql)
+
+    agent_commands.register(commands)  # index, ask
 
     p = commands.add_parser("demo", help="the main demo job on the built-in demo collection")
     p.add_argument("--dir", default=None, help="where the demo databases are built (default $RELMEM_HOME/demo)")

@@ -9,7 +9,13 @@ namespace relmem_python {
 void bind_common(pybind11::module_& m);
 void bind_catalog(pybind11::module_& m);
 void bind_encoders(pybind11::module_& m);
+void bind_bert(pybind11::module_& m);  // after bind_encoders: BertEncoder derives from Encoder
 void bind_index(pybind11::module_& m);
+void bind_gpu(pybind11::module_& m);  // GpuVectorIndex and CUDA device discovery
+void bind_llm(pybind11::module_& m);  // the relmem._relmem.llm submodule
+void bind_memories_selection(pybind11::module_& m);  // SelectionMemory, RelevanceModel, train_relevance
+void bind_memories_values(pybind11::module_& m);  // the relmem._relmem.values submodule
+void bind_sql(pybind11::module_& m);  // the relmem._relmem.sql submodule
 
 // Hands a matrix to numpy without copying; numpy owns it from then on.
 pybind11::array_t<float> to_numpy(relmem::RowMatrix&& matrix);

@@ -5,5 +5,11 @@ PYBIND11_MODULE(_relmem, m) {
   relmem_python::bind_common(m);
   relmem_python::bind_catalog(m);
   relmem_python::bind_encoders(m);
+  relmem_python::bind_bert(m);
   relmem_python::bind_index(m);
+  relmem_python::bind_gpu(m);
+  relmem_python::bind_llm(m);
+  relmem_python::bind_memories_selection(m);
+  relmem_python::bind_memories_values(m);
+  relmem_python::bind_sql(m);
 }

@@ -1,4 +1,8 @@
 """Benchmarks: `relmem bench NAME ... --json`. Each module has add_arguments(parser) and run(args) -> dict."""
 BENCHMARKS = {
     "index": "relmem.bench.index",
+    "encoder": "relmem.bench.encoder",
+    "values": "relmem.bench.values",
+    "sql": "relmem.bench.sql",
+    "similarity": "relmem.bench.similarity",
 }

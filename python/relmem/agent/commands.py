@@ -1,0 +1,135 @@
+"""The `relmem index` and `relmem ask` commands.
+
+    relmem index --dbs DIR --out MEMDIR [--encoder SPEC] [--examples FILE] [--descriptions FILE]
+    relmem ask --dbs DIR [--memory MEMDIR] [--llm-base-url URL --llm-model M ...] [--json] [--verbose] "question"
+
+The CLI registers them with add_index_arguments/run_index and add_ask_arguments/run_ask (or register()).
+"""
+import json
+import sys
+
+from .. import Catalog, Error
+from ..examples import load_records
+from ..llm import add_llm_arguments, from_args
+from .config import SWITCHES
+from .memories import Memories
+from .pipeline import Pipeline
+from .tables import format_table
+from .trace import format_trace
+
+
+def _add_collection_arguments(parser):
+    parser.add_argument("--dbs", required=True, metavar="DIR", help="folder of SQLite databases")
+    parser.add_argument("--encoder", default=None, metavar="SPEC",
+                        help="encoder spec for building memories (default: use-lite when installed, else hashing)")
+    parser.add_argument("--examples", default=None, metavar="FILE",
+                        help="example memory records: JSON list or JSON lines of {question, sql, database} or "
+                             "{term, definition}")
+    parser.add_argument("--descriptions", default=None, metavar="FILE",
+                        help="JSON object {database: description} used in cards and prompts")
+
+
+def add_index_arguments(parser):
+    _add_collection_arguments(parser)
+    parser.add_argument("--out", required=True, metavar="MEMDIR", help="folder the memories are saved into")
+    return parser
+
+
+def add_ask_arguments(parser):
+    _add_collection_arguments(parser)
+    parser.add_argument("--memory", default=None, metavar="MEMDIR",
+                        help="memories saved by `relmem index` (default: built now from --dbs)")
+    add_llm_arguments(parser)
+    parser.add_argument("--top-k", type=int, default=5, help="databases whose schemas go into planning (default 5)")
+    parser.add_argument("--disable", action="append", default=[], choices=sorted(SWITCHES), metavar="SWITCH",
+                        help="switch stages off (repeatable): " + ", ".join(sorted(SWITCHES)))
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object: answer, results, trace")
+    parser.add_argument("--verbose", action="store_true", help="also print the readable trace")
+    parser.add_argument("question")
+    return parser
+
+
+def register(commands):
+    """Adds `index` and `ask` to an argparse subparsers object."""
+    p = commands.add_parser("index", help="build and save every memory of a database folder")
+    add_index_arguments(p)
+    p.set_defaults(func=run_index)
+    p = commands.add_parser("ask", help="answer a question from a database folder")
+    add_ask_arguments(p)
+    p.set_defaults(func=run_ask)
+
+
+def _open_catalog(folder):
+    catalog = Catalog(folder)
+    for path, reason in catalog.skipped:
+        print(f"skipped {path}: {reason}", file=sys.stderr)
+    if not len(catalog):
+        raise Error(f"no SQLite databases found in {folder}")
+    return catalog
+
+
+def _descriptions(path):
+    if not path:
+        return {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            descriptions = json.load(f)
+    except OSError as error:
+        raise Error(f"cannot read descriptions {path}: {error.strerror}") from None
+    except ValueError as error:
+        raise Error(f"descriptions {path} is not valid JSON: {error}") from None
+    if not isinstance(descriptions, dict) or not all(isinstance(v, str) for v in descriptions.values()):
+        raise Error(f"descriptions {path} must be a JSON object {{database: description}}")
+    return descriptions
+
+
+def _build(args, catalog, progress):
+    return Memories.build(catalog, encoder=args.encoder, descriptions=_descriptions(args.descriptions),
+                          examples=load_records(args.examples) if args.examples else (), progress=progress)
+
+
+def run_index(args):
+    catalog = _open_catalog(args.dbs)
+    memories = _build(args, catalog, progress=True)
+    memories.save(args.out)
+    print(f"saved memories of {len(catalog)} databases to {args.out} (encoder {memories.encoder.name}, "
+          f"{len(memories.examples)} examples)")
+    return 0
+
+
+def run_ask(args):
+    catalog = _open_catalog(args.dbs)
+    if args.memory:
+        memories = Memories.load(args.memory)
+        memories.check_catalog(catalog)
+        if args.descriptions:
+            memories.descriptions.update(_descriptions(args.descriptions))
+        if args.examples:
+            memories.examples.add(load_records(args.examples))
+    else:
+        memories = _build(args, catalog, progress=sys.stderr.isatty())
+    llm = from_args(args)
+    pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, memories.examples,
+                                descriptions=memories.descriptions, config={"top_k": args.top_k},
+                                disable=args.disable)
+    state = pipeline.ask(args.question)
+    if args.json:
+        print(json.dumps(state.to_dict(), default=str, ensure_ascii=False))
+    else:
+        _print_readable(state, args.verbose)
+    return 1 if state.answer.startswith("could not answer") else 0
+
+
+def _print_readable(state, verbose):
+    print(state.answer)
+    for result in state.results():
+        print(f"\n[{result['database']}] {result['sql']}")
+        if result["error"]:
+            print(f"error: {result['error']}")
+        else:
+            print(format_table(result["columns"], result["rows"]))
+    if verbose:
+        tokens = state.trace.tokens()
+        print(f"\ntrace ({tokens['calls']} LLM calls, {tokens['total_tokens']} tokens):")
+        print(format_trace(state.trace.records))

@@ -1,0 +1,47 @@
+"""Pipeline settings, and the names by which stages are switched off."""
+from dataclasses import dataclass, fields
+
+from .. import Error
+
+
+@dataclass
+class PipelineConfig:
+    top_k: int = 5                    # databases the selection stage proposes; their schemas go into planning
+    conversation_turns: int = 3       # earlier turns given to rephrasing and planning
+    example_k: int = 3                # few-shot examples at most
+    example_threshold: float = 0.6    # least cosine similarity of an example to the question
+    value_candidates: int = 5         # stored values shown per literal
+    question_value_links: int = 5     # stored values linked to question words per database (no-LLM mode)
+    refine_rounds: int = 2            # Tool-SQL refinement rounds per query
+    self_correct_retries: int = 4     # repairs of a query that failed to execute
+    timeout: float = 10.0             # seconds per query
+    max_rows: int = 1000              # rows kept per query
+    answer_rows: int = 50             # rows per result given to the LLM for the answer
+    temperature: float = 0.0
+
+    @classmethod
+    def from_dict(cls, values):
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise Error(f"unknown pipeline setting(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        return cls(**values)
+
+
+# Switch names: each stage belongs to one group; disabling a group removes its stages from Pipeline.default.
+SWITCHES = {
+    "context_switch": "decide whether the question needs the databases at all",
+    "conversation": "earlier turns: rephrasing of follow-up questions and conversation context in planning",
+    "examples": "few-shot question-SQL examples and terminology in planning",
+    "value_memory": "value linking, LLM value correction and LLM-free value post-processing",
+    "refinement": "Tool-SQL inspection (database retriever + error detector) and refinement",
+    "self_correction": "repairing queries that fail to execute, with SQLite's error message",
+    "return_type": "deciding between showing the rows and writing a text answer (off: always text)",
+}
+
+
+def check_switches(names):
+    unknown = sorted(set(names) - set(SWITCHES))
+    if unknown:
+        raise Error(f"unknown stage switch(es): {', '.join(unknown)} (known: {', '.join(SWITCHES)})")
+    return set(names)

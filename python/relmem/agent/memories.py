@@ -1,0 +1,102 @@
+"""The memories a pipeline draws on, built together from a catalog or saved to and loaded from one folder:
+
+    MEMDIR/manifest.json   encoder, databases, descriptions
+    MEMDIR/selection/      database selection memory
+    MEMDIR/values/         data value memory
+    MEMDIR/examples/       example memory (question-SQL pairs and terminology)
+"""
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Optional
+
+from tqdm import tqdm
+
+from .. import Error, _relmem
+from ..encoders import load_encoder
+from ..examples import ExampleMemory
+from ..values import ValueMemory
+
+FORMAT_VERSION = 1
+SelectionMemory = _relmem.SelectionMemory
+
+
+@dataclass
+class Memories:
+    encoder: object
+    selection: object
+    values: Optional[object] = None
+    examples: Optional[ExampleMemory] = None
+    descriptions: dict = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, catalog, encoder=None, descriptions=None, examples=(), values=True, progress=False):
+        """Embeds every database of `catalog`: selection memory, value memory (unless values=False) and an example
+        memory of `examples` (Example objects or records). `encoder`: an Encoder, a spec string or None (the
+        default encoder). With progress=True, progress bars go to stderr."""
+        encoder = load_encoder(encoder) if encoder is None or isinstance(encoder, str) else encoder
+        descriptions = dict(descriptions or {})
+        selection = SelectionMemory(encoder=encoder)
+        for db in tqdm(catalog.databases, desc="selection memory", unit="db", disable=not progress,
+                       file=sys.stderr):
+            selection.add(catalog, db, description=descriptions.get(db, ""))
+        value_memory = None
+        if values:
+            value_memory = ValueMemory.build(catalog, encoder, progress=progress)
+        example_memory = ExampleMemory(encoder)
+        example_memory.add(list(examples))
+        return cls(encoder, selection, value_memory, example_memory, descriptions)
+
+    def save(self, folder):
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as error:
+            raise Error(f"cannot create the memory folder {folder}: {error.strerror}") from None
+        self.selection.save(os.path.join(folder, "selection"))
+        if self.values is not None:
+            self.values.save(os.path.join(folder, "values"))
+        if self.examples is not None:
+            self.examples.save(os.path.join(folder, "examples"))
+        manifest = {"format": "relmem-memory", "version": FORMAT_VERSION, "encoder": self.encoder.name,
+                    "databases": self.selection.databases, "descriptions": self.descriptions,
+                    "values": self.values is not None, "examples": self.examples is not None}
+        try:
+            with open(os.path.join(folder, "manifest.json"), "w", encoding="utf-8") as f:
+                json.dump(manifest, f, ensure_ascii=False, indent=1)
+        except OSError as error:
+            raise Error(f"cannot save the memory manifest in {folder}: {error.strerror}") from None
+
+    @classmethod
+    def load(cls, folder, encoder=None):
+        """Loads what save() wrote. The encoder is loaded by the name in the manifest unless given."""
+        path = os.path.join(folder, "manifest.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                manifest = json.load(f)
+        except OSError as error:
+            raise Error(f"no relmem memory in {folder}: cannot read {path} ({error.strerror}); "
+                        f"build one with `relmem index --dbs DIR --out {folder}`") from None
+        except ValueError as error:
+            raise Error(f"{path} is not valid JSON: {error}") from None
+        if manifest.get("format") != "relmem-memory" or manifest.get("version") != FORMAT_VERSION:
+            raise Error(f"{path} is not a relmem memory manifest of version {FORMAT_VERSION}")
+        encoder = load_encoder(manifest["encoder"]) if encoder is None else encoder
+        selection = SelectionMemory.load(os.path.join(folder, "selection"), encoder)
+        values = ValueMemory.load(os.path.join(folder, "values"), encoder) if manifest.get("values") else None
+        examples = (ExampleMemory.load(os.path.join(folder, "examples"), encoder) if manifest.get("examples")
+                    else ExampleMemory(encoder))
+        return cls(encoder, selection, values, examples, manifest.get("descriptions") or {})
+
+    def __repr__(self):
+        return (f"Memories(encoder={self.encoder.name}, selection of {len(self.selection)} databases, "
+                f"values of {len(self.values) if self.values is not None else 0} databases, "
+                f"{len(self.examples) if self.examples is not None else 0} examples)")
+
+    def check_catalog(self, catalog):
+        """Raises relmem.Error when the memory does not cover the catalog's databases (built for another folder)."""
+        missing = sorted(set(catalog.databases) - set(self.selection.databases))
+        if missing:
+            raise Error(f"the memory does not cover {len(missing)} database(s) of the folder "
+                        f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); rebuild it with "
+                        "`relmem index`")

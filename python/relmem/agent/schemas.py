@@ -1,0 +1,29 @@
+"""Database descriptions as the prompts show them."""
+
+
+def schema_text(catalog, database, description=""):
+    """One database for a SQL-writing prompt: its name, its description when known, and its DDL."""
+    head = f"Database: {database}"
+    if description:
+        head += f"\n-- {description}"
+    return f"{head}\n{catalog.ddl(database).strip()}"
+
+
+def overview_text(catalog, descriptions=None, max_databases=30, max_names_chars=2000):
+    """The subjects of the collection for the context switch: one line per database (its description, else its
+    tables and columns), up to `max_databases`; the names of any others follow on one line, cut to a length."""
+    databases = catalog.databases
+    lines = []
+    for database in databases[:max_databases]:
+        description = (descriptions or {}).get(database)
+        if not description:
+            tables = catalog.schema(database).tables
+            description = "; ".join(f"{t.name} ({', '.join(c.name for c in t.columns)})" for t in tables)
+        lines.append(f"- {database}: {description}")
+    rest = databases[max_databases:]
+    if rest:
+        names = ", ".join(rest)
+        if len(names) > max_names_chars:
+            names = names[:max_names_chars].rsplit(",", 1)[0] + ", ..."
+        lines.append(f"- and {len(rest)} more databases: {names}")
+    return "\n".join(lines)

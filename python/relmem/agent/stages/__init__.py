@@ -1,0 +1,1 @@
+"""The pipeline stages, one module per stage or small group of stages."""

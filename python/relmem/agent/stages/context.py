@@ -1,0 +1,79 @@
+"""Stages about the question itself: rephrasing follow-ups, the context switch, and direct answers."""
+from ...parsers import StageFailure, parse_answer, parse_rephrase, parse_verdict
+from ...prompt_templates import render_prompt
+from ..prompts import render_agent_prompt
+from ..conversation import conversation_text
+from ..schemas import overview_text
+from .base import Stage, llm_params
+
+
+class Rephrase(Stage):
+    """Rewrites a follow-up question into a self-contained one, resolving references to earlier turns."""
+    name = "rephrase"
+    group = "conversation"
+
+    def __init__(self, llm, config):
+        self.llm = llm
+        self.config = config
+
+    def run(self, state):
+        if not state.history:
+            return
+        with state.trace.step(self.name) as step:
+            messages = render_prompt("rephrase", context=conversation_text(state.history), question=state.question)
+            try:
+                state.standalone_question = step.ask(self.llm, messages, parse_rephrase, **llm_params(self.config))
+            except StageFailure as failure:
+                step.decide(fallback="the question as asked")
+                step.fail(failure)
+                return
+            step.decide(question=state.standalone_question)
+
+
+class ContextSwitch(Stage):
+    """Asks whether the question needs the databases at all, or can be answered from its own context."""
+    name = "context_switch"
+    group = "context_switch"
+
+    def __init__(self, llm, catalog, config, descriptions=None):
+        self.llm = llm
+        self.config = config
+        self.overview = overview_text(catalog, descriptions)
+
+    def run(self, state):
+        with state.trace.step(self.name) as step:
+            messages = render_prompt("context_switch", databases=self.overview, question=state.standalone_question)
+            try:
+                state.needs_data = step.ask(self.llm, messages, parse_verdict, **llm_params(self.config))
+            except StageFailure as failure:
+                state.needs_data = True
+                step.decide(needs_databases=True, fallback="the databases are consulted")
+                step.fail(failure)
+                return
+            step.decide(needs_databases=state.needs_data)
+
+
+class AnswerDirectly(Stage):
+    """Answers a question the context switch found needs no database, from the question and the conversation."""
+    name = "answer_directly"
+    group = "context_switch"
+
+    def __init__(self, llm, config):
+        self.llm = llm
+        self.config = config
+
+    def run(self, state):
+        if state.needs_data is not False:
+            return
+        with state.trace.step(self.name) as step:
+            messages = render_agent_prompt("answer_directly", conversation=conversation_text(state.history) or "(none)",
+                                     question=state.standalone_question)
+            try:
+                answer = step.ask(self.llm, messages, parse_answer, stage="generate_output",
+                                  **llm_params(self.config))
+            except StageFailure as failure:
+                step.fail(failure)
+                state.stop(f"could not answer: {failure.reason}")
+                return
+            step.decide(answer=answer)
+            state.stop(answer)

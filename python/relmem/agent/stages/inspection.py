@@ -1,0 +1,103 @@
+"""Tool-SQL inspection and refinement: a database retriever and an error detector look at each query and its
+result; when they report problems the LLM refines the query, for up to N rounds."""
+from ... import Error
+from ... import sql as sqltools
+from ...parsers import StageFailure, parse_sql
+from ...prompt_templates import render_prompt
+from ..guard import run_readonly
+from ..schemas import schema_text
+from .base import Stage, llm_params
+from .values import pending
+
+NO_RETRIEVER = "The database retriever is not available (no value memory)."
+ALL_GOOD = "No problems found."
+
+
+class InspectAndRefine(Stage):
+    """Per target, up to `refine_rounds` times: run the query read-only, collect the retriever's and the detector's
+    feedback, and let the LLM refine the query when either reports a problem. Queries that fail to execute are
+    left to self-correction, which gets SQLite's error message."""
+    name = "inspect"
+    group = "refinement"
+
+    def __init__(self, llm, catalog, config, values=None, descriptions=None):
+        self.llm = llm
+        self.catalog = catalog
+        self.config = config
+        self.values = values
+        self.descriptions = descriptions or {}
+
+    def run(self, state):
+        for target in pending(state):
+            for round_ in range(self.config.refine_rounds + 1):
+                feedback = self.inspect(state, target)
+                if feedback is None or round_ == self.config.refine_rounds or not self.refine(state, target, feedback):
+                    break
+
+    def inspect(self, state, target):
+        """(retriever feedback, detector feedback) when something calls for refinement, else None."""
+        with state.trace.step(self.name, target) as step:
+            result, refused = run_readonly(self.catalog, target.database, target.sql, self.config.timeout,
+                                           self.config.max_rows)
+            if refused:
+                step.decide(refused=refused, action="left to execution")
+                return None
+            target.result, target.executed_sql = result, target.sql
+            if not result.ok:
+                step.decide(execution_error=f"{result.error_kind}: {result.error}", action="left to self-correction")
+                return None
+            retriever, value_problems = self.retrieve(target)
+            detector, problems = self.detect(target, result)
+            step.decide(rows=len(result.rows), retriever=retriever, detector=detector,
+                        action="refine" if value_problems or problems else "keep")
+            return (retriever, detector) if value_problems or problems else None
+
+    def retrieve(self, target):
+        """(feedback text, whether some value is not stored as written)."""
+        if self.values is None:
+            return NO_RETRIEVER, False
+        try:
+            checks, feedback = self.values.check_values(target.sql, target.database, self.catalog,
+                                                        k=self.config.value_candidates)
+        except Error as error:
+            return f"The retriever could not read the query: {error}", False
+        target.value_checks = checks
+        return feedback or "Every value of the query's conditions is stored as written.", bool(feedback)
+
+    def detect(self, target, result):
+        """(feedback text, whether a problem calls for refinement): static diagnostics plus checks of the result.
+        Errors and suspicious results call for refinement; warnings are passed on as hints only."""
+        lines, problems = [], False
+        for diagnostic in sqltools.inspect(target.sql, self.catalog, target.database):
+            if diagnostic.kind == "syntax":  # SQLite ran it: a construct relmem's parser does not know
+                continue
+            lines.append(f"{diagnostic.severity}: {diagnostic.message}")
+            problems |= diagnostic.severity == "error"
+        if not result.rows:
+            lines.append("error: the query returned no rows.")
+            problems = True
+        else:
+            for i, column in enumerate(result.columns):
+                if all(row[i] is None for row in result.rows):
+                    lines.append(f"error: column {column} is NULL in every row of the result.")
+                    problems = True
+        return "\n".join(lines) or ALL_GOOD, problems
+
+    def refine(self, state, target, feedback):
+        """Asks the LLM for a refined query; True when it changed the query."""
+        retriever, detector = feedback
+        with state.trace.step("refine", target) as step:
+            messages = render_prompt(
+                "refine", schema=schema_text(self.catalog, target.database, self.descriptions.get(target.database, "")),
+                question=state.standalone_question, sql=target.sql, retriever_feedback=retriever,
+                detector_feedback=detector)
+            try:
+                refined = step.ask(self.llm, messages, parse_sql, **llm_params(self.config))
+            except StageFailure as failure:
+                step.fail(failure)
+                step.decide(kept=target.sql)
+                return False
+            changed = refined != target.sql
+            step.decide(sql=refined, changed=changed)
+            target.revise("refine", refined)
+            return changed

@@ -1,0 +1,75 @@
+"""Planning: few-shot examples for the question, then one target (goal, SQL, database) per database needed."""
+import functools
+
+from ...parsers import StageFailure, parse_plan
+from ...prompt_templates import render_prompt
+from ..conversation import conversation_text
+from ..prompts import render_agent_prompt
+from ..schemas import schema_text
+from ..state import QueryTarget
+from .base import Stage, llm_params
+
+
+class RetrieveExamples(Stage):
+    """Question-SQL examples and terminology from the example memory that are similar enough to the question."""
+    name = "retrieve_examples"
+    group = "examples"
+
+    def __init__(self, examples, config):
+        self.examples = examples
+        self.config = config
+
+    def run(self, state):
+        with state.trace.step(self.name) as step:
+            state.examples = self.examples.search(state.standalone_question, k=self.config.example_k,
+                                                  min_score=self.config.example_threshold)
+            step.decide(examples=[{**example.to_dict(), "score": round(score, 4)} for example, score in state.examples])
+
+
+class Plan(Stage):
+    """The LLM's retrieval plan over the top-K schemas, most relevant first, with the conversation and examples."""
+    name = "plan"
+
+    def __init__(self, llm, catalog, config, descriptions=None):
+        self.llm = llm
+        self.catalog = catalog
+        self.config = config
+        self.descriptions = descriptions or {}
+
+    def messages(self, state):
+        names = [c.database for c in state.candidates]
+        schemas = "\n\n".join(schema_text(self.catalog, db, self.descriptions.get(db, "")) for db in names)
+        messages = render_prompt("plan", schemas=schemas, question=state.standalone_question)
+        context = []
+        if state.examples:
+            context += render_agent_prompt("plan_examples", examples=examples_text(state.examples))
+        if state.history:
+            context += render_agent_prompt("plan_conversation", conversation=conversation_text(state.history))
+        return messages[:-1] + context + messages[-1:]
+
+    def run(self, state):
+        with state.trace.step(self.name) as step:
+            known = [c.database for c in state.candidates]
+            try:
+                targets = step.ask(self.llm, self.messages(state), functools.partial(parse_plan, known_databases=known),
+                                   **llm_params(self.config))
+            except StageFailure as failure:
+                step.fail(failure)
+                state.stop(f"could not answer: no usable plan ({failure.reason})")
+                return
+            state.targets = [QueryTarget(i, t.goal, t.database, t.sql, planned_sql=t.sql)
+                             for i, t in enumerate(targets)]
+            step.decide(targets=[{"goal": t.goal, "database": t.database, "sql": t.sql} for t in state.targets])
+            if not targets:
+                state.stop("could not answer: none of the databases holds data for this question "
+                           f"(looked at {', '.join(known)})")
+
+
+def examples_text(examples):
+    lines = []
+    for example, _ in examples:
+        if example.kind == "term":
+            lines.append(f"Term: {example.term}: {example.definition}")
+        else:
+            lines.append(f"Question: {example.question}\nSQL on {example.database}: {example.sql}")
+    return "\n\n".join(lines)

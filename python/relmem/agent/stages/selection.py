@@ -1,0 +1,48 @@
+"""Database selection from the selection memory, and the stored values question words point to."""
+from ..state import Candidate
+from .base import Stage
+
+
+class SelectDatabases(Stage):
+    """The selection memory's top-K databases for the question, best first."""
+    name = "select_databases"
+
+    def __init__(self, selection, config):
+        self.selection = selection
+        self.config = config
+
+    def run(self, state):
+        with state.trace.step(self.name) as step:
+            matches = self.selection.select(state.standalone_question, self.config.top_k)
+            state.candidates = [Candidate(m.database, float(m.score), float(m.probability)) for m in matches]
+            step.decide(databases=[{"database": c.database, "score": round(c.score, 4),
+                                    "probability": round(c.probability, 4)} for c in state.candidates])
+            if not state.candidates:
+                state.stop("could not answer: the collection holds no databases")
+
+
+class LinkQuestionValues(Stage):
+    """Stored values that words of the question match, in each candidate database (no LLM needed)."""
+    name = "link_question_values"
+    group = "value_memory"
+
+    def __init__(self, values, config):
+        self.values = values
+        self.config = config
+
+    def run(self, state):
+        with state.trace.step(self.name) as step:
+            for candidate in state.candidates:
+                if candidate.database not in self.values:
+                    continue
+                links = self.values.link(candidate.database, state.standalone_question,
+                                         k=self.config.question_value_links)
+                if links:
+                    state.question_values[candidate.database] = links
+            step.decide(values={db: [_link_summary(link) for link in links]
+                                for db, links in state.question_values.items()})
+
+
+def _link_summary(link):
+    return {"span": link.span, "table": link.table, "column": link.column, "value": link.value,
+            "score": round(link.score, 4)}

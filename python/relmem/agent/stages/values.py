@@ -1,0 +1,148 @@
+"""The value memory at work on each target's SQL: link its string literals to stored values, let the LLM correct
+them from those candidates, and post-process what is still not stored without an LLM."""
+from ... import Error
+from ...parsers import StageFailure, parse_sql
+from ...prompt_templates import render_prompt
+from ... import sql as sqltools
+from ..schemas import schema_text
+from .base import Stage, llm_params
+
+
+def pending(state):
+    """The targets still to be worked on: planned, not refused."""
+    return [t for t in state.targets if not t.refused]
+
+
+def _column(check):
+    return f"{check['table']}.{check['column']}"
+
+
+def _check_summary(check):
+    summary = {"value": check["value"], "column": _column(check), "op": check["op"], "status": check["status"]}
+    if check["case_matches"]:
+        summary["stored"] = check["case_matches"]
+    if check["similar"]:
+        summary["similar"] = [{"value": c["value"], "score": round(c["score"], 4)} for c in check["similar"]]
+    return summary
+
+
+def needs_correction(check):
+    return check["status"] != "found" and bool(check["case_matches"] or check["similar"])
+
+
+class LinkValues(Stage):
+    """Checks the string literals of each target's SQL against the database; finds similar stored values for those
+    that are not stored as written."""
+    name = "link_values"
+    group = "value_memory"
+
+    def __init__(self, values, catalog, config):
+        self.values = values
+        self.catalog = catalog
+        self.config = config
+
+    def run(self, state):
+        for target in pending(state):
+            with state.trace.step(self.name, target) as step:
+                try:
+                    checks, _ = self.values.check_values(target.sql, target.database, self.catalog,
+                                                         k=self.config.value_candidates)
+                except Error as error:  # SQL that does not parse: left to execution and self-correction
+                    step.fail(error)
+                    continue
+                target.value_checks = checks
+                step.decide(literals=[_check_summary(c) for c in checks])
+
+
+class CorrectValues(Stage):
+    """The LLM replaces string literals by the stored values they mean, given the linked candidates. Its query is
+    taken only when nothing but string literals changed."""
+    name = "correct_values"
+    group = "value_memory"
+
+    def __init__(self, llm, catalog, config, descriptions=None):
+        self.llm = llm
+        self.catalog = catalog
+        self.config = config
+        self.descriptions = descriptions or {}
+
+    def run(self, state):
+        for target in pending(state):
+            if not any(needs_correction(c) for c in target.value_checks):
+                continue
+            with state.trace.step(self.name, target) as step:
+                messages = render_prompt(
+                    "correct_values", schema=schema_text(self.catalog, target.database,
+                                                         self.descriptions.get(target.database, "")),
+                    question=state.standalone_question, sql=target.sql, candidates=candidates_text(target.value_checks))
+                try:
+                    corrected = step.ask(self.llm, messages, parse_sql, **llm_params(self.config))
+                except StageFailure as failure:
+                    step.fail(failure)
+                    step.decide(kept=target.sql)
+                    continue
+                problem = literal_only_change(target.sql, corrected)
+                if problem:
+                    step.decide(rejected=corrected, reason=problem, kept=target.sql)
+                    continue
+                step.decide(sql=corrected, changed=corrected != target.sql)
+                target.revise(self.name, corrected)
+
+
+class PostProcessValues(Stage):
+    """Without an LLM: a literal its column does not store is replaced by the stored value it most likely means,
+    when that match is confident (relmem's value post-processing)."""
+    name = "postprocess_values"
+    group = "value_memory"
+
+    def __init__(self, values, catalog, config):
+        self.values = values
+        self.catalog = catalog
+        self.config = config
+
+    def run(self, state):
+        for target in pending(state):
+            with state.trace.step(self.name, target) as step:
+                try:
+                    corrected = self.values.correct_values(target.sql, target.database, self.catalog)
+                except Error as error:
+                    step.fail(error)
+                    continue
+                replaced = [{"value": r["value"], "column": _column(r), "replacement": r["replacement"],
+                             "reason": r["reason"], "score": round(r["score"], 4)} for r in corrected["replacements"]]
+                step.decide(replacements=replaced)
+                target.revise(self.name, corrected["sql"])
+                target.value_checks = corrected["checks"]
+
+
+def candidates_text(checks):
+    lines = []
+    for check in checks:
+        head = f"'{check['value']}' ({_column(check)} {check['op']})"
+        if check["status"] == "found":
+            lines.append(f"{head}: stored as written")
+        elif check["case_matches"]:
+            lines.append(f"{head}: stored as " + ", ".join(f"'{v}'" for v in check["case_matches"]))
+        elif check["similar"]:
+            lines.append(f"{head}: " + ", ".join(f"'{c['value']}'" for c in check["similar"]))
+        else:
+            lines.append(f"{head}: no similar stored value")
+    return "\n".join(lines)
+
+
+def literal_only_change(before, after):
+    """None when `after` differs from `before` at most in its string literals, else what else changed."""
+    try:
+        skeletons = [_skeleton(before), _skeleton(after)]
+    except Error as error:
+        return f"the corrected SQL does not parse: {error}"
+    if skeletons[0] != skeletons[1]:
+        return "the corrected SQL changes more than string literals"
+    return None
+
+
+def _skeleton(sql):
+    """The query written afresh with every string literal emptied."""
+    query = sqltools.parse(sql)
+    blanks = {literal.index: "" for literal in query.literals if literal.kind == "string"}
+    return sqltools.parse(query.rewrite_literals(blanks)).render() if blanks else query.render()

@@ -1,0 +1,141 @@
+"""Example memory (FATO-SQL style): question-SQL pairs and domain terminology, embedded, so that the ones similar
+to a new question can go into the planning prompt as few-shot examples.
+
+    memory = ExampleMemory(encoder)
+    memory.add_example("How many Italian restaurants are in LA?", "SELECT COUNT(*) FROM restaurant WHERE ...",
+                       "restaurants")
+    memory.add_term("R&D", "the research and development department, stored as dept_name 'R&D'")
+    memory.search("Number of Italian places in Los Angeles", k=3, min_score=0.6)   # [(Example, cosine)]
+    memory.save(folder); ExampleMemory.load(folder)
+
+Records on disk (load_records): a JSON list or JSON lines, each {"question", "sql", "database"} or
+{"term", "definition"}.
+"""
+import json
+import os
+from dataclasses import asdict, dataclass
+
+from . import Error, VectorIndex
+from .encoders import load_encoder
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Example:
+    kind: str  # "sql" (a question with its SQL) or "term" (domain terminology)
+    question: str = ""
+    sql: str = ""
+    database: str = ""
+    term: str = ""
+    definition: str = ""
+
+    @property
+    def text(self):
+        """What is embedded: the question, or the term with its definition."""
+        return self.question if self.kind == "sql" else f"{self.term}: {self.definition}"
+
+    def to_dict(self):
+        return {k: v for k, v in asdict(self).items() if v}
+
+    @classmethod
+    def from_record(cls, record):
+        if not isinstance(record, dict):
+            raise Error(f"an example must be an object, got {record!r}")
+        if record.get("question") and record.get("sql"):
+            return cls("sql", question=str(record["question"]), sql=str(record["sql"]),
+                       database=str(record.get("database", "")))
+        if record.get("term") and record.get("definition"):
+            return cls("term", term=str(record["term"]), definition=str(record["definition"]))
+        raise Error(f"an example needs 'question' and 'sql', or 'term' and 'definition': {record!r}")
+
+
+class ExampleMemory:
+    def __init__(self, encoder=None):
+        self.encoder = encoder if encoder is not None else load_encoder()
+        self.examples = []
+        self.index = VectorIndex(self.encoder.dim, "cosine")
+
+    def add(self, examples):
+        """Adds Example objects or records (dicts); embeds them in one encoder call."""
+        examples = [e if isinstance(e, Example) else Example.from_record(e) for e in examples]
+        if examples:
+            first = len(self.examples)
+            self.index.add(self.encoder.encode([e.text for e in examples]),
+                           list(range(first, first + len(examples))))
+            self.examples.extend(examples)
+        return len(examples)
+
+    def add_example(self, question, sql, database=""):
+        self.add([Example("sql", question=question, sql=sql, database=database)])
+
+    def add_term(self, term, definition):
+        self.add([Example("term", term=term, definition=definition)])
+
+    def search(self, text, k=3, min_score=0.6):
+        """[(Example, cosine similarity)] of the k most similar examples scoring at least `min_score`, best first."""
+        if not self.examples or k <= 0:
+            return []
+        scores, ids = self.index.search(self.encoder.encode([text]), min(k, len(self.examples)))
+        return [(self.examples[i], float(s)) for s, i in zip(scores[0], ids[0]) if i >= 0 and s >= min_score]
+
+    def save(self, folder):
+        manifest = {"format": "relmem-examples", "version": FORMAT_VERSION, "encoder": self.encoder.name,
+                    "dim": self.encoder.dim, "examples": [e.to_dict() for e in self.examples]}
+        try:
+            os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, "examples.json"), "w", encoding="utf-8") as f:
+                json.dump(manifest, f, ensure_ascii=False, indent=1)
+        except OSError as error:
+            raise Error(f"cannot save the example memory to {folder}: {error.strerror}") from None
+        self.index.save(os.path.join(folder, "examples.index"))
+
+    @classmethod
+    def load(cls, folder, encoder=None):
+        """Loads a saved memory; the encoder is loaded by the name saved with it unless given (names must match)."""
+        path = os.path.join(folder, "examples.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                manifest = json.load(f)
+        except OSError as error:
+            raise Error(f"cannot read example memory {path}: {error.strerror}") from None
+        except ValueError as error:
+            raise Error(f"example memory {path} is not valid JSON: {error}") from None
+        if manifest.get("format") != "relmem-examples" or manifest.get("version") != FORMAT_VERSION:
+            raise Error(f"{path} is not a relmem example memory of version {FORMAT_VERSION}")
+        encoder = encoder if encoder is not None else load_encoder(manifest["encoder"])
+        if encoder.name != manifest["encoder"]:
+            raise Error(f"example memory {folder} was embedded with {manifest['encoder']}, not {encoder.name}")
+        memory = cls(encoder)
+        try:
+            memory.examples = [Example(**record) for record in manifest["examples"]]
+        except TypeError as error:
+            raise Error(f"example memory {path}: bad example record ({error})") from None
+        memory.index = VectorIndex.load(os.path.join(folder, "examples.index"))
+        if len(memory.index) != len(memory.examples):
+            raise Error(f"example memory {folder}: {len(memory.index)} vectors for {len(memory.examples)} examples")
+        return memory
+
+    def __len__(self):
+        return len(self.examples)
+
+    def __repr__(self):
+        return f"ExampleMemory({len(self.examples)} examples, encoder={self.encoder.name})"
+
+
+def load_records(path):
+    """Example records from a JSON list or a JSON-lines file."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as error:
+        raise Error(f"cannot read examples {path}: {error.strerror}") from None
+    try:
+        data = json.loads(text)
+        records = data if isinstance(data, list) else [data]
+    except ValueError:
+        try:
+            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except ValueError as error:
+            raise Error(f"examples {path}: neither a JSON list nor JSON lines ({error})") from None
+    return [Example.from_record(record) for record in records]
