@@ -7,7 +7,9 @@ from ._relmem import (
     ForeignKey,
     HashingEncoder,
     QueryResult,
+    RelevanceModel,
     Schema,
+    SelectionMemory,
     SqlError,
     Table,
     VectorIndex,
@@ -15,10 +17,12 @@ from ._relmem import (
     registered_encoders,
 )
 from .encoders import default_encoder_name, load_encoder
+from .values import ValueMemory, correct_values
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Catalog", "Column", "Encoder", "Error", "ForeignKey", "HashingEncoder", "QueryResult", "Schema", "SqlError",
-    "Table", "VectorIndex", "default_encoder_name", "execute_readonly", "load_encoder", "registered_encoders",
+    "Table", "VectorIndex", "RelevanceModel", "SelectionMemory", "ValueMemory", "correct_values",
+    "default_encoder_name", "execute_readonly", "load_encoder", "registered_encoders",
 ]
