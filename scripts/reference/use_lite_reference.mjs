@@ -196,6 +196,7 @@ async function bench(options) {
   const { model, backend, versions } = await loadReference(referenceDir(options));
   await model.embed(texts.slice(0, batchSize));  // warm-up
   let sentences = 0;
+  const cpuStart = process.cpuUsage();
   const start = process.hrtime.bigint();
   let elapsed = 0;
   while (elapsed < minSeconds) {
@@ -206,8 +207,10 @@ async function bench(options) {
       elapsed = Number(process.hrtime.bigint() - start) / 1e9;
     }
   }
-  console.log(JSON.stringify({ sentences_per_s: sentences / elapsed, sentences, seconds: elapsed, batch_size: batchSize,
-                               backend, versions }));
+  const cpu = process.cpuUsage(cpuStart);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;  // every thread of the process, wasm workers included
+  console.log(JSON.stringify({ sentences_per_s: sentences / elapsed, sentences_per_cpu_s: sentences / cpuSeconds,
+                               sentences, seconds: elapsed, batch_size: batchSize, backend, versions }));
 }
 
 async function tokens(options) {

@@ -206,17 +206,19 @@ TEST(GpuVectorIndexCuda, SearchMatchesTheReferenceStore) {
       GpuVectorIndex device(dim, metric, precision);
       reference.add(data.data(), data.rows());
       device.add(data.data(), data.rows());
-      const float tolerance = tolerance_of(precision) * (metric == Metric::Cosine ? 1.0f : float(dim));
-      for (SearchAlgorithm algorithm : {SearchAlgorithm::Auto, SearchAlgorithm::Fused, SearchAlgorithm::FusedSimt,
-                                        SearchAlgorithm::GemmSelect, SearchAlgorithm::GemmSort}) {
-        device.set_search_algorithm(algorithm);
-        for (int n_queries : {1, 7, 64, 130}) {
-          for (int k : {1, 10, 100, 1024}) {
+      // Both sides store identically rounded values, except that a normalized value may differ by one
+      // ulp (the norm is summed in another order); beyond that only the summation order differs.
+      const float tolerance = metric == Metric::Cosine ? tolerance_of(precision) : 2e-3f;
+      for (int n_queries : {1, 7, 64, 130}) {
+        for (int k : {1, 10, 100, 1024}) {
+          const SearchResult expected = reference.search(queries.data(), n_queries, k);
+          for (SearchAlgorithm algorithm : {SearchAlgorithm::Auto, SearchAlgorithm::Fused, SearchAlgorithm::FusedSimt,
+                                            SearchAlgorithm::GemmSelect, SearchAlgorithm::GemmSort}) {
+            device.set_search_algorithm(algorithm);
             const std::string what = metric_name(metric) + "/" + precision_name(precision) + "/" +
                                      search_algorithm_name(algorithm) + " q=" + std::to_string(n_queries) +
                                      " k=" + std::to_string(k);
-            expect_same(reference.search(queries.data(), n_queries, k), device.search(queries.data(), n_queries, k),
-                        tolerance, what);
+            expect_same(expected, device.search(queries.data(), n_queries, k), tolerance, what);
           }
         }
       }

@@ -30,7 +30,8 @@ std::vector<float> random_values(std::size_t n, std::mt19937& rng) {
 
 TEST(PackedGemm, MatchesADoublePrecisionProduct) {
   std::mt19937 rng(7);
-  const int shapes[][3] = {{1, 1, 1}, {5, 7, 3}, {12, 64, 32}, {13, 33, 47}, {37, 100, 70}, {100, 256, 96}, {7, 1536, 40}};
+  const int shapes[][3] = {{1, 1, 1},     {5, 7, 3},      {12, 64, 32}, {13, 33, 47},
+                           {37, 100, 70}, {100, 256, 96}, {7, 1536, 40}};
   for (Kernel kernel : runnable_kernels()) {
     for (const auto& shape : shapes) {
       const int m = shape[0], k = shape[1], n = shape[2];
@@ -46,7 +47,8 @@ TEST(PackedGemm, MatchesADoublePrecisionProduct) {
         std::vector<float> source = b;
         if (transposed) {
           for (int r = 0; r < k; ++r)
-            for (int c = 0; c < n; ++c) source[static_cast<std::size_t>(c) * k + r] = b[static_cast<std::size_t>(r) * n + c];
+            for (int c = 0; c < n; ++c)
+              source[static_cast<std::size_t>(c) * k + r] = b[static_cast<std::size_t>(r) * n + c];
           packed.pack(source.data(), k, n, 1, k, kernel);
         } else {
           packed.pack(source.data(), k, n, n, 1, kernel);

@@ -2,15 +2,15 @@
 // scripts/reference/use_lite_reference.mjs): exact token ids, cosine >= 0.9999 per sentence, and clear errors for a
 // missing or damaged model directory. Tests that need the weights skip when they are not installed.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
-#include <sstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
+#include <sstream>
 
 #include "../../cpp/src/encoders/nfkc.hpp"
 #include "relmem/encoders/encoder.hpp"
@@ -35,7 +35,8 @@ const std::vector<ReferenceItem>& reference() {
     const auto json = nlohmann::json::parse(in);
     std::vector<ReferenceItem> out;
     for (const auto& item : json.at("items")) {
-      out.push_back({item.at("text"), item.at("ids").get<std::vector<int32_t>>(), item.at("vector").get<std::vector<float>>()});
+      out.push_back(
+          {item.at("text"), item.at("ids").get<std::vector<int32_t>>(), item.at("vector").get<std::vector<float>>()});
     }
     return out;
   }();
@@ -54,8 +55,8 @@ const UseLiteEncoder* installed_encoder() {
   return encoder.get();
 }
 
-#define REQUIRE_MODEL()                                                                              \
-  const UseLiteEncoder* encoder = installed_encoder();                                               \
+#define REQUIRE_MODEL()                                \
+  const UseLiteEncoder* encoder = installed_encoder(); \
   if (!encoder) GTEST_SKIP() << "USE-lite weights not installed (make setup / scripts/install_models.sh)"
 
 double cosine(const float* a, const float* b, int n) {
@@ -81,9 +82,11 @@ std::u32string u32(const std::string& utf8) {
 struct DamagedCopy {
   fs::path dir;
   explicit DamagedCopy(const std::string& source) {
-    dir = fs::temp_directory_path() / ("relmem_use_lite_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
+    dir = fs::temp_directory_path() /
+          ("relmem_use_lite_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
     fs::create_directories(dir);
-    for (const auto& entry : fs::directory_iterator(source)) fs::create_symlink(entry.path(), dir / entry.path().filename());
+    for (const auto& entry : fs::directory_iterator(source))
+      fs::create_symlink(entry.path(), dir / entry.path().filename());
   }
   ~DamagedCopy() { fs::remove_all(dir); }
   void replace(const std::string& name, const std::string& bytes) const {
@@ -116,30 +119,34 @@ TEST(Nfkc, MatchesKnownNormalizations) {
   EXPECT_EQ(relmem::nfkc::normalize(u32("ﬁ①Ⅻ½²")), u32("fi1XII1⁄22"));
   EXPECT_EQ(relmem::nfkc::normalize(u32("Ｆｕｌｌ　ｗｉｄｔｈ")), u32("Full width"));
   EXPECT_EQ(relmem::nfkc::normalize(u32("Cafe\u0301 \u212B A\u030A")), u32("Café Å Å"));
-  EXPECT_EQ(relmem::nfkc::normalize(u32("q\u0308\u0323")), u32("q\u0323\u0308"));  // canonical order: below before above
-  EXPECT_EQ(relmem::nfkc::normalize(u32("x\u0308\u0323")), u32("\u1E8D\u0323"));   // then ẍ composes past the dot
-  EXPECT_EQ(relmem::nfkc::normalize(u32("\u1112\u1161\u11AB ｶﾞ")), u32("한 ガ"));      // Hangul jamo, halfwidth voicing
-  EXPECT_EQ(relmem::nfkc::normalize(u32("\u0301a")), u32("\u0301a"));                  // a leading mark stays alone
+  // Canonical order puts the dot below before the diaeresis; then x + diaeresis composes past the dot.
+  EXPECT_EQ(relmem::nfkc::normalize(u32("q\u0308\u0323")), u32("q\u0323\u0308"));
+  EXPECT_EQ(relmem::nfkc::normalize(u32("x\u0308\u0323")), u32("\u1E8D\u0323"));
+  // Hangul jamo compose to a syllable; a halfwidth voiced mark composes with its kana.
+  EXPECT_EQ(relmem::nfkc::normalize(u32("\u1112\u1161\u11AB ｶﾞ")), u32("한 ガ"));
+  // A leading mark has no starter to compose with.
+  EXPECT_EQ(relmem::nfkc::normalize(u32("\u0301a")), u32("\u0301a"));
 }
 
 TEST(SentencePiece, SegmentsWithTheReferenceRules) {
   // id 0 unknown (one UTF-16 unit long, as the reference steps back by its length), 1..5 reserved; "▁" marks the
   // start and every space.
   std::vector<SentencePieceTokenizer::Piece> vocabulary = {
-      {"\uFFFD", 0}, {"<s>", 0}, {"</s>", 0}, {"r3", 0}, {"r4", 0}, {"r5", 0},
-      {"\u2581", -2}, {"a", -3}, {"b", -3}, {"ab", -4}, {"\u2581ab", -5}, {"\u2581a", -1}, {"c", -10}};
+      {"\uFFFD", 0}, {"<s>", 0}, {"</s>", 0}, {"r3", 0},        {"r4", 0},       {"r5", 0}, {"\u2581", -2},
+      {"a", -3},     {"b", -3},  {"ab", -4},  {"\u2581ab", -5}, {"\u2581a", -1}, {"c", -10}};
   const SentencePieceTokenizer tokenizer(vocabulary);
   EXPECT_EQ(tokenizer.encode(""), std::vector<int32_t>{});
-  EXPECT_EQ(tokenizer.encode("ab"), (std::vector<int32_t>{11, 8}));       // -1 - 3 beats -5
+  EXPECT_EQ(tokenizer.encode("ab"), (std::vector<int32_t>{11, 8}));  // -1 - 3 beats -5
   EXPECT_EQ(tokenizer.encode("ab ab"), (std::vector<int32_t>{11, 8, 11, 8}));
   EXPECT_EQ(tokenizer.encode("a!?b"), (std::vector<int32_t>{11, 0, 8}));  // unknowns merged into one id 0
   EXPECT_EQ(tokenizer.encode("c"), (std::vector<int32_t>{6, 12}));
-  EXPECT_EQ(tokenizer.encode("ﬀ"), (std::vector<int32_t>{6, 0}));        // NFKC first: "ff", unknown
+  EXPECT_EQ(tokenizer.encode("ﬀ"), (std::vector<int32_t>{6, 0}));  // NFKC first: "ff", unknown
 }
 
 TEST(SentencePiece, ReadsNullScoresAsZeroAndRejectsMalformedVocabularies) {
   const fs::path path = fs::temp_directory_path() / ("relmem_vocab_" + std::to_string(::getpid()) + ".json");
-  std::ofstream(path) << R"([["?",0],["r",0],["r",0],["r",0],["r",0],["r",0],["\u2581",-1],["x",-5],["xy",null],["y",-1]])";
+  std::ofstream(path)
+      << R"([["?",0],["r",0],["r",0],["r",0],["r",0],["r",0],["\u2581",-1],["x",-5],["xy",null],["y",-1]])";
   const auto tokenizer = SentencePieceTokenizer::from_vocab_json(path.string());
   EXPECT_EQ(tokenizer.encode("xy"), (std::vector<int32_t>{6, 8}));  // "xy" at score 0 beats "x" + "y"
   std::ofstream(path) << R"([["?",0],["x"]])";
@@ -224,8 +231,10 @@ TEST(UseLite, SearchesTheEnvironmentForTheModel) {
     ADD_FAILURE() << "no error";
   } catch (const relmem::Error& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("/nonexistent/a, /nonexistent/b/models/use-lite, /nonexistent/c/.cache/relmem/models/use-lite"),
-              std::string::npos) << message;
+    EXPECT_NE(
+        message.find("/nonexistent/a, /nonexistent/b/models/use-lite, /nonexistent/c/.cache/relmem/models/use-lite"),
+        std::string::npos)
+        << message;
   }
   ::unsetenv("RELMEM_USE_LITE_DIR");
   ::unsetenv("RELMEM_HOME");
@@ -256,7 +265,8 @@ TEST(UseLite, CorruptManifestAndVocabularyAreClearErrors) {
   }
   {
     DamagedCopy copy(encoder->model_dir());
-    copy.replace("model.json", R"({"modelTopology": {}, "weightsManifest": [{"paths": ["group1-shard1of7"], "weights": []}]})");
+    copy.replace("model.json",
+                 R"({"modelTopology": {}, "weightsManifest": [{"paths": ["group1-shard1of7"], "weights": []}]})");
     expect_error_containing(copy.dir.string(), {"make setup"});
   }
   {

@@ -79,6 +79,22 @@ TEST_F(ValueCorrectionTest, ChecksLiteralsAgainstTheDatabaseAndExplains) {
   EXPECT_EQ(value_feedback(check_values("SELECT name FROM store WHERE city = 'LA'", "shop", catalog, *memory)), "");
 }
 
+TEST_F(ValueCorrectionTest, AsksTheDatabaseWhenTheMemoryMayBeIncomplete) {
+  ValueMemoryOptions capped;
+  capped.max_values_per_column = 1;  // store.city keeps only 'SF'
+  const ValueMemory small = ValueMemory::build(catalog, std::make_shared<HashingEncoder>(256), capped);
+  ASSERT_TRUE(small.column("shop", "store", "city")->truncated);
+  EXPECT_EQ(check_values("SELECT * FROM store WHERE city = 'CHI'", "shop", catalog, small)[0].status, ValueStatus::Found);
+
+  // A value added after indexing: the file changed (and grew by a page), so the database is asked.
+  relmem_test::make_database(dir.file("shop.sqlite"),
+                             "INSERT INTO store VALUES (5, printf('%.8000c', 'x'), 'SEA', 'WA');");
+  EXPECT_EQ(check_values("SELECT * FROM store WHERE city = 'SEA'", "shop", catalog, *memory)[0].status,
+            ValueStatus::Found);
+  EXPECT_EQ(check_values("SELECT * FROM store WHERE city = 'sea'", "shop", catalog, *memory)[0].case_matches,
+            std::vector<std::string>{"SEA"});
+}
+
 TEST_F(ValueCorrectionTest, ReplacesConfidentMatchesOnly) {
   const std::string sql =
       "SELECT count(*) FROM store WHERE city = 'Los Angeles' AND state = 'CA' AND name LIKE 'Harbour%'";

@@ -1,5 +1,7 @@
 #include "relmem/encoders/bert_encoder.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -146,7 +148,11 @@ RowMatrix BertEncoder::encode_ids(const std::vector<std::vector<int32_t>>& seque
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return sequences[a].size() < sequences[b].size(); });
-  const auto batch_size = static_cast<std::size_t>(options_.batch_size);
+  // At least one batch per thread: threads that each run whole batches meet once per call, where threads sharing
+  // every matrix product of one batch meet at each product (and wait long for each other on a busy machine).
+  const std::size_t threads = static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
+  const std::size_t batch_size =
+      std::max<std::size_t>(1, std::min<std::size_t>(options_.batch_size, (sequences.size() + threads - 1) / threads));
   const std::size_t batches = (sequences.size() + batch_size - 1) / batch_size;
   if (batches <= 1) {
     embed_batch(sequences, order, 0, sequences.size(), out);  // the matrix products use the threads

@@ -51,10 +51,11 @@ char32_t compose(char32_t first, char32_t second) {
     return first + (second - kTrailBase);
   }
   const Composition* end = kCompositions + kCompositionCount;
-  const Composition* it = std::lower_bound(kCompositions, end, std::make_pair(first, second),
-                                           [](const Composition& e, const std::pair<char32_t, char32_t>& key) {
-                                             return e.first < key.first || (e.first == key.first && e.second < key.second);
-                                           });
+  const Composition* it =
+      std::lower_bound(kCompositions, end, std::make_pair(first, second),
+                       [](const Composition& e, const std::pair<char32_t, char32_t>& key) {
+                         return e.first < key.first || (e.first == key.first && e.second < key.second);
+                       });
   return it != end && it->first == first && it->second == second ? it->composite : 0;
 }
 

@@ -120,8 +120,9 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const Tile& t) {
   }
 }
 
-constexpr int64_t kParallelMinProduct = int64_t{1} << 25;  // below this many multiply-adds (~0.5 ms) a barrier risks more than it gains
-constexpr int64_t kRowBlockBytes = 384 * 1024;              // packed rows of A, kept in L2 while the panels pass
+constexpr int64_t kParallelMinProduct =
+    int64_t{1} << 25;  // below this many multiply-adds (~0.5 ms) a barrier risks more than it gains
+constexpr int64_t kRowBlockBytes = 384 * 1024;  // packed rows of A, kept in L2 while the panels pass
 
 // Rows [first, first + count) of A as tiles of tile_rows interleaved rows (k steps each), the last tile zero-padded.
 void pack_rows(const float* a, int64_t lda, int first, int count, int k, int tile_rows, std::vector<float>& out) {
@@ -160,8 +161,16 @@ void multiply_tiled(const float* a, int m, int64_t lda, const PackedMatrix& b, f
 #pragma omp for schedule(static)
     for (int p = 0; p < panels; ++p) {
       const int col = p * width;
-      Tile t{k, nullptr, b.panel(p), nullptr, ldc, 0, std::min(width, b.n() - col),
-             epilogue.bias ? epilogue.bias + col : nullptr, epilogue.accumulate, epilogue.relu};
+      Tile t{k,
+             nullptr,
+             b.panel(p),
+             nullptr,
+             ldc,
+             0,
+             std::min(width, b.n() - col),
+             epilogue.bias ? epilogue.bias + col : nullptr,
+             epilogue.accumulate,
+             epilogue.relu};
       for (int row = 0; row < rows; row += tile_rows) {
         t.a = packed.data() + static_cast<int64_t>(row) * k;
         t.c = c + (first_row + row) * ldc + col;
@@ -211,9 +220,12 @@ Kernel best_kernel() {
 
 const char* kernel_name(Kernel kernel) {
   switch (kernel) {
-    case Kernel::kAvx512: return "avx512";
-    case Kernel::kAvx2: return "avx2";
-    default: return "eigen";
+    case Kernel::kAvx512:
+      return "avx512";
+    case Kernel::kAvx2:
+      return "avx2";
+    default:
+      return "eigen";
   }
 }
 
@@ -238,9 +250,12 @@ void multiply(const float* a, int m, int64_t lda, const PackedMatrix& b, float* 
               const Epilogue& epilogue) {
   if (m <= 0 || b.n() <= 0) return;
   switch (b.kernel()) {
-    case Kernel::kAvx512: return multiply_tiled(a, m, lda, b, c, ldc, epilogue, tile_avx512, kAvx512Rows);
-    case Kernel::kAvx2: return multiply_tiled(a, m, lda, b, c, ldc, epilogue, tile_avx2, kAvx2Rows);
-    default: return multiply_eigen(a, m, lda, b, c, ldc, epilogue);
+    case Kernel::kAvx512:
+      return multiply_tiled(a, m, lda, b, c, ldc, epilogue, tile_avx512, kAvx512Rows);
+    case Kernel::kAvx2:
+      return multiply_tiled(a, m, lda, b, c, ldc, epilogue, tile_avx2, kAvx2Rows);
+    default:
+      return multiply_eigen(a, m, lda, b, c, ldc, epilogue);
   }
 }
 

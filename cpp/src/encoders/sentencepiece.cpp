@@ -59,8 +59,8 @@ SentencePieceTokenizer SentencePieceTokenizer::from_vocab_json(const std::string
   std::vector<Piece> vocabulary;
   vocabulary.reserve(json.size());
   for (const auto& entry : json) {
-    const bool valid = entry.is_array() && entry.size() == 2 && entry[0].is_string() &&
-                       (entry[1].is_number() || entry[1].is_null());
+    const bool valid =
+        entry.is_array() && entry.size() == 2 && entry[0].is_string() && (entry[1].is_number() || entry[1].is_null());
     if (!valid) throw Error(path + ": malformed vocabulary entry " + entry.dump() + " (expected [piece, score])");
     // JavaScript adds a null score as 0, and the reference tokenizer does exactly that.
     vocabulary.push_back({entry[0].get<std::string>(), entry[1].is_null() ? 0.0 : entry[1].get<double>()});

@@ -22,7 +22,8 @@ std::string read_file_bytes(const std::string& path, const std::string& hint) {
   if (ec) throw Error("missing weight shard " + path + hint);
   std::ifstream in(path, std::ios::binary);
   std::string bytes(static_cast<std::size_t>(size), '\0');
-  if (!in || !in.read(bytes.data(), static_cast<std::streamsize>(size))) throw Error("cannot read weight shard " + path + hint);
+  if (!in || !in.read(bytes.data(), static_cast<std::streamsize>(size)))
+    throw Error("cannot read weight shard " + path + hint);
   return bytes;
 }
 
@@ -88,8 +89,8 @@ TfjsWeights TfjsWeights::load(const std::string& model_dir, const std::string& h
         weights.tensors_[name] = std::move(tensor);
       }
       if (offset != data.size()) {
-        throw Error("weight shards " + paths.front() + ".. hold " + std::to_string(data.size()) + " bytes but the manifest " +
-                    "describes " + std::to_string(offset) + hint);
+        throw Error("weight shards " + paths.front() + ".. hold " + std::to_string(data.size()) +
+                    " bytes but the manifest " + "describes " + std::to_string(offset) + hint);
       }
     }
   } catch (const nlohmann::json::exception& e) {
@@ -107,8 +108,8 @@ const TfjsTensor& TfjsWeights::tensor(const std::string& name) const {
 const std::vector<float>& TfjsWeights::floats(const std::string& name, const std::vector<int64_t>& shape) const {
   const TfjsTensor& t = tensor(name);
   if (t.dtype != "float32" || t.shape != shape) {
-    throw Error(model_dir_ + "/model.json: weight " + name + " is " + t.dtype + shape_string(t.shape) + ", expected float32" +
-                shape_string(shape) + hint_);
+    throw Error(model_dir_ + "/model.json: weight " + name + " is " + t.dtype + shape_string(t.shape) +
+                ", expected float32" + shape_string(shape) + hint_);
   }
   return t.floats;
 }

@@ -41,7 +41,9 @@ std::vector<std::pair<std::size_t, std::size_t>> batches(const std::vector<int>&
   for (int i : order) total += static_cast<int64_t>(ids[i].size());
   const int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   int64_t count = std::max<int64_t>(1, (total + kMaxBatchTokens - 1) / kMaxBatchTokens);
-  if (threads > 1 && total >= threads * kMinBatchTokensPerThread) count = (std::max(count, threads) + threads - 1) / threads * threads;
+  if (threads > 1 && total >= threads * kMinBatchTokensPerThread) {
+    count = (std::max(count, threads) + threads - 1) / threads * threads;  // a multiple of the threads, for balance
+  }
   const int64_t target = (total + count - 1) / count;
   std::vector<std::pair<std::size_t, std::size_t>> out;
   std::size_t begin = 0;
@@ -61,7 +63,9 @@ std::vector<std::pair<std::size_t, std::size_t>> batches(const std::vector<int>&
 
 std::string UseLiteEncoder::resolve_model_dir(const std::string& model_dir) {
   if (!model_dir.empty()) {
-    if (!std::filesystem::is_directory(model_dir)) throw Error("USE-lite model directory " + model_dir + " does not exist" + kInstallHint);
+    if (!std::filesystem::is_directory(model_dir)) {
+      throw Error("USE-lite model directory " + model_dir + " does not exist" + kInstallHint);
+    }
     return model_dir;
   }
   std::vector<std::string> candidates;
@@ -73,8 +77,8 @@ std::string UseLiteEncoder::resolve_model_dir(const std::string& model_dir) {
     if (has_model(dir)) return dir;
     looked += (looked.empty() ? "" : ", ") + dir;
   }
-  throw Error("USE-lite weights not found (looked in: " + (looked.empty() ? std::string("no candidate, HOME is unset") : looked) +
-              ")" + kInstallHint);
+  if (looked.empty()) looked = "nowhere: HOME is unset";
+  throw Error("USE-lite weights not found (looked in: " + looked + ")" + kInstallHint);
 }
 
 UseLiteEncoder::UseLiteEncoder(const std::string& model_dir)

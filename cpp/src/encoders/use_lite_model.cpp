@@ -37,15 +37,19 @@ UseLiteModel::UseLiteModel(const TfjsWeights& weights) {
   vocabulary_size_ = static_cast<int>(embeddings.shape[0]);
   embedding_width_ = static_cast<int>(embeddings.shape[1]);
   embeddings_ = embeddings.floats;
-  max_tokens_ = static_cast<int>(weights.scalar("module_apply_default/Encoder_en/KonaTransformer/ClipToMaxLength/Less/y"));
+  max_tokens_ =
+      static_cast<int>(weights.scalar("module_apply_default/Encoder_en/KonaTransformer/ClipToMaxLength/Less/y"));
   // The graph's four layer norms all add this one constant.
-  norm_epsilon_ = static_cast<float>(weights.scalar(kStack + "Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x"));
-  l2_epsilon_ = static_cast<float>(weights.scalar("module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y"));
+  norm_epsilon_ = static_cast<float>(
+      weights.scalar(kStack + "Layer_1/TransformerLayer/FFN/layer_prepostprocess/layer_norm/Cast/x"));
+  l2_epsilon_ =
+      static_cast<float>(weights.scalar("module_apply_default/Encoder_en/hidden_layers/l2_normalize/Maximum/y"));
   if (max_tokens_ < 1 || embedding_width_ % 2 != 0) throw Error("model.json: unexpected USE-lite hyper-parameters");
 
   // Timing signal: [sin(p / timescale_i) | cos(p / timescale_i)], the inverse timescales stored in the graph.
   const int half = embedding_width_ / 2;
-  const auto& inverse_timescales = weights.floats(kStack + "Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1", {1, half});
+  const auto& inverse_timescales =
+      weights.floats(kStack + "Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1", {1, half});
   timing_.resize(static_cast<std::size_t>(max_tokens_) * embedding_width_);
   for (int p = 0; p < max_tokens_; ++p) {
     for (int i = 0; i < half; ++i) {
@@ -83,35 +87,45 @@ void UseLiteModel::load_layer(const TfjsWeights& weights, int index, Layer& laye
     throw Error("model.json: unexpected query/key/value split in " + name);
   }
   const int qkv_width = splits.ints[0];
-  const int width = static_cast<int>(size_of(weights, kEncode + attention + "output_transform_single/bias/ConcatPartitions/concat"));
+  const int width =
+      static_cast<int>(size_of(weights, kEncode + attention + "output_transform_single/bias/ConcatPartitions/concat"));
   const int hidden = static_cast<int>(size_of(weights, kEncode + name + "FFN/conv1/bias/ConcatPartitions/concat"));
 
   layer.input_width = in;
   layer.width = width;
   // The graph reshapes queries, keys and values to [batch, length, heads, head width] with these constants.
-  layer.heads = static_cast<int>(
-      weights.scalar(kStack + "Layer_1/TransformerLayer/MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/2"));
-  layer.head_width = static_cast<int>(weights.scalar(kStack + attention + "split_heads/split_last_dimension/Reshape/shape/3"));
-  if (layer.heads < 1 || layer.heads * layer.head_width != qkv_width) throw Error("model.json: unexpected heads in " + name);
+  layer.heads = static_cast<int>(weights.scalar(
+      kStack + "Layer_1/TransformerLayer/MultiheadAttention/split_heads/split_last_dimension/Reshape/shape/2"));
+  layer.head_width =
+      static_cast<int>(weights.scalar(kStack + attention + "split_heads/split_last_dimension/Reshape/shape/3"));
+  if (layer.heads < 1 || layer.heads * layer.head_width != qkv_width)
+    throw Error("model.json: unexpected heads in " + name);
   layer.attention_scale = static_cast<float>(weights.scalar(kStack + attention + "mul/y"));
 
   layer.norm_scale = weights.floats(kEncode + name + norm + "scale/ConcatPartitions/concat", {in});
   layer.norm_bias = weights.floats(kEncode + name + norm + "bias/ConcatPartitions/concat", {in});
-  layer.qkv = packed(weights.floats(kVariables + attention + "qkv_transform_single/kernel/part_0", {1, 1, in, 3 * qkv_width}),
-                     in, 3 * qkv_width);
-  layer.qkv_bias = weights.floats(kEncode + attention + "qkv_transform_single/bias/ConcatPartitions/concat", {3 * qkv_width});
-  layer.output = packed(weights.floats(kVariables + attention + "output_transform_single/kernel/part_0", {1, 1, qkv_width, width}),
-                        qkv_width, width);
-  layer.output_bias = weights.floats(kEncode + attention + "output_transform_single/bias/ConcatPartitions/concat", {width});
+  layer.qkv =
+      packed(weights.floats(kVariables + attention + "qkv_transform_single/kernel/part_0", {1, 1, in, 3 * qkv_width}),
+             in, 3 * qkv_width);
+  layer.qkv_bias =
+      weights.floats(kEncode + attention + "qkv_transform_single/bias/ConcatPartitions/concat", {3 * qkv_width});
+  layer.output =
+      packed(weights.floats(kVariables + attention + "output_transform_single/kernel/part_0", {1, 1, qkv_width, width}),
+             qkv_width, width);
+  layer.output_bias =
+      weights.floats(kEncode + attention + "output_transform_single/bias/ConcatPartitions/concat", {width});
   if (in != width) {
-    layer.residual = packed(weights.floats(kEncode + name + "dense/kernel/ConcatPartitions/concat", {in, width}), in, width);
+    layer.residual =
+        packed(weights.floats(kEncode + name + "dense/kernel/ConcatPartitions/concat", {in, width}), in, width);
     layer.residual_bias = weights.floats(kEncode + name + "dense/bias/ConcatPartitions/concat", {width});
   }
   layer.ffn_norm_scale = weights.floats(kEncode + name + "FFN/" + norm + "scale/ConcatPartitions/concat", {width});
   layer.ffn_norm_bias = weights.floats(kEncode + name + "FFN/" + norm + "bias/ConcatPartitions/concat", {width});
-  layer.ffn_in = packed(weights.floats(kStack + name + "FFN/conv1/Tensordot/Reshape_1", {width, hidden}), width, hidden);
+  layer.ffn_in =
+      packed(weights.floats(kStack + name + "FFN/conv1/Tensordot/Reshape_1", {width, hidden}), width, hidden);
   layer.ffn_in_bias = weights.floats(kEncode + name + "FFN/conv1/bias/ConcatPartitions/concat", {hidden});
-  layer.ffn_out = packed(weights.floats(kStack + name + "FFN/conv2/Tensordot/Reshape_1", {hidden, width}), hidden, width);
+  layer.ffn_out =
+      packed(weights.floats(kStack + name + "FFN/conv2/Tensordot/Reshape_1", {hidden, width}), hidden, width);
   layer.ffn_out_bias = weights.floats(kEncode + name + "FFN/conv2/bias/ConcatPartitions/concat", {width});
 }
 
@@ -128,7 +142,8 @@ void UseLiteModel::layer_norm(const float* in, int rows, int width, const std::v
   }
 }
 
-void UseLiteModel::attention(const Layer& layer, const std::vector<int>& offsets, const float* qkv, float* context) const {
+void UseLiteModel::attention(const Layer& layer, const std::vector<int>& offsets, const float* qkv,
+                             float* context) const {
   const int width = layer.heads * layer.head_width;
   const int64_t stride = 3 * width;
   const int sentences = static_cast<int>(offsets.size()) - 1;
@@ -202,9 +217,11 @@ void UseLiteModel::embed(const std::vector<const std::vector<int32_t>*>& sentenc
   // Layer 0: the residual branch projects the inputs from the embedding width to the layer width.
   const int first_qkv = 3 * first.heads * first.head_width;
   layer_norm(ws.inputs.data(), tokens, embedding_width_, first.norm_scale, first.norm_bias, ws.normed.data());
-  gemm::multiply(ws.normed.data(), tokens, embedding_width_, first.qkv, ws.qkv.data(), first_qkv, {first.qkv_bias.data()});
+  gemm::multiply(ws.normed.data(), tokens, embedding_width_, first.qkv, ws.qkv.data(), first_qkv,
+                 {first.qkv_bias.data()});
   attention(first, offsets, ws.qkv.data(), ws.context.data());
-  gemm::multiply(ws.context.data(), tokens, first_qkv / 3, first.output, ws.hidden.data(), width, {first.output_bias.data()});
+  gemm::multiply(ws.context.data(), tokens, first_qkv / 3, first.output, ws.hidden.data(), width,
+                 {first.output_bias.data()});
   gemm::multiply(ws.inputs.data(), tokens, embedding_width_, first.residual, ws.hidden.data(), width,
                  {first.residual_bias.data(), true});
   layer_norm(ws.hidden.data(), tokens, width, first.ffn_norm_scale, first.ffn_norm_bias, ws.normed.data());
@@ -231,10 +248,12 @@ void UseLiteModel::embed(const std::vector<const std::vector<int32_t>*>& sentenc
   for (int s = 0; s < count; ++s) {
     const float inverse_length = 1.0f / static_cast<float>(offsets[s + 1] - offsets[s]);
     Eigen::Map<Eigen::RowVectorXf> pooled_hidden(ws.pooled_hidden.data() + static_cast<int64_t>(s) * width, width);
-    Eigen::Map<Eigen::RowVectorXf> pooled_ffn(ws.pooled_ffn.data() + static_cast<int64_t>(s) * second_hidden, second_hidden);
+    Eigen::Map<Eigen::RowVectorXf> pooled_ffn(ws.pooled_ffn.data() + static_cast<int64_t>(s) * second_hidden,
+                                              second_hidden);
     for (int t = offsets[s]; t < offsets[s + 1]; ++t) {
       pooled_hidden += Eigen::Map<const Eigen::RowVectorXf>(ws.hidden.data() + static_cast<int64_t>(t) * width, width);
-      pooled_ffn += Eigen::Map<const Eigen::RowVectorXf>(ws.ffn.data() + static_cast<int64_t>(t) * second_hidden, second_hidden);
+      pooled_ffn +=
+          Eigen::Map<const Eigen::RowVectorXf>(ws.ffn.data() + static_cast<int64_t>(t) * second_hidden, second_hidden);
     }
     pooled_hidden *= inverse_length;
     pooled_ffn *= inverse_length;

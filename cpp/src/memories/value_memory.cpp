@@ -1,5 +1,7 @@
 #include "relmem/memories/value_memory.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -13,6 +15,20 @@ namespace {
 constexpr uint32_t kFullScanValues = 2000;
 constexpr int kShortlist = 300;
 constexpr size_t kPrefixMatches = 50;
+
+// Runs the encoder and the vector search of one query on the calling thread: waking an OpenMP team costs more than
+// encoding a few words, and much more on a busy machine (13 ms instead of 0.2 ms per lookup measured on 2 loaded
+// cores).
+class SingleThreaded {
+ public:
+  SingleThreaded() : previous_(omp_get_max_threads()) { omp_set_num_threads(1); }
+  ~SingleThreaded() { omp_set_num_threads(previous_); }
+  SingleThreaded(const SingleThreaded&) = delete;
+  SingleThreaded& operator=(const SingleThreaded&) = delete;
+
+ private:
+  int previous_;
+};
 
 ValueCandidate make_candidate(const DatabaseValues& d, uint32_t id, const MatchComponents& components, double score) {
   const ColumnValues& column = d.columns[d.column_of[id]];
@@ -257,6 +273,7 @@ std::vector<ValueCandidate> ValueMemory::lookup(const std::string& db, const std
 
   std::unordered_map<uint32_t, double> semantic;
   if (c->vectors > 0 && d.vectors) {
+    SingleThreaded serial;
     const RowMatrix q = encoder_->encode({value});
     const SearchResult found = d.vectors->search_range(q.data(), 1, static_cast<int>(c->vectors), c->first,
                                                        c->first + c->vectors);
@@ -308,6 +325,7 @@ std::vector<ValueLink> ValueMemory::link(const std::string& db, const std::strin
   RowMatrix span_vectors;
   SearchResult neighbours;
   if (d.vectors && d.vectors->size() > 0) {
+    SingleThreaded serial;
     span_vectors = encoder_->encode(texts);
     neighbours = d.vectors->search(span_vectors.data(), span_vectors.rows(), std::max(1, options.candidates_per_span));
   }

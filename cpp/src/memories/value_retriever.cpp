@@ -18,6 +18,36 @@ std::vector<std::string> stored_matches(const Catalog& catalog, const std::strin
   return out;
 }
 
+std::string ascii_lower(std::string text) {
+  for (char& ch : text)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  return text;
+}
+
+// The memory answers for itself when it holds every value of a text-only column of an unchanged file; otherwise
+// (a capped column, numbers that SQLite would compare by affinity, a file changed since) the database does.
+bool memory_is_complete(const ValueMemory& memory, const std::string& db, const ValueCondition& c,
+                        const Catalog& catalog) {
+  const ColumnValues* column = memory.column(db, c.table, c.column);
+  if (!column || c.pattern() || column->kind != ColumnKind::Text || column->truncated || column->skipped_long > 0 ||
+      !std::holds_alternative<std::monostate>(column->min))
+    return false;
+  const DatabaseValues& values = memory.database(db);
+  return values.path == catalog.path(db) && values.stamp == stamp_file(values.path);
+}
+
+ValueStatus status_from_memory(const ValueMemory& memory, const std::string& db, const ValueCondition& c,
+                               std::vector<std::string>& case_matches) {
+  const DatabaseValues& values = memory.database(db);
+  const ColumnValues& column = *memory.column(db, c.table, c.column);
+  const std::string lowered = ascii_lower(c.value);
+  for (uint32_t id = column.first; id < column.first + column.count; ++id) {
+    if (values.values[id] == c.value) return ValueStatus::Found;
+    if (case_matches.size() < 5 && ascii_lower(values.values[id]) == lowered) case_matches.push_back(values.values[id]);
+  }
+  return case_matches.empty() ? ValueStatus::NotFound : ValueStatus::FoundIgnoringCase;
+}
+
 ValueStatus stored_status(const Catalog& catalog, const std::string& db, const ValueCondition& c,
                           std::vector<std::string>& case_matches) {
   const std::string column = quote_identifier(c.column), literal = quote_string(c.value);
@@ -51,7 +81,9 @@ std::vector<ValueCheck> check_values(const std::string& sql, const std::string& 
   for (auto& condition : value_conditions(sql, catalog.schema(db))) {
     ValueCheck check;
     check.condition = std::move(condition);
-    check.status = stored_status(catalog, db, check.condition, check.case_matches);
+    check.status = memory_is_complete(memory, db, check.condition, catalog)
+                       ? status_from_memory(memory, db, check.condition, check.case_matches)
+                       : stored_status(catalog, db, check.condition, check.case_matches);
     const ColumnValues* column = memory.column(db, check.condition.table, check.condition.column);
     if (check.status == ValueStatus::NotFound && column && column->kind == ColumnKind::Text && k > 0) {
       const std::string written = pattern_text(check.condition);

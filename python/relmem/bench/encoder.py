@@ -69,7 +69,7 @@ def make_texts(size, count, seed):
 def measure(encoder, texts, batch_size, min_seconds):
     batches = [texts[i:i + batch_size] for i in range(0, len(texts), batch_size)]
     encoder.encode(batches[0])  # warm-up
-    sentences, start, elapsed = 0, time.perf_counter(), 0.0
+    sentences, start, cpu_start, elapsed = 0, time.perf_counter(), time.process_time(), 0.0
     while elapsed < min_seconds:
         for batch in batches:
             encoder.encode(batch)
@@ -77,7 +77,8 @@ def measure(encoder, texts, batch_size, min_seconds):
             elapsed = time.perf_counter() - start
             if elapsed >= min_seconds:
                 break
-    return {"sentences_per_s": sentences / elapsed, "sentences": sentences, "seconds": elapsed}
+    cpu_seconds = time.process_time() - cpu_start
+    return {"sentences_per_s": sentences / elapsed, "sentences_per_cpu_s": sentences / cpu_seconds}
 
 
 def reference_dir(args):
@@ -113,6 +114,7 @@ def run_reference(args, command, texts, extra=()):
 def run(args):
     batch_sizes = [int(b) for b in args.batch_sizes.split(",")]
     texts = {size: make_texts(size, args.texts, args.seed) for size in SIZES}
+    load_before = os.getloadavg()[0]
     rss_before_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     start = time.perf_counter()
     encoder = load_encoder(args.encoder)
@@ -132,6 +134,11 @@ def run(args):
         "words_per_text": {size: list(bounds) for size, bounds in SIZES.items()},
         "sentences_per_s": {size: {b: r["sentences_per_s"] for b, r in by_batch.items()}
                             for size, by_batch in results.items()},
+        # Throughput per second of CPU time (all threads): comparable on a machine shared with other work.
+        "sentences_per_cpu_s": {size: {b: r["sentences_per_cpu_s"] for b, r in by_batch.items()}
+                                for size, by_batch in results.items()},
+        "load_average_before": load_before,
+        "load_average_after": os.getloadavg()[0],
         "peak_rss_mib": peak_rss_mib,
         "rss_before_load_mib": rss_before_mib,
         "tokens_per_text": None,
@@ -163,8 +170,11 @@ def run(args):
             report["reference"] = {
                 "implementation": "@energetic-ai/embeddings (TensorFlow.js, %s backend)" % next(iter(reference.values()))["backend"],
                 "short_sentences_per_s": {b: r["sentences_per_s"] for b, r in reference.items()},
+                "short_sentences_per_cpu_s": {b: r["sentences_per_cpu_s"] for b, r in reference.items()},
                 "speedup_short": {b: report["sentences_per_s"]["short"][b] / r["sentences_per_s"]
                                   for b, r in reference.items()},
+                "speedup_short_per_cpu_s": {b: report["sentences_per_cpu_s"]["short"][b] / r["sentences_per_cpu_s"]
+                                            for b, r in reference.items()},
             }
             best = max(report["sentences_per_s"]["short"].values())
             report["reference"]["speedup_best_short"] = best / max(r["sentences_per_s"] for r in reference.values())

@@ -20,8 +20,8 @@ struct BertEncoderOptions {
   // 0: sentence_bert_config.json max_seq_length, else tokenizer_config.json model_max_length; never more than
   // config.json max_position_embeddings. Counts [CLS] and [SEP]; longer texts are truncated.
   int max_length = 0;
-  // Sentences per forward pass. Texts are sorted by length into batches; several batches run on separate threads,
-  // a single batch spreads its matrix products over the threads.
+  // Most sentences per forward pass. Texts are sorted by length and cut into batches, at least one per thread, and
+  // each thread runs whole batches; only a single text spreads its matrix products over the threads.
   int batch_size = 32;
 };
 

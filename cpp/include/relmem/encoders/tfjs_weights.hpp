@@ -11,8 +11,8 @@ namespace relmem {
 struct TfjsTensor {
   std::string dtype;  // "float32" or "int32"
   std::vector<int64_t> shape;
-  std::vector<float> floats;   // float32 tensors
-  std::vector<int32_t> ints;   // int32 tensors
+  std::vector<float> floats;  // float32 tensors
+  std::vector<int32_t> ints;  // int32 tensors
 
   int64_t element_count() const;
 };

@@ -1,6 +1,6 @@
 #pragma once
 // The places where a SELECT compares a column with a string literal (=, !=, IN, LIKE, GLOB): what the value
-// memory checks and corrects. Built on relmem::sql's parser and name resolution.
+// memory checks and corrects. A filter over relmem::sql::extract_conditions.
 #include <cstddef>
 #include <string>
 #include <vector>

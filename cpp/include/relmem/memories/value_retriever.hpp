@@ -25,9 +25,10 @@ struct ValueCheck {
   std::vector<ValueCandidate> similar;
 };
 
-// One check per string condition of `sql` (see value_conditions), existence tested on the database itself with
-// read-only queries, so values beyond the memory's per-column cap count as found. Throws relmem::sql::SyntaxError
-// for SQL that does not parse and relmem::Error for an unknown database.
+// One check per string condition of `sql` (see value_conditions). Existence is tested on the memory when it holds
+// every value of a text-only column and the database file is unchanged since it was indexed, else on the database
+// itself with read-only queries (so values beyond the per-column cap count as found). Throws
+// relmem::sql::SyntaxError for SQL that does not parse and relmem::Error for an unknown database.
 std::vector<ValueCheck> check_values(const std::string& sql, const std::string& db, const Catalog& catalog,
                                      const ValueMemory& memory, int k = 5);
 
