@@ -91,6 +91,11 @@ TEST(SqlParser, AcceptsKeywordsThatSqliteAcceptsAsNames) {
             "SELECT t.match, cast.x FROM MATCH AS t JOIN CAST ON t.a = cast.b");
   EXPECT_EQ(round_trip("SELECT year, date, key FROM t ORDER BY year DESC"),
             "SELECT year, date, key FROM t ORDER BY year DESC");
+  // As in SQLite, a 'string' names a table, or a column after "table.".
+  Select select = parse("SELECT T2.'District Name' FROM 'frpm' AS T2");
+  EXPECT_EQ(select.cores[0].columns[0].expr->column.text, "District Name");
+  EXPECT_EQ(select.cores[0].from[0].name.text, "frpm");
+  EXPECT_EQ(render(select), "SELECT T2.'District Name' FROM 'frpm' AS T2");
 }
 
 TEST(SqlParser, RejectsMalformedSqlWithPositions) {

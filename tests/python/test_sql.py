@@ -75,3 +75,21 @@ def test_spider_dev_gold_parses_and_raises_no_errors():
         query = relmem.sql.parse(item["query"], catalog, item["db_id"])
         assert relmem.sql.parse(query.render()).render() == query.render()
         assert [d for d in query.inspect() if d.severity == "error"] == [], item["query"]
+
+
+SWAN_QUESTIONS = SPIDER.parent / "swan" / "beyond-database-questions"
+
+
+@requires_shared(SWAN_QUESTIONS)
+def test_swan_bird_style_queries_parse_and_render_to_a_fixed_point():
+    import csv
+    queries = []
+    for path in sorted(SWAN_QUESTIONS.glob("*Queries.csv")):
+        if "Hybrid" in path.name:  # BlendSQL templates, not SQL
+            continue
+        for row in csv.reader(path.open(newline="")):
+            queries += [row[column] for column in (3, 5) if len(row) > column and row[column].strip()]
+    assert len(queries) >= 200
+    for sql in queries:
+        rendered = relmem.sql.parse(sql).render()
+        assert relmem.sql.parse(rendered).render() == rendered, sql

@@ -85,19 +85,18 @@ class Parser {
   };
 
   // ---- names -----------------------------------------------------------------------------------------------------
-  bool at_name(size_t ahead = 0) const {
+  // SQLite also takes a 'string' where only a name can stand: a table name, or a column after "table.".
+  bool at_name(size_t ahead = 0, bool string_allowed = false) const {
     const Token& token = peek(ahead);
     if (token.kind == TokenKind::Word) return !is_reserved_word(token.text);
-    return token.kind == TokenKind::QuotedName || token.kind == TokenKind::DoubleQuoted;
+    return token.kind == TokenKind::QuotedName || token.kind == TokenKind::DoubleQuoted ||
+           (string_allowed && token.kind == TokenKind::String);
   }
 
-  Name parse_name(const char* what) {
-    if (!at_name()) fail(std::string("expected ") + what);
+  Name parse_name(const char* what, bool string_allowed = false) {
+    if (!at_name(0, string_allowed)) fail(std::string("expected ") + what);
     const Token& token = advance();
-    Name name{token.text, 0};
-    if (token.kind == TokenKind::DoubleQuoted) name.quote = '"';
-    if (token.kind == TokenKind::QuotedName) name.quote = sql_[token.start];
-    return name;
+    return Name{token.text, token.kind == TokenKind::Word ? '\0' : sql_[token.start]};
   }
 
   // An alias after a result column or table: [AS] name. SQLite also accepts a 'string' after AS.
@@ -347,10 +346,10 @@ class Parser {
       ref.end = last_end();
       parse_alias(ref.alias, ref.alias_with_as);
     } else {
-      ref.name = parse_name("a table name");
+      ref.name = parse_name("a table name", true);
       if (accept_op(".")) {
         ref.schema = std::move(ref.name);
-        ref.name = parse_name("a table name");
+        ref.name = parse_name("a table name", true);
       }
       ref.end = last_end();
       if (at_op("(")) fail("table-valued functions are not supported");
@@ -628,11 +627,11 @@ class Parser {
       expr->column = std::move(first);
       return finish(std::move(expr));
     }
-    Name second = parse_name("a column name");
+    Name second = parse_name("a column name", true);
     if (accept_op(".")) {
       expr->schema = std::move(first);
       expr->table = std::move(second);
-      expr->column = parse_name("a column name");
+      expr->column = parse_name("a column name", true);
     } else {
       expr->table = std::move(first);
       expr->column = std::move(second);
