@@ -32,13 +32,13 @@ def _encoder(encoder):
 
 
 @contextlib.contextmanager
-def _progress(enabled, description):
+def _progress(enabled, description, total=None):
     """Yields a (db, done, total) callback that drives a tqdm bar, or None when disabled."""
     if not enabled:
         yield None
         return
-    from tqdm.auto import tqdm
-    bar = tqdm(total=None, desc=description, unit="db")
+    from tqdm import tqdm
+    bar = tqdm(total=total, desc=description, unit="db")
 
     def update(db, done, total):
         if bar.total != total:
@@ -63,10 +63,10 @@ class ValueMemory:
     @classmethod
     def build(cls, catalog, encoder=None, progress=True, **options):
         """Indexes every database of `catalog`. `encoder`: a relmem.Encoder or a name ("use-lite", "hashing");
-        None picks the default. Options: max_values_per_column (10000), max_vectors_per_column (500),
+        None picks the default. Options: max_values_per_column (10000), max_vectors_per_column (200),
         max_digit_share (0.5), max_value_chars (200), max_average_chars (100), encode_batch (4096)."""
         encoder = _encoder(encoder)
-        with _progress(progress, "value memory") as callback:
+        with _progress(progress, "value memory", total=len(catalog)) as callback:
             core = _values.ValueMemory.build(catalog, encoder, progress=callback, **options)
         return cls(core)
 
@@ -91,7 +91,7 @@ class ValueMemory:
         (value, score, components, table, column). Empty for columns without indexed text."""
         return [ValueMatch(**match) for match in self._core.lookup(db, table, column, str(value), k)]
 
-    def link(self, db, question, k=10, min_score=0.8, max_span_words=5):
+    def link(self, db, question, k=10, min_score=0.85, max_span_words=5):
         """Spans of `question` that match stored values anywhere in `db`, best first, as ValueLink tuples."""
         return [ValueLink(**link) for link in self._core.link(db, question, k, min_score, max_span_words)]
 

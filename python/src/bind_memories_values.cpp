@@ -159,11 +159,16 @@ void set_weights(FusionWeights& w, const py::dict& d) {
   for (const auto& [key, value] : d) {
     const std::string name = py::str(key);
     const double x = value.cast<double>();
-    if (name == "case_only") w.case_only = x;
-    else if (name == "normalized") w.normalized = x;
-    else if (name == "abbreviation") w.abbreviation = x;
-    else if (name == "semantic") w.semantic = x;
-    else throw Error("unknown fusion weight '" + name + "'");
+    if (name == "case_only")
+      w.case_only = x;
+    else if (name == "normalized")
+      w.normalized = x;
+    else if (name == "abbreviation")
+      w.abbreviation = x;
+    else if (name == "semantic")
+      w.semantic = x;
+    else
+      throw Error("unknown fusion weight '" + name + "'");
   }
 }
 
@@ -173,139 +178,168 @@ void bind_memories_values(py::module_& m) {
   auto v = m.def_submodule("values", "Data value memory, database retriever and value post-processing.");
 
   py::class_<ValueMemory>(v, "ValueMemory", "Distinct stored values per column, for lookups and corrections.")
-      .def_static("build", [](const Catalog& catalog, std::shared_ptr<Encoder> encoder, const py::object& progress,
-                              int64_t max_values, int64_t max_vectors, double max_digit_share, int max_value_chars,
-                              double max_average_chars, int encode_batch) {
-             const auto options = options_from(max_values, max_vectors, max_digit_share, max_value_chars,
-                                               max_average_chars, encode_batch);
-             const auto callback = progress_from(progress);
-             py::gil_scoped_release release;
-             return ValueMemory::build(catalog, std::move(encoder), options, callback);
-           }, py::arg("catalog"), py::arg("encoder"), py::arg("progress") = py::none(),
-           py::arg("max_values_per_column") = ValueMemoryOptions{}.max_values_per_column,
-           py::arg("max_vectors_per_column") = ValueMemoryOptions{}.max_vectors_per_column,
-           py::arg("max_digit_share") = ValueMemoryOptions{}.max_digit_share,
-           py::arg("max_value_chars") = ValueMemoryOptions{}.max_value_chars,
-           py::arg("max_average_chars") = ValueMemoryOptions{}.max_average_chars,
-           py::arg("encode_batch") = ValueMemoryOptions{}.encode_batch)
-      .def_static("load", [](const std::string& folder, std::shared_ptr<Encoder> encoder) {
-             py::gil_scoped_release release;
-             return ValueMemory::load(folder, std::move(encoder));
-           }, py::arg("folder"), py::arg("encoder") = nullptr)
+      .def_static(
+          "build",
+          [](const Catalog& catalog, std::shared_ptr<Encoder> encoder, const py::object& progress, int64_t max_values,
+             int64_t max_vectors, double max_digit_share, int max_value_chars, double max_average_chars,
+             int encode_batch) {
+            const auto options = options_from(max_values, max_vectors, max_digit_share, max_value_chars,
+                                              max_average_chars, encode_batch);
+            const auto callback = progress_from(progress);
+            py::gil_scoped_release release;
+            return ValueMemory::build(catalog, std::move(encoder), options, callback);
+          },
+          py::arg("catalog"), py::arg("encoder"), py::arg("progress") = py::none(),
+          py::arg("max_values_per_column") = ValueMemoryOptions{}.max_values_per_column,
+          py::arg("max_vectors_per_column") = ValueMemoryOptions{}.max_vectors_per_column,
+          py::arg("max_digit_share") = ValueMemoryOptions{}.max_digit_share,
+          py::arg("max_value_chars") = ValueMemoryOptions{}.max_value_chars,
+          py::arg("max_average_chars") = ValueMemoryOptions{}.max_average_chars,
+          py::arg("encode_batch") = ValueMemoryOptions{}.encode_batch)
+      .def_static(
+          "load",
+          [](const std::string& folder, std::shared_ptr<Encoder> encoder) {
+            py::gil_scoped_release release;
+            return ValueMemory::load(folder, std::move(encoder));
+          },
+          py::arg("folder"), py::arg("encoder") = nullptr)
       .def("save", &ValueMemory::save, py::arg("folder"), py::call_guard<py::gil_scoped_release>())
-      .def("refresh", [](ValueMemory& memory, const Catalog& catalog, const py::object& progress) {
-             const auto callback = progress_from(progress);
-             RefreshReport report;
-             {
-               py::gil_scoped_release release;
-               report = memory.refresh(catalog, callback);
-             }
-             return refresh_dict(report);
-           }, py::arg("catalog"), py::arg("progress") = py::none())
+      .def(
+          "refresh",
+          [](ValueMemory& memory, const Catalog& catalog, const py::object& progress) {
+            const auto callback = progress_from(progress);
+            RefreshReport report;
+            {
+              py::gil_scoped_release release;
+              report = memory.refresh(catalog, callback);
+            }
+            return refresh_dict(report);
+          },
+          py::arg("catalog"), py::arg("progress") = py::none())
       .def("add_database", &ValueMemory::add_database, py::arg("catalog"), py::arg("db"),
            py::call_guard<py::gil_scoped_release>())
       .def("remove_database", &ValueMemory::remove_database, py::arg("db"))
-      .def("lookup", [](const ValueMemory& memory, const std::string& db, const std::string& table,
-                        const std::string& column, const std::string& value, int k) {
-             std::vector<ValueCandidate> found;
-             {
-               py::gil_scoped_release release;
-               found = memory.lookup(db, table, column, value, k);
-             }
-             return candidates_list(found);
-           }, py::arg("db"), py::arg("table"), py::arg("column"), py::arg("value"), py::arg("k") = 10)
-      .def("link", [](const ValueMemory& memory, const std::string& db, const std::string& question, int k,
-                      double min_score, int max_span_words) {
-             LinkOptions options;
-             options.k = k;
-             options.min_score = min_score;
-             options.max_span_words = max_span_words;
-             std::vector<ValueLink> links;
-             {
-               py::gil_scoped_release release;
-               links = memory.link(db, question, options);
-             }
-             py::list out;
-             for (const auto& link : links) {
-               py::dict d = candidate_dict(link.match);
-               d["span"] = utf8(link.span);
-               d["start"] = char_offset(question, link.start);
-               d["end"] = char_offset(question, link.end);
-               out.append(d);
-             }
-             return out;
-           }, py::arg("db"), py::arg("question"), py::arg("k") = LinkOptions{}.k,
-           py::arg("min_score") = LinkOptions{}.min_score, py::arg("max_span_words") = LinkOptions{}.max_span_words)
+      .def(
+          "lookup",
+          [](const ValueMemory& memory, const std::string& db, const std::string& table, const std::string& column,
+             const std::string& value, int k) {
+            std::vector<ValueCandidate> found;
+            {
+              py::gil_scoped_release release;
+              found = memory.lookup(db, table, column, value, k);
+            }
+            return candidates_list(found);
+          },
+          py::arg("db"), py::arg("table"), py::arg("column"), py::arg("value"), py::arg("k") = 10)
+      .def(
+          "link",
+          [](const ValueMemory& memory, const std::string& db, const std::string& question, int k, double min_score,
+             int max_span_words) {
+            LinkOptions options;
+            options.k = k;
+            options.min_score = min_score;
+            options.max_span_words = max_span_words;
+            std::vector<ValueLink> links;
+            {
+              py::gil_scoped_release release;
+              links = memory.link(db, question, options);
+            }
+            py::list out;
+            for (const auto& link : links) {
+              py::dict d = candidate_dict(link.match);
+              d["span"] = utf8(link.span);
+              d["start"] = char_offset(question, link.start);
+              d["end"] = char_offset(question, link.end);
+              out.append(d);
+            }
+            return out;
+          },
+          py::arg("db"), py::arg("question"), py::arg("k") = LinkOptions{}.k,
+          py::arg("min_score") = LinkOptions{}.min_score, py::arg("max_span_words") = LinkOptions{}.max_span_words)
       .def_property_readonly("databases", &ValueMemory::databases)
       .def("__contains__", &ValueMemory::contains)
       .def("__len__", [](const ValueMemory& memory) { return memory.databases().size(); })
-      .def("column", [](const ValueMemory& memory, const std::string& db, const std::string& table,
-                        const std::string& column) -> py::object {
-             const ColumnValues* c = memory.column(db, table, column);
-             return c ? py::object(column_dict(*c)) : py::object(py::none());
-           }, py::arg("db"), py::arg("table"), py::arg("column"))
-      .def("columns", [](const ValueMemory& memory, const std::string& db) {
-             py::list out;
-             for (const auto& c : memory.database(db).columns) out.append(column_dict(c));
-             return out;
-           }, py::arg("db"))
-      .def_property_readonly("memory_usage", [](const ValueMemory& memory) {
-             const MemoryUsage usage = memory.memory_usage();
-             py::dict d;
-             d["string_bytes"] = usage.string_bytes;
-             d["lexical_bytes"] = usage.lexical_bytes;
-             d["vector_bytes"] = usage.vector_bytes;
-             d["total_bytes"] = usage.total();
-             return d;
-           })
-      .def_property_readonly("encoder", [](const ValueMemory& memory) {
-             return std::const_pointer_cast<Encoder>(memory.shared_encoder());
-           })
+      .def(
+          "column",
+          [](const ValueMemory& memory, const std::string& db, const std::string& table,
+             const std::string& column) -> py::object {
+            const ColumnValues* c = memory.column(db, table, column);
+            return c ? py::object(column_dict(*c)) : py::object(py::none());
+          },
+          py::arg("db"), py::arg("table"), py::arg("column"))
+      .def(
+          "columns",
+          [](const ValueMemory& memory, const std::string& db) {
+            py::list out;
+            for (const auto& c : memory.database(db).columns) out.append(column_dict(c));
+            return out;
+          },
+          py::arg("db"))
+      .def_property_readonly("memory_usage",
+                             [](const ValueMemory& memory) {
+                               const MemoryUsage usage = memory.memory_usage();
+                               py::dict d;
+                               d["string_bytes"] = usage.string_bytes;
+                               d["lexical_bytes"] = usage.lexical_bytes;
+                               d["vector_bytes"] = usage.vector_bytes;
+                               d["total_bytes"] = usage.total();
+                               return d;
+                             })
+      .def_property_readonly(
+          "encoder",
+          [](const ValueMemory& memory) { return std::const_pointer_cast<Encoder>(memory.shared_encoder()); })
       .def_property_readonly("options", [](const ValueMemory& memory) { return options_dict(memory.options()); })
-      .def_property("weights", [](const ValueMemory& memory) { return weights_dict(memory.weights()); },
-                    [](ValueMemory& memory, const py::dict& d) { set_weights(memory.weights(), d); })
-      .def("check_values", [](const ValueMemory& memory, const std::string& sql, const std::string& db,
-                              const Catalog& catalog, int k) {
-             std::vector<ValueCheck> checks;
-             {
-               py::gil_scoped_release release;
-               checks = check_values(sql, db, catalog, memory, k);
-             }
-             py::list out;
-             for (const auto& c : checks) out.append(check_dict(c, sql));
-             return py::make_tuple(out, value_feedback(checks));
-           }, py::arg("sql"), py::arg("db"), py::arg("catalog"), py::arg("k") = 5,
-           "(checks, feedback text) for the string literals of `sql`.")
-      .def("correct_values", [](const ValueMemory& memory, const std::string& sql, const std::string& db,
-                                const Catalog& catalog, double min_score, double min_margin, int k) {
-             CorrectionOptions options;
-             options.min_score = min_score;
-             options.min_margin = min_margin;
-             options.k = k;
-             CorrectionResult result;
-             {
-               py::gil_scoped_release release;
-               result = correct_values(sql, db, catalog, memory, options);
-             }
-             py::list replacements, checks;
-             for (const auto& r : result.replacements) {
-               py::dict d = condition_dict(r.condition, sql);
-               d["replacement"] = utf8(r.replacement);
-               d["reason"] = r.reason;
-               d["score"] = r.score;
-               d["margin"] = r.margin;
-               replacements.append(d);
-             }
-             for (const auto& c : result.checks) checks.append(check_dict(c, sql));
-             py::dict out;
-             out["sql"] = utf8(result.sql);
-             out["replacements"] = replacements;
-             out["checks"] = checks;
-             return out;
-           }, py::arg("sql"), py::arg("db"), py::arg("catalog"), py::arg("min_score") = CorrectionOptions{}.min_score,
-           py::arg("min_margin") = CorrectionOptions{}.min_margin, py::arg("k") = CorrectionOptions{}.k)
+      .def_property(
+          "weights", [](const ValueMemory& memory) { return weights_dict(memory.weights()); },
+          [](ValueMemory& memory, const py::dict& d) { set_weights(memory.weights(), d); })
+      .def(
+          "check_values",
+          [](const ValueMemory& memory, const std::string& sql, const std::string& db, const Catalog& catalog, int k) {
+            std::vector<ValueCheck> checks;
+            {
+              py::gil_scoped_release release;
+              checks = check_values(sql, db, catalog, memory, k);
+            }
+            py::list out;
+            for (const auto& c : checks) out.append(check_dict(c, sql));
+            return py::make_tuple(out, value_feedback(checks));
+          },
+          py::arg("sql"), py::arg("db"), py::arg("catalog"), py::arg("k") = 5,
+          "(checks, feedback text) for the string literals of `sql`.")
+      .def(
+          "correct_values",
+          [](const ValueMemory& memory, const std::string& sql, const std::string& db, const Catalog& catalog,
+             double min_score, double min_margin, int k) {
+            CorrectionOptions options;
+            options.min_score = min_score;
+            options.min_margin = min_margin;
+            options.k = k;
+            CorrectionResult result;
+            {
+              py::gil_scoped_release release;
+              result = correct_values(sql, db, catalog, memory, options);
+            }
+            py::list replacements, checks;
+            for (const auto& r : result.replacements) {
+              py::dict d = condition_dict(r.condition, sql);
+              d["replacement"] = utf8(r.replacement);
+              d["reason"] = r.reason;
+              d["score"] = r.score;
+              d["margin"] = r.margin;
+              replacements.append(d);
+            }
+            for (const auto& c : result.checks) checks.append(check_dict(c, sql));
+            py::dict out;
+            out["sql"] = utf8(result.sql);
+            out["replacements"] = replacements;
+            out["checks"] = checks;
+            return out;
+          },
+          py::arg("sql"), py::arg("db"), py::arg("catalog"), py::arg("min_score") = CorrectionOptions{}.min_score,
+          py::arg("min_margin") = CorrectionOptions{}.min_margin, py::arg("k") = CorrectionOptions{}.k)
       .def("__repr__", [](const ValueMemory& memory) {
-        return "ValueMemory(" + std::to_string(memory.databases().size()) + " databases, " + memory.encoder().name() + ")";
+        return "ValueMemory(" + std::to_string(memory.databases().size()) + " databases, " + memory.encoder().name() +
+               ")";
       });
 
   py::dict defaults;
@@ -314,22 +348,31 @@ void bind_memories_values(py::module_& m) {
   defaults["k"] = CorrectionOptions{}.k;
   v.attr("CORRECTION_DEFAULTS") = defaults;
 
-  v.def("value_conditions", [](const std::string& sql, const Schema& schema) {
-         py::list out;
-         for (const auto& c : value_conditions(sql, schema)) out.append(condition_dict(c, sql));
-         return out;
-       }, py::arg("sql"), py::arg("schema"),
-       "String literals compared with a column (=, !=, IN, LIKE, GLOB): literal_index, table, column, op, value, "
-       "start, end.");
-  v.def("rewrite_string_literals", [](const std::string& sql, const std::map<int, std::string>& values) {
-         std::map<int, sql::LiteralValue> replacements;
-         for (const auto& [index, value] : values) replacements.emplace(index, sql::LiteralValue::string(value));
-         return sql::rewrite_literals(sql, replacements);
-       }, py::arg("sql"), py::arg("values"), "Replaces literals (by literal_index) with string values in place.");
+  v.def(
+      "value_conditions",
+      [](const std::string& sql, const Schema& schema) {
+        py::list out;
+        for (const auto& c : value_conditions(sql, schema)) out.append(condition_dict(c, sql));
+        return out;
+      },
+      py::arg("sql"), py::arg("schema"),
+      "String literals compared with a column (=, !=, IN, LIKE, GLOB): literal_index, table, column, op, value, "
+      "start, end.");
+  v.def(
+      "rewrite_string_literals",
+      [](const std::string& sql, const std::map<int, std::string>& values) {
+        std::map<int, sql::LiteralValue> replacements;
+        for (const auto& [index, value] : values) replacements.emplace(index, sql::LiteralValue::string(value));
+        return sql::rewrite_literals(sql, replacements);
+      },
+      py::arg("sql"), py::arg("values"), "Replaces literals (by literal_index) with string values in place.");
   v.def("normalize_value", &normalize_value, py::arg("text"));
-  v.def("abbreviation_score", [](const std::string& a, const std::string& b) {
-         return abbreviation_score(value_tokens(normalize_value(a)), value_tokens(normalize_value(b)));
-       }, py::arg("a"), py::arg("b"));
+  v.def(
+      "abbreviation_score",
+      [](const std::string& a, const std::string& b) {
+        return abbreviation_score(value_tokens(normalize_value(a)), value_tokens(normalize_value(b)));
+      },
+      py::arg("a"), py::arg("b"));
 }
 
 }  // namespace relmem_python

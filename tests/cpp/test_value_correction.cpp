@@ -71,7 +71,8 @@ TEST_F(ValueCorrectionTest, ChecksLiteralsAgainstTheDatabaseAndExplains) {
   EXPECT_EQ(checks[3].similar[0].value, "Harbor Goods");
 
   const std::string feedback = value_feedback(checks);
-  EXPECT_NE(feedback.find("Value 'Los Angeles' not found in store.city; similar stored values: 'LA'"), std::string::npos);
+  EXPECT_NE(feedback.find("Value 'Los Angeles' not found in store.city; similar stored values: 'LA'"),
+            std::string::npos);
   EXPECT_NE(feedback.find("stored with other letter case: 'SF'"), std::string::npos);
   EXPECT_EQ(feedback.find("Value 'CHI'"), std::string::npos);
   EXPECT_NE(feedback.find("Pattern '%Harbour%' matches nothing in store.name; similar stored values: 'Harbor Goods'"),
@@ -84,7 +85,8 @@ TEST_F(ValueCorrectionTest, AsksTheDatabaseWhenTheMemoryMayBeIncomplete) {
   capped.max_values_per_column = 1;  // store.city keeps only 'SF'
   const ValueMemory small = ValueMemory::build(catalog, std::make_shared<HashingEncoder>(256), capped);
   ASSERT_TRUE(small.column("shop", "store", "city")->truncated);
-  EXPECT_EQ(check_values("SELECT * FROM store WHERE city = 'CHI'", "shop", catalog, small)[0].status, ValueStatus::Found);
+  EXPECT_EQ(check_values("SELECT * FROM store WHERE city = 'CHI'", "shop", catalog, small)[0].status,
+            ValueStatus::Found);
 
   // A value added after indexing: the file changed (and grew by a page), so the database is asked.
   relmem_test::make_database(dir.file("shop.sqlite"),

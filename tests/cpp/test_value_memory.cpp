@@ -46,16 +46,17 @@ class ValueMemoryTest : public ::testing::Test {
 
 TEST_F(ValueMemoryTest, IndexesTextAndKeepsRangesOfNumbersAndDates) {
   std::vector<std::string> progress;
-  ValueMemory memory = ValueMemory::build(catalog, hashing(), {}, [&](const std::string& db, size_t done, size_t total) {
-    progress.push_back(db + " " + std::to_string(done) + "/" + std::to_string(total));
-  });
+  ValueMemory memory =
+      ValueMemory::build(catalog, hashing(), {}, [&](const std::string& db, size_t done, size_t total) {
+        progress.push_back(db + " " + std::to_string(done) + "/" + std::to_string(total));
+      });
   EXPECT_EQ(progress, (std::vector<std::string>{"food 1/2", "pets 2/2"}));
   EXPECT_EQ(memory.databases(), (std::vector<std::string>{"food", "pets"}));
 
   const ColumnValues* city = memory.column("food", "RESTAURANT", "City");
   ASSERT_NE(city, nullptr);
   EXPECT_EQ(city->kind, ColumnKind::Text);
-  EXPECT_EQ(city->count, 4u);  // LA, SF, NYC, CHI
+  EXPECT_EQ(city->count, 4u);                                    // LA, SF, NYC, CHI
   EXPECT_EQ(memory.database("food").values[city->first], "LA");  // most frequent first
   EXPECT_EQ(city->vectors, 4u);
 
@@ -92,7 +93,8 @@ TEST_F(ValueMemoryTest, CapsValuesPerColumnAndSkipsFreeText) {
   EXPECT_TRUE(code->truncated);
   EXPECT_EQ(code->vectors, 2u);
   options.max_digit_share = 0.5;  // codes with digits: lexical only
-  EXPECT_EQ(ValueMemory::build(Catalog::open(dir.file("more")), hashing(), options).column("wide", "t", "code")->vectors, 0u);
+  EXPECT_EQ(
+      ValueMemory::build(Catalog::open(dir.file("more")), hashing(), options).column("wide", "t", "code")->vectors, 0u);
   const ColumnValues* essay = memory.column("wide", "t", "essay");
   EXPECT_EQ(essay->kind, ColumnKind::FreeText);
   EXPECT_EQ(essay->count, 0u);
@@ -167,7 +169,8 @@ TEST_F(ValueMemoryTest, SavesLoadsAndRefreshesOnlyChangedDatabases) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   relmem_test::make_database(dir.file("dbs/pets.sqlite"), "INSERT INTO pet VALUES (4, 'parrot');");
   std::filesystem::remove(dir.file("dbs/food.sqlite"));
-  relmem_test::make_database(dir.file("dbs/zoo.sqlite"), "CREATE TABLE animal (name TEXT); INSERT INTO animal VALUES ('zebra');");
+  relmem_test::make_database(dir.file("dbs/zoo.sqlite"),
+                             "CREATE TABLE animal (name TEXT); INSERT INTO animal VALUES ('zebra');");
   Catalog changed = Catalog::open(dir.file("dbs"));
   RefreshReport report = loaded.refresh(changed);
   EXPECT_EQ(report.updated, std::vector<std::string>{"pets"});

@@ -25,7 +25,9 @@ void append_utf8(uint32_t cp, std::string& out) {
 }
 
 // Base letters of U+00C0..U+00FF ('_' marks the two symbols × and ÷); multi-letter folds are handled apart.
-constexpr const char* kLatin1 = "aaaaaaeceeeeiiiidnooooo_ouuuuyts" "aaaaaaeceeeeiiiidnooooo_ouuuuyty";
+constexpr const char* kLatin1 =
+    "aaaaaaeceeeeiiiidnooooo_ouuuuyts"
+    "aaaaaaeceeeeiiiidnooooo_ouuuuyty";
 
 // Base letters of U+0100..U+017F (Latin Extended-A), two per upper/lower pair.
 char latin_extended_a(uint32_t cp) {
@@ -76,7 +78,7 @@ Fold fold(uint32_t cp, std::string& out) {
     out += latin_extended_a(cp);
     return Fold::Letters;
   }
-  if (cp >= 0x300 && cp <= 0x36F) return Fold::Drop;                 // combining accents
+  if (cp >= 0x300 && cp <= 0x36F) return Fold::Drop;                    // combining accents
   if (cp == 0x2018 || cp == 0x2019 || cp == 0x2032) return Fold::Drop;  // typographic apostrophes
   if (cp < 0xC0 || (cp >= 0x2000 && cp <= 0x2BFF) || (cp >= 0x3000 && cp <= 0x303F) || cp == 0xFEFF)
     return Fold::Space;  // Latin-1 symbols, general punctuation, arrows, math, CJK punctuation
@@ -319,9 +321,12 @@ double abbreviation_score(const std::vector<std::string>& a, const std::vector<s
     at_boundary = at_boundary || boundary == cs.size();
   }
   if (starts_with(cl, cs) && is_short_form(cs.size(), cl.size())) {
-    if (cs.size() >= 3 && (long_tokens.size() == 1 || !at_boundary)) best = std::max(best, 0.9);
-    else if (cs.size() == 2 && long_tokens.size() == 1) best = std::max(best, 0.8);
-    else if (cs.size() == 1 && long_tokens.size() == 1) best = std::max(best, 0.75);
+    if (cs.size() >= 3 && (long_tokens.size() == 1 || !at_boundary))
+      best = std::max(best, 0.9);
+    else if (cs.size() == 2 && long_tokens.size() == 1)
+      best = std::max(best, 0.8);
+    else if (cs.size() == 1 && long_tokens.size() == 1)
+      best = std::max(best, 0.75);
   }
   if (short_tokens.size() == long_tokens.size() && short_tokens.size() >= 2) {
     bool all = true, any_abbreviated = false;

@@ -16,7 +16,8 @@ CorrectionResult correct_values(const std::string& sql, const std::string& db, c
   for (const auto& check : result.checks) {
     ValueReplacement replacement;
     replacement.condition = check.condition;
-    if (check.status == ValueStatus::FoundIgnoringCase && check.case_matches.size() == 1 && !check.condition.pattern()) {
+    if (check.status == ValueStatus::FoundIgnoringCase && check.case_matches.size() == 1 &&
+        !check.condition.pattern()) {
       replacement.replacement = check.case_matches[0];
       replacement.reason = "case";
       replacement.score = 1.0;

@@ -67,8 +67,8 @@ std::vector<uint32_t> lexical_candidates(const DatabaseValues& d, const Prepared
   add_ids(d.by_key, q.compact, out);
   add_ids(d.by_key, q.key, out);
   if (q.compact.size() >= 2) {
-    add_ids(d.by_initials, q.compact, out);  // "LA" -> "Los Angeles"
-    add_prefix_matches(d, q.compact, id_begin, id_end, out);   // "Fin" -> "Finance"
+    add_ids(d.by_initials, q.compact, out);                   // "LA" -> "Los Angeles"
+    add_prefix_matches(d, q.compact, id_begin, id_end, out);  // "Fin" -> "Finance"
     for (size_t length = 1; length < q.compact.size(); ++length) add_ids(d.by_key, q.compact.substr(0, length), out);
   }
   if (q.tokens.size() >= 2) {  // "Los Angeles" -> "LA"
@@ -90,8 +90,9 @@ std::vector<uint32_t> lexical_candidates(const DatabaseValues& d, const Prepared
     if (dice >= min_dice) by_dice.emplace_back(dice, id);
   }
   const size_t keep = std::min(by_dice.size(), static_cast<size_t>(max_trigram_hits));
-  std::partial_sort(by_dice.begin(), by_dice.begin() + keep, by_dice.end(),
-                    [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+  std::partial_sort(by_dice.begin(), by_dice.begin() + keep, by_dice.end(), [](const auto& a, const auto& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  });
   for (size_t i = 0; i < keep; ++i) out.push_back(by_dice[i].second);
 
   out.erase(std::remove_if(out.begin(), out.end(), [&](uint32_t id) { return id < id_begin || id >= id_end; }),
@@ -107,9 +108,7 @@ struct Word {
   std::string normalized;
 };
 
-bool is_edge_punctuation(unsigned char c) {
-  return c < 0x80 && !std::isalnum(c) && c != '&';
-}
+bool is_edge_punctuation(unsigned char c) { return c < 0x80 && !std::isalnum(c) && c != '&'; }
 
 std::vector<Word> question_words(const std::string& question) {
   std::vector<Word> words;
@@ -129,6 +128,7 @@ std::vector<Word> question_words(const std::string& question) {
 
 // Words that never start or end a value span: question words, articles, prepositions, verbs of request.
 bool is_stop_word(const std::string& w) {
+  // clang-format off
   static const std::unordered_set<std::string> kStop = {
       "a", "about", "above", "after", "all", "also", "among", "an", "and", "any", "are", "as", "at", "average",
       "be", "been", "before", "below", "between", "both", "but", "by", "can", "count", "did", "do", "does",
@@ -139,6 +139,7 @@ bool is_stop_word(const std::string& w) {
       "the", "their", "them", "there", "these", "they", "this", "those", "through", "to", "total", "under",
       "up", "us", "was", "we", "were", "what", "whats", "when", "where", "which", "while", "who", "whom",
       "whose", "why", "will", "with", "within", "without", "would", "you", "your"};
+  // clang-format on
   return w.empty() || kStop.count(w) > 0;
 }
 
@@ -166,9 +167,8 @@ std::vector<Span> question_spans(const std::string& question, int max_words) {
     if (close > open + 1) spans.push_back(Span{open + 1, close});
     open = close;
   }
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
-    return a.start < b.start || (a.start == b.start && a.end < b.end);
-  });
+  std::sort(spans.begin(), spans.end(),
+            [](const Span& a, const Span& b) { return a.start < b.start || (a.start == b.start && a.end < b.end); });
   spans.erase(std::unique(spans.begin(), spans.end(),
                           [](const Span& a, const Span& b) { return a.start == b.start && a.end == b.end; }),
               spans.end());
@@ -275,8 +275,8 @@ std::vector<ValueCandidate> ValueMemory::lookup(const std::string& db, const std
   if (c->vectors > 0 && d.vectors) {
     SingleThreaded serial;
     const RowMatrix q = encoder_->encode({value});
-    const SearchResult found = d.vectors->search_range(q.data(), 1, static_cast<int>(c->vectors), c->first,
-                                                       c->first + c->vectors);
+    const SearchResult found =
+        d.vectors->search_range(q.data(), 1, static_cast<int>(c->vectors), c->first, c->first + c->vectors);
     for (Eigen::Index j = 0; j < found.ids.cols(); ++j)
       if (found.ids(0, j) >= 0) semantic[static_cast<uint32_t>(found.ids(0, j))] = clip01(found.scores(0, j));
   }
@@ -373,7 +373,8 @@ std::vector<ValueLink> ValueMemory::link(const std::string& db, const std::strin
     return a.first < b.first;
   });
   std::vector<ValueLink> out;
-  for (size_t i = 0; i < links.size() && static_cast<int>(i) < options.k; ++i) out.push_back(std::move(links[i].second));
+  for (size_t i = 0; i < links.size() && static_cast<int>(i) < options.k; ++i)
+    out.push_back(std::move(links[i].second));
   return out;
 }
 

@@ -33,10 +33,18 @@ Value value_from_json(const json& j) {
 }
 
 json column_to_json(const ColumnValues& c) {
-  return json{{"table", c.table},           {"column", c.column},       {"declared_type", c.declared_type},
-              {"kind", column_kind_name(c.kind)}, {"text_values", c.text_values}, {"truncated", c.truncated},
-              {"skipped_long", c.skipped_long}, {"average_chars", c.average_chars}, {"first", c.first},
-              {"count", c.count},           {"vectors", c.vectors},     {"min", value_to_json(c.min)},
+  return json{{"table", c.table},
+              {"column", c.column},
+              {"declared_type", c.declared_type},
+              {"kind", column_kind_name(c.kind)},
+              {"text_values", c.text_values},
+              {"truncated", c.truncated},
+              {"skipped_long", c.skipped_long},
+              {"average_chars", c.average_chars},
+              {"first", c.first},
+              {"count", c.count},
+              {"vectors", c.vectors},
+              {"min", value_to_json(c.min)},
               {"max", value_to_json(c.max)}};
 }
 
@@ -79,7 +87,9 @@ ValueMemoryOptions options_from_json(const json& j) {
 }
 
 json weights_to_json(const FusionWeights& w) {
-  return json{{"case_only", w.case_only}, {"normalized", w.normalized}, {"abbreviation", w.abbreviation},
+  return json{{"case_only", w.case_only},
+              {"normalized", w.normalized},
+              {"abbreviation", w.abbreviation},
               {"semantic", w.semantic}};
 }
 
@@ -144,7 +154,8 @@ std::unique_ptr<DatabaseValues> load_database(const fs::path& folder, const json
   }
   if (next != d->values.size()) throw Error("corrupt value memory file " + values_path.string() + ": value count");
   if (!entry.at("vectors").is_null()) {
-    d->vectors = std::make_unique<VectorIndex>(VectorIndex::load((folder / entry.at("vectors").get<std::string>()).string()));
+    d->vectors =
+        std::make_unique<VectorIndex>(VectorIndex::load((folder / entry.at("vectors").get<std::string>()).string()));
     if (d->vectors->dim() != dim)
       throw Error("value memory vectors of '" + d->name + "' have dimension " + std::to_string(d->vectors->dim()) +
                   ", the encoder " + std::to_string(dim));
@@ -187,9 +198,12 @@ void ValueMemory::save(const std::string& folder_name) const {
     if ((ext == ".values" || ext == ".vectors") && !written.count(file.path().stem().string()))
       fs::remove(file.path(), ec);
   }
-  const json manifest{{"format", kFormat},      {"version", kVersion},
-                      {"encoder", encoder_->name()}, {"dim", encoder_->dim()},
-                      {"options", options_to_json(options_)}, {"weights", weights_to_json(weights_)},
+  const json manifest{{"format", kFormat},
+                      {"version", kVersion},
+                      {"encoder", encoder_->name()},
+                      {"dim", encoder_->dim()},
+                      {"options", options_to_json(options_)},
+                      {"weights", weights_to_json(weights_)},
                       {"databases", entries}};
   std::ofstream out(folder / "manifest.json", std::ios::trunc);
   out << manifest.dump(2, ' ', false, json::error_handler_t::replace) << "\n";

@@ -11,8 +11,7 @@ std::vector<std::string> stored_matches(const Catalog& catalog, const std::strin
   const std::string sql = "SELECT " + column + " FROM " + quote_identifier(c.table) + " WHERE " + comparison +
                           " GROUP BY " + column + " ORDER BY count(*) DESC LIMIT " + std::to_string(limit);
   const QueryResult result = catalog.execute(db, sql, ExecOptions{30.0, limit});
-  if (!result.ok())
-    throw Error("checking " + db + "." + c.table + "." + c.column + ": " + result.error->message);
+  if (!result.ok()) throw Error("checking " + db + "." + c.table + "." + c.column + ": " + result.error->message);
   std::vector<std::string> out;
   for (const auto& row : result.rows) out.push_back(value_to_string(row[0]));
   return out;
@@ -54,11 +53,11 @@ ValueStatus stored_status(const Catalog& catalog, const std::string& db, const V
   if (c.pattern()) {
     const std::string op = c.op.find("LIKE") != std::string::npos ? " LIKE " : " GLOB ";
     return stored_matches(catalog, db, c, column + op + literal, 1).empty() ? ValueStatus::NotFound
-                                                                             : ValueStatus::Found;
+                                                                            : ValueStatus::Found;
   }
   if (!stored_matches(catalog, db, c, column + " = " + literal, 1).empty()) return ValueStatus::Found;
-  case_matches = stored_matches(catalog, db, c, "typeof(" + column + ") = 'text' AND lower(" + column +
-                                                    ") = lower(" + literal + ")", 5);
+  case_matches = stored_matches(
+      catalog, db, c, "typeof(" + column + ") = 'text' AND lower(" + column + ") = lower(" + literal + ")", 5);
   return case_matches.empty() ? ValueStatus::NotFound : ValueStatus::FoundIgnoringCase;
 }
 
@@ -68,9 +67,12 @@ std::string quoted(const std::string& value) { return "'" + value + "'"; }
 
 std::string value_status_name(ValueStatus status) {
   switch (status) {
-    case ValueStatus::Found: return "found";
-    case ValueStatus::FoundIgnoringCase: return "found_ignoring_case";
-    case ValueStatus::NotFound: return "not_found";
+    case ValueStatus::Found:
+      return "found";
+    case ValueStatus::FoundIgnoringCase:
+      return "found_ignoring_case";
+    case ValueStatus::NotFound:
+      return "not_found";
   }
   return "not_found";
 }
@@ -105,8 +107,8 @@ std::string value_feedback(const std::vector<ValueCheck>& checks) {
       for (size_t i = 0; i < check.case_matches.size(); ++i) out << (i ? ", " : "") << quoted(check.case_matches[i]);
       out << ".\n";
     } else if (check.status == ValueStatus::NotFound) {
-      out << (c.pattern() ? "Pattern " : "Value ") << quoted(c.value) << (c.pattern() ? " matches nothing in " : " not found in ")
-          << where;
+      out << (c.pattern() ? "Pattern " : "Value ") << quoted(c.value)
+          << (c.pattern() ? " matches nothing in " : " not found in ") << where;
       if (check.similar.empty()) {
         out << ".\n";
         continue;

@@ -109,17 +109,23 @@ size_t map_bytes(const Map& map) {
 
 std::string column_kind_name(ColumnKind kind) {
   switch (kind) {
-    case ColumnKind::Text: return "text";
-    case ColumnKind::Numeric: return "numeric";
-    case ColumnKind::Date: return "date";
-    case ColumnKind::FreeText: return "free_text";
-    case ColumnKind::Empty: return "empty";
+    case ColumnKind::Text:
+      return "text";
+    case ColumnKind::Numeric:
+      return "numeric";
+    case ColumnKind::Date:
+      return "date";
+    case ColumnKind::FreeText:
+      return "free_text";
+    case ColumnKind::Empty:
+      return "empty";
   }
   return "empty";
 }
 
 ColumnKind parse_column_kind(const std::string& name) {
-  for (ColumnKind kind : {ColumnKind::Text, ColumnKind::Numeric, ColumnKind::Date, ColumnKind::FreeText, ColumnKind::Empty})
+  for (ColumnKind kind :
+       {ColumnKind::Text, ColumnKind::Numeric, ColumnKind::Date, ColumnKind::FreeText, ColumnKind::Empty})
     if (column_kind_name(kind) == name) return kind;
   throw Error("unknown column kind '" + name + "'");
 }
@@ -192,7 +198,8 @@ size_t DatabaseValues::lexical_bytes() const {
   bytes += postings.bucket_count() * sizeof(void*);
   for (const auto& [gram, ids] : postings) bytes += sizeof(gram) + sizeof(ids) + ids.capacity() * sizeof(uint32_t) + 16;
   bytes += map_bytes(by_key) + map_bytes(by_initials);
-  for (const auto& [compact, id] : sorted_compact) bytes += sizeof(compact) + sizeof(id) + (compact.size() > 15 ? compact.capacity() : 0);
+  for (const auto& [compact, id] : sorted_compact)
+    bytes += sizeof(compact) + sizeof(id) + (compact.size() > 15 ? compact.capacity() : 0);
   return bytes;
 }
 

@@ -5,8 +5,8 @@
 Cases come from scripts/make_value_cases.py. recall@k: the gold value is among the value memory's top k
 candidates for the perturbed value in its column (cases with a gold value). ex_before / ex_after: the perturbed
 SQL / the post-processed perturbed SQL returns the gold SQL's result (as a multiset of rows; as a list when the
-gold SQL has ORDER BY). ms_per_case: lookup + correction time per case; build_seconds: building the memory over
-every database under --dbs.
+gold SQL has ORDER BY). ms_per_case: lookup + correction time per case; build_seconds (and build_cpu_seconds, all
+threads): building the memory over every database under --dbs.
 """
 import collections
 import json
@@ -80,6 +80,7 @@ def evaluate(memory, catalog, cases, k=10, **thresholds):
         gold = case["gold_value"]
         rows.append({
             "category": case["category"],
+            "split": case.get("split"),
             "recall@1": None if gold is None else gold in values[:1],
             "recall@10": None if gold is None else gold in values[:10],
             "ex_before": same_result(catalog, db, case["perturbed_sql"], gold_key, ordered),
@@ -96,6 +97,9 @@ def report(rows):
     for row in rows:
         by_category[row["category"]].append(row)
     out["by_category"] = {category: _summary(group) for category, group in sorted(by_category.items())}
+    splits = sorted({row["split"] for row in rows if row.get("split")})
+    if len(splits) > 1:  # Spider train and dev databases are disjoint: dev is a held-out check of the tuning
+        out["by_split"] = {split: _summary([r for r in rows if r.get("split") == split]) for split in splits}
     out["ms_per_case"] = 1e3 * sum(r["seconds"] for r in rows) / len(rows) if rows else None
     return out
 
@@ -106,12 +110,12 @@ def run(args):
     options = {}
     if args.max_vectors_per_column is not None:
         options["max_vectors_per_column"] = args.max_vectors_per_column
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     if args.memory:
         memory = ValueMemory.load(args.memory, encoder)
     else:
         memory = ValueMemory.build(catalog, encoder, progress=False, **options)
-    build_seconds = time.perf_counter() - start
+    build_seconds, build_cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
 
     cases = [c for c in load_cases(args.cases, args.split, args.limit) if c["db_id"] in memory]
     rows = evaluate(memory, catalog, cases, k=args.k, min_score=args.min_score, min_margin=args.min_margin)
@@ -119,11 +123,13 @@ def run(args):
     out.update(report(rows))
     out.update({
         "build_seconds": build_seconds if not args.memory else None,
+        # CPU time of all threads: on a shared machine, wall time also counts waiting for the cores.
+        "build_cpu_seconds": build_cpu_seconds if not args.memory else None,
         "load_seconds": build_seconds if args.memory else None,
         "memory_bytes": memory.memory_bytes,
         "memory_usage": memory.memory_usage,
         "options": memory.options,
-        "thresholds": {key: getattr(args, key, None) if getattr(args, key, None) is not None else CORRECTION_DEFAULTS[key]
-                       for key in ("min_score", "min_margin")},
+        "thresholds": {"min_score": CORRECTION_DEFAULTS["min_score"] if args.min_score is None else args.min_score,
+                       "min_margin": CORRECTION_DEFAULTS["min_margin"] if args.min_margin is None else args.min_margin},
     })
     return out

@@ -13,11 +13,11 @@ struct ValueCondition {
   int literal_index = -1;  // see relmem::sql::literals; what relmem::sql::rewrite_literals takes
   std::string table;       // the base-table column the literal is compared with, named as in the schema
   std::string column;
-  std::string op;          // "=", "!=", "IN", "NOT IN", "LIKE", "NOT LIKE", "GLOB", "NOT GLOB"
-  std::string value;       // the literal's content, unescaped
-  size_t start = 0;        // the literal's span in the SQL text, quotes included
+  std::string op;     // "=", "!=", "IN", "NOT IN", "LIKE", "NOT LIKE", "GLOB", "NOT GLOB"
+  std::string value;  // the literal's content, unescaped
+  size_t start = 0;   // the literal's span in the SQL text, quotes included
   size_t end = 0;
-  bool pattern() const;    // LIKE/GLOB: value is a pattern with wildcards
+  bool pattern() const;  // LIKE/GLOB: value is a pattern with wildcards
 };
 
 // Conditions in source order. Columns that resolve to no base-table column of `schema` (result aliases, computed

@@ -24,7 +24,7 @@ struct ValueReplacement {
   std::string replacement;  // the new literal content
   std::string reason;       // "case" (stored with other letter case) or "similar" (confident fuzzy match)
   double score = 0;
-  double margin = 0;        // over the second best candidate (1 when there is none)
+  double margin = 0;  // over the second best candidate (1 when there is none)
 };
 
 struct CorrectionResult {
@@ -34,6 +34,6 @@ struct CorrectionResult {
 };
 
 CorrectionResult correct_values(const std::string& sql, const std::string& db, const Catalog& catalog,
-                                 const ValueMemory& memory, const CorrectionOptions& options = {});
+                                const ValueMemory& memory, const CorrectionOptions& options = {});
 
 }  // namespace relmem

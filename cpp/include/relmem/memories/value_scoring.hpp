@@ -13,8 +13,8 @@ struct PreparedValue {
   std::string normalized;  // normalize_value(text)
   std::string lowered;     // text with ASCII letters lower-cased: tells case-only differences apart
   std::vector<std::string> tokens;
-  std::string compact;     // normalized without spaces
-  std::string key;         // compact without "and"/"of"/"the"
+  std::string compact;                // normalized without spaces
+  std::string key;                    // compact without "and"/"of"/"the"
   std::vector<uint32_t> code_points;  // of normalized
   std::vector<uint32_t> trigrams;     // of normalized
 };

@@ -16,12 +16,14 @@ namespace relmem {
 // What gets indexed. The defaults index the 157 Spider databases in well under a minute on 2 cores.
 struct ValueMemoryOptions {
   int64_t max_values_per_column = 10000;  // the most frequent distinct values are kept, the rest noted as truncated
-  int64_t max_vectors_per_column = 500;   // encoder vectors for the most frequent values; the rest lexical only
+  // Encoder vectors for the most frequent values, the rest lexical only. Semantic matches matter in categorical
+  // columns, which are small; on Spider 200 gave the recall of 500 with 40% less build time.
+  int64_t max_vectors_per_column = 200;
   // Columns where more than this share of values contain a digit (ids, codes, dates, addresses) get no vectors:
   // an encoder sees nothing in 'aaronha01' that trigrams do not.
   double max_digit_share = 0.5;
-  int max_value_chars = 200;              // longer single values are not indexed
-  double max_average_chars = 100;         // columns with longer values on average are free text: not indexed
+  int max_value_chars = 200;       // longer single values are not indexed
+  double max_average_chars = 100;  // columns with longer values on average are free text: not indexed
   int encode_batch = 4096;
 };
 
@@ -40,14 +42,14 @@ struct ColumnValues {
   std::string column;
   std::string declared_type;
   ColumnKind kind = ColumnKind::Empty;
-  int64_t text_values = 0;     // distinct text values seen (counted up to max_values_per_column + 1)
-  bool truncated = false;      // more distinct text values exist than were indexed
-  int64_t skipped_long = 0;    // distinct values longer than max_value_chars, not indexed
-  double average_chars = 0;    // over the distinct text values read
-  uint32_t first = 0;          // its indexed values are DatabaseValues::values[first, first + count)
+  int64_t text_values = 0;   // distinct text values seen (counted up to max_values_per_column + 1)
+  bool truncated = false;    // more distinct text values exist than were indexed
+  int64_t skipped_long = 0;  // distinct values longer than max_value_chars, not indexed
+  double average_chars = 0;  // over the distinct text values read
+  uint32_t first = 0;        // its indexed values are DatabaseValues::values[first, first + count)
   uint32_t count = 0;
-  uint32_t vectors = 0;        // the first `vectors` of them have encoder vectors (ids first .. first + vectors)
-  Value min, max;              // numeric range (Date: range of all values); monostate when none
+  uint32_t vectors = 0;  // the first `vectors` of them have encoder vectors (ids first .. first + vectors)
+  Value min, max;        // numeric range (Date: range of all values); monostate when none
 };
 
 // Identifies one version of a database file.
@@ -64,18 +66,18 @@ struct DatabaseValues {
   std::string path;
   FileStamp stamp;
   std::vector<ColumnValues> columns;
-  std::vector<std::string> values;  // column by column, most frequent first; a value's position is its id
-  std::vector<uint32_t> column_of;  // value id -> index into columns
+  std::vector<std::string> values;       // column by column, most frequent first; a value's position is its id
+  std::vector<uint32_t> column_of;       // value id -> index into columns
   std::unique_ptr<VectorIndex> vectors;  // null when no column has vectors
 
   // Lexical structures, derived from `values` by index_lexical().
   std::vector<std::string> normalized;
   std::vector<uint32_t> trigram_offsets;  // trigrams of value i: trigrams[offsets[i], offsets[i + 1])
   std::vector<uint32_t> trigrams;
-  std::unordered_map<uint32_t, std::vector<uint32_t>> postings;            // trigram -> value ids
-  std::unordered_map<std::string, std::vector<uint32_t>> by_key;           // compact form and content key -> ids
-  std::unordered_map<std::string, std::vector<uint32_t>> by_initials;      // initials of multi-word values -> ids
-  std::vector<std::pair<std::string, uint32_t>> sorted_compact;            // for prefix lookups
+  std::unordered_map<uint32_t, std::vector<uint32_t>> postings;        // trigram -> value ids
+  std::unordered_map<std::string, std::vector<uint32_t>> by_key;       // compact form and content key -> ids
+  std::unordered_map<std::string, std::vector<uint32_t>> by_initials;  // initials of multi-word values -> ids
+  std::vector<std::pair<std::string, uint32_t>> sorted_compact;        // for prefix lookups
 
   void index_lexical();
   std::vector<uint32_t> trigrams_of(uint32_t id) const;
