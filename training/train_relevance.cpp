@@ -34,6 +34,7 @@ constexpr const char* kUsage =
     "  --heldout X           share of databases held out (default 0.1)\n"
     "  --weight-decay X      decay toward the initial weights (default 0)\n"
     "  --projection-lr-scale X  projections' learning rate relative to --lr (default 0.05)\n"
+    "  --direct-lr-scale X   the direct path's learning rate relative to --lr (default 20)\n"
     "  --projection-dim N    (default 256)\n"
     "  --hidden N            (default 32)\n"
     "  --samples-per-column N  card sample values per column (default 3)\n"
@@ -88,6 +89,8 @@ int main(int argc, char** argv) {
       {"--weight-decay", [&](const std::string& v) { options.weight_decay = parse_number<float>("--weight-decay", v); }},
       {"--projection-lr-scale",
        [&](const std::string& v) { options.projection_lr_scale = parse_number<float>("--projection-lr-scale", v); }},
+      {"--direct-lr-scale",
+       [&](const std::string& v) { options.direct_lr_scale = parse_number<float>("--direct-lr-scale", v); }},
       {"--projection-dim",
        [&](const std::string& v) { options.projection_dim = parse_number<int>("--projection-dim", v); }},
       {"--hidden", [&](const std::string& v) { options.hidden_dim = parse_number<int>("--hidden", v); }},

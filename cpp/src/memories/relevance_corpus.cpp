@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "embedding_cache.hpp"
+#include "relmem/memories/lexical_weighting.hpp"
 
 namespace relmem::relevance {
 namespace {
@@ -73,6 +74,7 @@ EncodedQuestions EncodedQuestions::bottom_rows(int64_t count) const {
   out.raw_table = raw_table.bottomRows(count);
   out.lexical_card = lexical_card.bottomRows(count);
   out.lexical_table = lexical_table.bottomRows(count);
+  out.best.assign(best.end() - count, best.end());
   return out;
 }
 
@@ -91,9 +93,11 @@ EncodedCollection encode_collection(const Encoder& encoder, const Encoder* lexic
   split_rows(encode_cached(encoder, texts, cache_dir), databases, collection.cards, collection.tables,
              collection.table_offsets);
   if (lexical) {
+    const RowMatrix rows = encode_cached(*lexical, lexical_texts, cache_dir);
+    collection.idf = inverse_document_frequencies(document_frequencies(rows), rows.rows());
     std::vector<int> offsets;
-    split_rows(encode_cached(*lexical, lexical_texts, cache_dir), databases, collection.lexical_cards,
-               collection.lexical_tables, offsets);
+    split_rows(weigh_rows(rows, collection.idf), databases, collection.lexical_cards, collection.lexical_tables,
+               offsets);
   }
   return collection;
 }
@@ -107,12 +111,18 @@ EncodedQuestions encode_questions(const Encoder& encoder, const Encoder* lexical
   q.raw_card = q.vectors * collection.cards.transpose();
   q.raw_table = best_table_scores(q.vectors, collection.tables, collection.table_offsets);
   if (lexical && collection.lexical()) {
-    const RowMatrix lexical_vectors = encode_cached(*lexical, texts, cache_dir);
+    const RowMatrix lexical_vectors = weigh_rows(encode_cached(*lexical, texts, cache_dir), collection.idf);
     q.lexical_card = lexical_vectors * collection.lexical_cards.transpose();
     q.lexical_table = best_table_scores(lexical_vectors, collection.lexical_tables, collection.table_offsets);
   } else {
     q.lexical_card = RowMatrix::Zero(q.raw_card.rows(), q.raw_card.cols());
     q.lexical_table = q.lexical_card;
+  }
+  q.best.resize(static_cast<size_t>(q.raw_card.rows()));
+  for (int64_t i = 0; i < q.raw_card.rows(); ++i) {
+    RawSimilarities& best = q.best[static_cast<size_t>(i)];
+    best = q.raw(i, 0);
+    for (int d = 1; d < collection.size(); ++d) best.keep_max(q.raw(i, d));
   }
   return q;
 }
@@ -142,6 +152,7 @@ RowMatrix model_logits(const RelevanceModel& model, const EncodedCollection& col
       view.tables_hat = tables_hat.row(collection.table_offsets[static_cast<size_t>(d)]).data();
       view.tables = collection.table_offsets[static_cast<size_t>(d) + 1] - collection.table_offsets[static_cast<size_t>(d)];
       view.raw = questions.raw(q, d);
+      view.best = questions.best[static_cast<size_t>(q)];
     }
     const std::vector<float> row = model.logits(questions_hat.row(q).data(), views);
     std::copy(row.begin(), row.end(), logits.row(q).data());

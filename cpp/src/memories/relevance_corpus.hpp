@@ -16,8 +16,9 @@ struct EncodedCollection {
   RowMatrix cards;                    // (databases, d)
   RowMatrix tables;                   // every database owns >= 1 row: its tables, or its card when it has none
   std::vector<int> table_offsets{0};  // databases + 1
-  RowMatrix lexical_cards;            // the same rows from the lexical encoder; empty without one
+  RowMatrix lexical_cards;            // the same rows from the lexical encoder, IDF-weighted; empty without one
   RowMatrix lexical_tables;
+  std::vector<float> idf;             // the lexical weights of this collection
   int size() const { return static_cast<int>(cards.rows()); }
   bool lexical() const { return lexical_cards.size() > 0; }
 };
@@ -27,6 +28,7 @@ struct EncodedQuestions {
   std::vector<std::vector<int>> databases;  // indices into the collection
   // (questions, databases) cosines: with the card and the best table, from both encoders (lexical ones 0 without).
   RowMatrix raw_card, raw_table, lexical_card, lexical_table;
+  std::vector<RawSimilarities> best;  // per question: the maxima over the collection
 
   RawSimilarities raw(int64_t question, int database) const {
     return {raw_card(question, database), raw_table(question, database), lexical_card(question, database),

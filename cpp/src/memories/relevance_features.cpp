@@ -35,6 +35,10 @@ int features_forward(const float* question_hat, const DatabaseView& database, in
   x[4] = database.raw.table;
   x[5] = database.raw.lexical_card;
   x[6] = database.raw.lexical_table;
+  x[7] = database.raw.card - database.best.card;
+  x[8] = database.raw.table - database.best.table;
+  x[9] = database.raw.lexical_card - database.best.lexical_card;
+  x[10] = database.raw.lexical_table - database.best.lexical_table;
   float* card_product = x + RelevanceConfig::kScalarFeatures;
   float* table_product = card_product + p;
   for (int i = 0; i < p; ++i) {

@@ -39,6 +39,7 @@ DatabaseView view_of(const RelevanceBatch& batch, const RelevanceBatch::Pair& pa
   view.tables_hat = tables_hat.row(batch.table_offsets[pair.database]).data();
   view.tables = batch.table_offsets[pair.database + 1] - batch.table_offsets[pair.database];
   view.raw = pair.raw;
+  view.best = pair.best;
   return view;
 }
 
@@ -140,7 +141,8 @@ RelevanceModel::RelevanceModel(const RelevanceConfig& config, uint64_t seed) : c
   // With a lexical encoder, its two cosines weigh as much as the encoder's four (projected and raw).
   const float semantic = kInitialCosineWeight / (config.lexical_encoder.empty() ? 4.0f : 8.0f);
   const float lexical = config.lexical_encoder.empty() ? 0.0f : kInitialCosineWeight / 4.0f;
-  parameters_.scalar_weights() << semantic, semantic, 0.0f, semantic, semantic, lexical, lexical;
+  parameters_.scalar_weights() << semantic, semantic, 0.0f, semantic, semantic, lexical, lexical, 0.0f, 0.0f, 0.0f,
+      0.0f;
 }
 
 RelevanceModel::RelevanceModel(const RelevanceConfig& config, RelevanceParameters parameters)

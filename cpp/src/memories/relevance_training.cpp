@@ -62,13 +62,20 @@ class Adam {
   int64_t t_ = 0;
 };
 
-// Adam moves every weight by about the learning rate per step whatever its scale; the projections' entries are
-// ~1/sqrt(d), so they get a smaller rate than the MLP or they forget their cosine-preserving start at once.
-std::vector<float> learning_rates(const RelevanceConfig& config, const TrainingOptions& options) {
-  std::vector<float> rates(static_cast<size_t>(config.parameter_count()), options.learning_rate);
-  const size_t projections = 2 * static_cast<size_t>(config.projection_dim) * static_cast<size_t>(config.input_dim);
-  std::fill(rates.begin(), rates.begin() + static_cast<int64_t>(projections),
-            options.learning_rate * options.projection_lr_scale);
+// Adam moves every weight by about the learning rate per step whatever its scale. The projections' entries are
+// ~1/sqrt(d): they get a smaller rate, or they forget their cosine-preserving start at once. The direct path
+// weighs cosines whose useful differences are ~0.01, so its weights must reach tens: it gets a larger rate.
+std::vector<float> learning_rates(RelevanceModel& model, const TrainingOptions& options) {
+  auto& parameters = model.parameters();
+  std::vector<float> rates(parameters.values().size(), options.learning_rate);
+  const float* base = parameters.values().data();
+  auto scale = [&](const float* begin, int64_t count, float factor) {
+    std::fill_n(rates.begin() + (begin - base), count, options.learning_rate * factor);
+  };
+  scale(parameters.question_projection().data(), parameters.question_projection().size(), options.projection_lr_scale);
+  scale(parameters.database_projection().data(), parameters.database_projection().size(), options.projection_lr_scale);
+  scale(parameters.scalar_weights().data(), parameters.scalar_weights().size(), options.direct_lr_scale);
+  scale(&parameters.output_bias(), 1, options.direct_lr_scale);
   return rates;
 }
 
@@ -102,7 +109,8 @@ class BatchBuilder {
       const auto& positives = questions_.databases[static_cast<size_t>(example->row)];
       std::vector<int> taken = positives;
       auto add_pair = [&](int db, float label) {
-        batch.pairs.push_back({q, local_database(db), label, questions_.raw(example->row, db)});
+        batch.pairs.push_back({q, local_database(db), label, questions_.raw(example->row, db),
+                               questions_.best[static_cast<size_t>(example->row)]});
       };
       for (int db : positives) add_pair(db, 1.0f);
       const size_t wanted = positives.size() * static_cast<size_t>(options_.negatives);
@@ -151,7 +159,7 @@ void check_options(const TrainingOptions& o) {
   }
   if (!(o.learning_rate > 0.0f) || !(o.heldout_fraction >= 0.0f && o.heldout_fraction < 1.0f) ||
       !(o.hard_fraction >= 0.0f && o.hard_fraction <= 1.0f) || !(o.composite_ratio >= 0.0f) ||
-      !(o.weight_decay >= 0.0f) || !(o.projection_lr_scale >= 0.0f)) {
+      !(o.weight_decay >= 0.0f) || !(o.projection_lr_scale >= 0.0f) || !(o.direct_lr_scale >= 0.0f)) {
     throw Error("training: learning rate must be > 0, held-out and hard fractions in [0, 1), ratios >= 0");
   }
 }
@@ -163,7 +171,8 @@ std::string training_info(const TrainingOptions& o, const TrainingResult& r, int
     << ",\"batch\":" << o.batch << ",\"max_composite\":" << o.max_composite
     << ",\"composite_ratio\":" << o.composite_ratio << ",\"negatives\":" << o.negatives
     << ",\"hard_fraction\":" << o.hard_fraction << ",\"heldout_fraction\":" << o.heldout_fraction
-    << ",\"weight_decay\":" << o.weight_decay << ",\"projection_lr_scale\":" << o.projection_lr_scale << ",\"seed\":" << o.seed << ",\"databases\":" << databases
+    << ",\"weight_decay\":" << o.weight_decay << ",\"projection_lr_scale\":" << o.projection_lr_scale
+    << ",\"direct_lr_scale\":" << o.direct_lr_scale << ",\"seed\":" << o.seed << ",\"databases\":" << databases
     << ",\"training_questions\":" << train_questions << ",\"training_composites\":" << train_composites
     << ",\"heldout_databases\":" << r.heldout_databases.size() << ",\"heldout_f1\":" << r.heldout_set.f1;
   if (!r.epochs.empty()) {
@@ -320,7 +329,7 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
   RelevanceModel model(config, options.seed);
   model.parameters().output_bias() = initial_bias(model, encoded, examples);
   RelevanceParameters gradient(config);
-  Adam adam(learning_rates(config, options), options.weight_decay, model.parameters().values());
+  Adam adam(learning_rates(model, options), options.weight_decay, model.parameters().values());
   BatchBuilder builder(collection, encoded, training_databases, options);
   std::vector<float> best_values = model.parameters().values();
   double best_score = -1.0;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "relmem/memories/database_texts.hpp"
+#include "relmem/memories/lexical_weighting.hpp"
 
 namespace relmem {
 namespace {
@@ -161,6 +162,7 @@ void SelectionMemory::insert(const std::string& db, Entry entry, const float* ca
   }
   ++next_card_id_;
   next_table_id_ += count;
+  lexical_changed();
   auto [it, _] = entries_.emplace(db, std::move(entry));
   name_of_card_[it->second.id] = &it->first;
   for (int64_t id : table_ids) name_of_table_[id] = &it->first;
@@ -180,7 +182,27 @@ bool SelectionMemory::remove(const std::string& db) {
   name_of_card_.erase(entry.id);
   for (int64_t id : table_ids) name_of_table_.erase(id);
   entries_.erase(it);
+  lexical_changed();
   return true;
+}
+
+void SelectionMemory::lexical_changed() {
+  std::lock_guard<std::mutex> lock(lexical_cache_->mutex);
+  lexical_cache_->weights.reset();
+}
+
+std::shared_ptr<const SelectionMemory::LexicalWeights> SelectionMemory::lexical_weights() const {
+  std::lock_guard<std::mutex> lock(lexical_cache_->mutex);
+  if (lexical_cache_->weights) return lexical_cache_->weights;
+  auto weights = std::make_shared<LexicalWeights>();
+  std::vector<int64_t> df = lexical_cards_.document_frequency();
+  const auto& table_df = lexical_tables_.document_frequency();
+  for (size_t j = 0; j < df.size(); ++j) df[j] += table_df[j];
+  weights->idf = inverse_document_frequencies(df, lexical_cards_.size() + lexical_tables_.size());
+  for (int64_t id : lexical_cards_.ids()) weights->card_norms[id] = lexical_cards_.weighted_norm(id, weights->idf);
+  for (int64_t id : lexical_tables_.ids()) weights->table_norms[id] = lexical_tables_.weighted_norm(id, weights->idf);
+  lexical_cache_->weights = weights;
+  return weights;
 }
 
 void SelectionMemory::check_model(const RelevanceModel& model) const {
@@ -256,6 +278,22 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(const float*
       f.table = true;
     }
   }
+  // The lexical cosine is cos(q ∘ idf, row ∘ idf) = (q ∘ idf²) . row / (|q ∘ idf| |row ∘ idf|).
+  std::shared_ptr<const LexicalWeights> weights;
+  std::vector<float> weighted_question;
+  if (lexical_) {
+    weights = lexical_weights();
+    const int ld = lexical_->dim();
+    weighted_question.resize(static_cast<size_t>(ld));
+    double norm = 0.0;
+    for (int j = 0; j < ld; ++j) {
+      const double w = static_cast<double>(lexical_question[j]) * weights->idf[static_cast<size_t>(j)];
+      norm += w * w;
+      weighted_question[static_cast<size_t>(j)] = static_cast<float>(w) * weights->idf[static_cast<size_t>(j)];
+    }
+    if (norm > 0.0)
+      for (float& v : weighted_question) v = static_cast<float>(v / std::sqrt(norm));
+  }
   const int d = encoder_->dim();
   std::vector<Candidate> out;
   out.reserve(found.size());
@@ -271,10 +309,14 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(const float*
         raw.table = std::max(raw.table, dot(question, tables_.reconstruct(entry.first_table + i).data(), d));
     }
     if (lexical_) {
-      raw.lexical_card = lexical_cards_.dot(entry.id, lexical_question);
+      auto cosine = [](float dot, float norm) { return norm > 0.0f ? dot / norm : 0.0f; };
+      raw.lexical_card = cosine(lexical_cards_.dot(entry.id, weighted_question.data()), weights->card_norms.at(entry.id));
       raw.lexical_table = count == 0 ? raw.lexical_card : -2.0f;
-      for (int64_t i = 0; i < count; ++i)
-        raw.lexical_table = std::max(raw.lexical_table, lexical_tables_.dot(entry.first_table + i, lexical_question));
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t id = entry.first_table + i;
+        raw.lexical_table = std::max(raw.lexical_table, cosine(lexical_tables_.dot(id, weighted_question.data()),
+                                                               weights->table_norms.at(id)));
+      }
     }
     out.push_back(f.candidate);
   }
@@ -304,6 +346,9 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
       views[i].tables = static_cast<int>(projected.rows() - 1);
       views[i].raw = found[i].raw;
     }
+    RawSimilarities best = found.empty() ? RawSimilarities{} : found[0].raw;
+    for (const auto& candidate : found) best.keep_max(candidate.raw);
+    for (auto& view : views) view.best = best;
     const std::vector<float> logits = model_->logits(question_hat.data(), views);
     for (size_t i = 0; i < found.size(); ++i) matches[i].score = logits[i];
   } else {

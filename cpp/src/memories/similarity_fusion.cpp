@@ -38,6 +38,13 @@ float fuse_similarities(SimilarityFusion fusion, float card, float best_table) {
 
 namespace relmem {
 
+void RawSimilarities::keep_max(const RawSimilarities& other) {
+  card = std::max(card, other.card);
+  table = std::max(table, other.table);
+  lexical_card = std::max(lexical_card, other.lexical_card);
+  lexical_table = std::max(lexical_table, other.lexical_table);
+}
+
 float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool lexical) {
   const float semantic = fuse_similarities(fusion, raw.card, raw.table);
   if (!lexical) return semantic;

@@ -1,6 +1,7 @@
 #include "relmem/memories/sparse_vectors.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -28,16 +29,44 @@ void append(std::string& out, const T& value) {
 
 SparseVectors::SparseVectors(int dim) : dim_(dim) {
   if (dim < 1) throw Error("sparse vectors need a positive dimension");
+  document_frequency_.assign(static_cast<size_t>(dim), 0);
 }
 
 void SparseVectors::add(int64_t id, const float* dense) {
+  remove(id);
   std::vector<std::pair<uint32_t, float>> row;
-  for (int i = 0; i < dim_; ++i)
-    if (dense[i] != 0.0f) row.emplace_back(static_cast<uint32_t>(i), dense[i]);
+  for (int i = 0; i < dim_; ++i) {
+    if (dense[i] != 0.0f) {
+      row.emplace_back(static_cast<uint32_t>(i), dense[i]);
+      ++document_frequency_[static_cast<size_t>(i)];
+    }
+  }
   rows_[id] = std::move(row);
 }
 
-bool SparseVectors::remove(int64_t id) { return rows_.erase(id) > 0; }
+bool SparseVectors::remove(int64_t id) {
+  auto it = rows_.find(id);
+  if (it == rows_.end()) return false;
+  for (const auto& entry : it->second) --document_frequency_[entry.first];
+  rows_.erase(it);
+  return true;
+}
+
+float SparseVectors::weighted_norm(int64_t id, const std::vector<float>& weights) const {
+  auto it = rows_.find(id);
+  if (it == rows_.end()) throw Error("sparse vectors: unknown id " + std::to_string(id));
+  float sum = 0.0f;
+  for (const auto& [index, value] : it->second) sum += (value * weights[index]) * (value * weights[index]);
+  return std::sqrt(sum);
+}
+
+std::vector<int64_t> SparseVectors::ids() const {
+  std::vector<int64_t> out;
+  out.reserve(rows_.size());
+  for (const auto& [id, _] : rows_) out.push_back(id);
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 float SparseVectors::dot(int64_t id, const float* query) const {
   auto it = rows_.find(id);
@@ -48,9 +77,7 @@ float SparseVectors::dot(int64_t id, const float* query) const {
 }
 
 void SparseVectors::save(const std::string& path) const {
-  std::vector<int64_t> ids;
-  for (const auto& [id, _] : rows_) ids.push_back(id);
-  std::sort(ids.begin(), ids.end());  // the same memory always writes the same bytes
+  const std::vector<int64_t> ids = this->ids();  // sorted: the same memory always writes the same bytes
   std::string bytes(kMagic, sizeof kMagic);
   append(bytes, kVersion);
   append(bytes, static_cast<uint32_t>(dim_));
@@ -112,7 +139,9 @@ SparseVectors SparseVectors::load(const std::string& path) {
       take(&index, sizeof index);
       take(&value, sizeof value);
       if (index >= dim) throw Error("sparse vector file " + path + " is malformed");
+      ++vectors.document_frequency_[index];
     }
+    if (vectors.rows_.count(id)) throw Error("sparse vector file " + path + " repeats id " + std::to_string(id));
     vectors.rows_[id] = std::move(row);
   }
   if (offset + sizeof stored != bytes.size()) throw Error("sparse vector file " + path + " has trailing bytes");

@@ -2,11 +2,12 @@
 // Relevance classifier p(question, database) on top of a frozen sentence encoder, trained with binary
 // cross-entropy (relmem-train-relevance). With û = normalize(Wq q), ĉ = normalize(Wd card), t̂_j =
 // normalize(Wd table_j) and j* = argmax_j û·t̂_j, one (question, database) pair gets the features
-//   x = [û·ĉ, û·t̂_j*, mean_j û·t̂_j, q·card, max_j q·table_j, lex(q)·lex(card), max_j lex(q)·lex(table_j),
-//        p (û ⊙ ĉ), p (û ⊙ t̂_j*)]
-// where q·card and q·table are the frozen encoder's cosines and lex(·) the optional lexical (hashing) encoder's
-// (zero without one), and
-//   logit = w2 · relu(W1 x + b1) + ws · x[0:7] + b2,   probability = sigmoid(logit).
+//   x = [û·ĉ, û·t̂_j*, mean_j û·t̂_j, r, r - r_best, p (û ⊙ ĉ), p (û ⊙ t̂_j*)]
+// where r = (q·card, max_j q·table_j, lex(q)·lex(card), max_j lex(q)·lex(table_j)) are the raw cosines of the
+// frozen encoder and of the optional lexical encoder (IDF-weighted hashing; zero without one), and r_best the same
+// cosines' maxima over every candidate database of the question (how far this database is behind the best one
+// tells more than the cosine alone, across collections), and
+//   logit = w2 · relu(W1 x + b1) + ws · x[0:11] + b2,   probability = sigmoid(logit).
 // Forward and backward passes are written by hand; tests check every gradient against finite differences.
 #include <cstdint>
 #include <string>
@@ -25,7 +26,7 @@ struct RelevanceConfig {
   std::string encoder;       // name of the encoder the model was trained with, e.g. "use-lite"
   std::string lexical_encoder;  // name of the lexical encoder of features 5 and 6, e.g. "hashing:4096"; "" = none
 
-  static constexpr int kScalarFeatures = 7;
+  static constexpr int kScalarFeatures = 11;
   int feature_dim() const { return kScalarFeatures + 2 * projection_dim; }
   // Number of floats in the flat parameter vector.
   int64_t parameter_count() const;
@@ -49,7 +50,7 @@ class RelevanceParameters {
   MatrixView hidden_weights();       // W1 (H, F)
   VectorView hidden_bias();          // b1 (H)
   VectorView output_weights();       // w2 (H)
-  VectorView scalar_weights();       // ws (7)
+  VectorView scalar_weights();       // ws (11)
   float& output_bias();              // b2
   ConstMatrixView question_projection() const;
   ConstMatrixView database_projection() const;
@@ -75,6 +76,7 @@ struct DatabaseView {
   const float* tables_hat = nullptr;
   int tables = 0;
   RawSimilarities raw;
+  RawSimilarities best;  // maxima of the raw cosines over the question's candidate databases
 };
 
 // A training batch: distinct questions and databases (raw encoder rows) and labelled pairs between them.
@@ -83,7 +85,8 @@ struct RelevanceBatch {
     int question = 0;  // row of questions
     int database = 0;  // index into table_offsets
     float label = 0.0f;
-    RawSimilarities raw;  // computed from the frozen encoders, not from the batch's rows
+    RawSimilarities raw;   // computed from the frozen encoders, not from the batch's rows
+    RawSimilarities best;  // the question's maxima of them over the collection
   };
   RowMatrix questions;                // (nq, d)
   RowMatrix cards;                    // (ndb, d)

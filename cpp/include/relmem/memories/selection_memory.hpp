@@ -6,6 +6,7 @@
 // into a calibrated probability.
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -123,6 +124,18 @@ class SelectionMemory {
     RowMatrix vectors;
     RowMatrix lexical;  // empty without a lexical encoder
   };
+  // IDF weights of the lexical channel and every stored lexical vector's weighted norm; they depend on the whole
+  // collection, so they are recomputed on the first question after an add or remove.
+  struct LexicalWeights {
+    std::vector<float> idf;
+    std::unordered_map<int64_t, float> card_norms, table_norms;
+  };
+  struct LexicalCache {
+    std::mutex mutex;
+    std::shared_ptr<const LexicalWeights> weights;  // null when stale
+  };
+  std::shared_ptr<const LexicalWeights> lexical_weights() const;
+  void lexical_changed();
 
   void insert(const std::string& db, Entry entry, const float* card, const RowMatrix& table_vectors,
               const float* lexical_card, const RowMatrix* lexical_tables);
@@ -141,6 +154,7 @@ class SelectionMemory {
   VectorIndex tables_;
   SparseVectors lexical_cards_;   // same ids as cards_
   SparseVectors lexical_tables_;  // same ids as tables_
+  std::unique_ptr<LexicalCache> lexical_cache_ = std::make_unique<LexicalCache>();
   std::map<std::string, Entry> entries_;
   std::unordered_map<int64_t, const std::string*> name_of_card_;
   std::unordered_map<int64_t, const std::string*> name_of_table_;

@@ -11,6 +11,9 @@ struct RawSimilarities {
   float table = 0.0f;  // best table
   float lexical_card = 0.0f;
   float lexical_table = 0.0f;
+
+  // Component-wise maximum.
+  void keep_max(const RawSimilarities& other);
 };
 
 enum class SimilarityFusion { Mean, Max, Card, Table };

@@ -20,6 +20,11 @@ class SparseVectors {
   bool remove(int64_t id);
   // Dot product of the row with a dense query of dim() floats; relmem::Error for an unknown id.
   float dot(int64_t id, const float* query) const;
+  // |row ∘ weights| for weights of dim() floats.
+  float weighted_norm(int64_t id, const std::vector<float>& weights) const;
+  // Per dimension, how many rows have a non-zero there.
+  const std::vector<int64_t>& document_frequency() const { return document_frequency_; }
+  std::vector<int64_t> ids() const;
 
   bool contains(int64_t id) const { return rows_.count(id) > 0; }
   int64_t size() const { return static_cast<int64_t>(rows_.size()); }
@@ -30,6 +35,7 @@ class SparseVectors {
 
  private:
   int dim_;
+  std::vector<int64_t> document_frequency_;
   std::unordered_map<int64_t, std::vector<std::pair<uint32_t, float>>> rows_;
 };
 
