@@ -131,3 +131,11 @@ TEST(SchemaTypes, AffinityRules) {
   EXPECT_FALSE(is_numeric_type("BLOB"));
   EXPECT_FALSE(is_numeric_type("text"));
 }
+
+TEST(Identifiers, ReadAsWords) {
+  EXPECT_EQ(humanize_identifier("StadiumCapacity_2019"), "stadium capacity 2019");
+  EXPECT_EQ(humanize_identifier("singer_in_concert"), "singer in concert");
+  EXPECT_EQ(humanize_identifier("GPA"), "gpa");
+  EXPECT_EQ(humanize_identifier("_x__y_"), "x y");
+  EXPECT_EQ(humanize_identifier(""), "");
+}

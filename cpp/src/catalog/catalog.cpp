@@ -23,23 +23,6 @@ bool is_database_file(const fs::path& path) {
   return ext == ".sqlite" || ext == ".sqlite3" || ext == ".db";
 }
 
-// "StadiumCapacity_2019" -> "stadium capacity 2019": identifiers read as words in cards.
-std::string humanize(const std::string& identifier) {
-  std::string out;
-  for (size_t i = 0; i < identifier.size(); ++i) {
-    const unsigned char c = identifier[i];
-    const bool boundary = i > 0 && std::isupper(c) && std::islower(static_cast<unsigned char>(identifier[i - 1]));
-    if (c == '_' || c == '-' || c == ' ' || boundary) {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-      if (boundary) out += static_cast<char>(std::tolower(c));
-    } else {
-      out += static_cast<char>(std::tolower(c));
-    }
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
 std::string shorten(const std::string& text, int max_chars) {
   if (static_cast<int>(text.size()) <= max_chars) return text;
   size_t cut = static_cast<size_t>(max_chars);
@@ -49,11 +32,11 @@ std::string shorten(const std::string& text, int max_chars) {
 
 std::string table_line(const Catalog& catalog, const Schema& schema, const Table& table, const CardOptions& options) {
   std::ostringstream out;
-  out << "table " << humanize(table.name) << " (";
+  out << "table " << humanize_identifier(table.name) << " (";
   for (size_t i = 0; i < table.columns.size(); ++i) {
     const Column& column = table.columns[i];
-    out << (i ? ", " : "") << humanize(column.name);
-    if (!column.type.empty()) out << ' ' << humanize(column.type);
+    out << (i ? ", " : "") << humanize_identifier(column.name);
+    if (!column.type.empty()) out << ' ' << humanize_identifier(column.type);
     if (column.primary_key) out << " primary key";
     if (options.samples_per_column > 0 && is_text_type(column.type) && table.row_count > 0) {
       const auto samples = catalog.distinct_values(schema.name, table.name, column.name, options.samples_per_column);
@@ -113,6 +96,22 @@ std::string quote_with(const std::string& text, char quote) {
 
 std::string quote_identifier(const std::string& name) { return quote_with(name, '"'); }
 std::string quote_string(const std::string& text) { return quote_with(text, '\''); }
+
+std::string humanize_identifier(const std::string& identifier) {
+  std::string out;
+  for (size_t i = 0; i < identifier.size(); ++i) {
+    const unsigned char c = identifier[i];
+    const bool boundary = i > 0 && std::isupper(c) && std::islower(static_cast<unsigned char>(identifier[i - 1]));
+    if (c == '_' || c == '-' || c == ' ' || boundary) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+      if (boundary) out += static_cast<char>(std::tolower(c));
+    } else {
+      out += static_cast<char>(std::tolower(c));
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
 
 Catalog Catalog::open(const std::string& path) {
   if (!fs::exists(path)) throw Error("no such file or folder: " + path);
@@ -197,14 +196,14 @@ std::string Catalog::ddl(const std::string& db) const {
 std::string Catalog::card(const std::string& db, const CardOptions& options) const {
   const Schema& s = schema(db);
   std::ostringstream out;
-  out << "database " << humanize(s.name) << "\n";
+  out << "database " << humanize_identifier(s.name) << "\n";
   if (!options.description.empty()) out << options.description << "\n";
   for (const auto& table : s.tables) out << table_line(*this, s, table, options) << "\n";
   std::string links;
   for (const auto& table : s.tables)
     for (const auto& fk : table.foreign_keys)
-      links += (links.empty() ? "" : ", ") + humanize(table.name) + "." + humanize(fk.from_column) + " -> " +
-               humanize(fk.to_table) + (fk.to_column.empty() ? "" : "." + humanize(fk.to_column));
+      links += (links.empty() ? "" : ", ") + humanize_identifier(table.name) + "." + humanize_identifier(fk.from_column) + " -> " +
+               humanize_identifier(fk.to_table) + (fk.to_column.empty() ? "" : "." + humanize_identifier(fk.to_column));
   if (!links.empty()) out << "foreign keys: " << links << "\n";
   return out.str();
 }
@@ -213,7 +212,7 @@ std::string Catalog::table_card(const std::string& db, const std::string& table_
   const Schema& s = schema(db);
   const Table* table = s.table(table_name);
   if (!table) throw Error("unknown table '" + table_name + "' in database '" + db + "'");
-  return "database " + humanize(s.name) + "\n" + table_line(*this, s, *table, options) + "\n";
+  return "database " + humanize_identifier(s.name) + "\n" + table_line(*this, s, *table, options) + "\n";
 }
 
 std::vector<Value> Catalog::distinct_values(const std::string& db, const std::string& table_name,

@@ -1,30 +1,13 @@
 #include "relmem/memories/database_texts.hpp"
 
-#include <cctype>
+#include <string>
 
 namespace relmem {
 namespace {
 
-// "StadiumCapacity_2019" -> "stadium capacity 2019", as the catalog's cards write identifiers.
-std::string words(const std::string& identifier) {
-  std::string out;
-  for (size_t i = 0; i < identifier.size(); ++i) {
-    const unsigned char c = identifier[i];
-    const bool boundary = i > 0 && std::isupper(c) && std::islower(static_cast<unsigned char>(identifier[i - 1]));
-    if (c == '_' || c == '-' || c == ' ' || boundary) {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-      if (boundary) out += static_cast<char>(std::tolower(c));
-    } else {
-      out += static_cast<char>(std::tolower(c));
-    }
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
 std::string table_summary(const Table& table) {
-  std::string out = words(table.name) + " (";
-  for (size_t i = 0; i < table.columns.size(); ++i) out += (i ? ", " : "") + words(table.columns[i].name);
+  std::string out = humanize_identifier(table.name) + " (";
+  for (size_t i = 0; i < table.columns.size(); ++i) out += (i ? ", " : "") + humanize_identifier(table.columns[i].name);
   return out + ")";
 }
 
@@ -35,7 +18,7 @@ DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, cons
   const Schema& schema = catalog.schema(db);
   DatabaseTexts texts;
   texts.name = db;
-  const std::string header = "database " + words(schema.name) + ": ";
+  const std::string header = "database " + humanize_identifier(schema.name) + ": ";
   std::string preface;
   if (!options.description.empty()) preface += options.description + ". ";
   if (!example_questions.empty()) {

@@ -58,5 +58,7 @@ class Catalog {
 Schema read_schema(const std::string& path);
 std::string quote_identifier(const std::string& name);
 std::string quote_string(const std::string& text);
+// "StadiumCapacity_2019" -> "stadium capacity 2019": identifiers read as words in cards and embedded texts.
+std::string humanize_identifier(const std::string& identifier);
 
 }  // namespace relmem
