@@ -13,6 +13,10 @@ from ._relmem import (
     SqlError,
     Table,
     VectorIndex,
+    built_with_cuda,
+    cuda_device_count,
+    cuda_device_info,
+    cuda_unavailable_reason,
     execute_readonly,
     registered_encoders,
 )
@@ -24,5 +28,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Catalog", "Column", "Encoder", "Error", "ForeignKey", "HashingEncoder", "QueryResult", "Schema", "SqlError",
     "Table", "VectorIndex", "RelevanceModel", "SelectionMemory", "ValueMemory", "correct_values",
-    "default_encoder_name", "execute_readonly", "load_encoder", "registered_encoders",
+    "default_encoder_name", "execute_readonly", "load_encoder", "registered_encoders", "built_with_cuda",
+    "cuda_device_count", "cuda_device_info", "cuda_unavailable_reason",
 ]

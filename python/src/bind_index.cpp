@@ -36,9 +36,15 @@ py::tuple to_python(SearchResult&& r) {
 }  // namespace
 
 void bind_index(py::module_& m) {
-  py::class_<VectorIndex>(m, "VectorIndex", "Exact top-k over float32 vectors with int64 ids (cosine or inner product).")
-      .def(py::init([](int dim, const std::string& metric) { return VectorIndex(dim, parse_metric(metric)); }),
-           py::arg("dim"), py::arg("metric") = "cosine")
+  py::class_<VectorIndex>(m, "VectorIndex",
+                          "Exact top-k over vectors with int64 ids (cosine or inner product), on the CPU in fp32 or "
+                          "on a CUDA device in fp32, fp16 or bf16.")
+      .def(py::init([](int dim, const std::string& metric, const std::string& device, const std::string& dtype) {
+             return VectorIndex(dim, parse_metric(metric), device, dtype);
+           }),
+           py::arg("dim"), py::arg("metric") = "cosine", py::arg("device") = "cpu", py::arg("dtype") = "fp32",
+           "device: 'cpu', 'cuda' or 'cuda:N'; dtype: 'fp32', or 'fp16' / 'bf16' on cuda. Raises relmem.Error when "
+           "relmem was built without CUDA or no CUDA device is usable.")
       .def("add", [](VectorIndex& index, FloatArray vectors, std::optional<IdArray> ids) {
              const int64_t n = check_rows(vectors, index.dim(), "vectors");
              if (ids && (ids->ndim() != 1 || ids->shape(0) != n)) throw Error("ids must have shape (n,)");
@@ -62,10 +68,11 @@ void bind_index(py::module_& m) {
              py::gil_scoped_release release;
              index.save(path);
            }, py::arg("path"))
-      .def_static("load", [](const std::string& path) {
+      .def_static("load", [](const std::string& path, const std::string& device, const std::string& dtype) {
              py::gil_scoped_release release;
-             return VectorIndex::load(path);
-           }, py::arg("path"))
+             return VectorIndex::load(path, device, dtype);
+           }, py::arg("path"), py::arg("device") = "cpu", py::arg("dtype") = "fp32",
+           "Loads a file save() wrote (from any device) onto `device` in `dtype`.")
       .def("ids", [](const VectorIndex& index) {
              auto ids = index.ids();
              return py::array_t<int64_t>(static_cast<py::ssize_t>(ids.size()), ids.data());
@@ -78,9 +85,13 @@ void bind_index(py::module_& m) {
       .def("__len__", &VectorIndex::size)
       .def_property_readonly("dim", &VectorIndex::dim)
       .def_property_readonly("metric", [](const VectorIndex& index) { return metric_name(index.metric()); })
+      .def_property_readonly("device", &VectorIndex::device)
+      .def_property_readonly("dtype", [](const VectorIndex& index) { return gpu::precision_name(index.precision()); })
       .def("__repr__", [](const VectorIndex& index) {
+        const std::string placement = index.device() == "cpu" ? "" : ", device=" + index.device() + ", dtype=" +
+                                                                         gpu::precision_name(index.precision());
         return "VectorIndex(dim=" + std::to_string(index.dim()) + ", metric=" + metric_name(index.metric()) +
-               ", size=" + std::to_string(index.size()) + ")";
+               placement + ", size=" + std::to_string(index.size()) + ")";
       });
 }
 

@@ -4,6 +4,8 @@
 #include <limits>
 #include <mutex>
 
+#include "relmem/index/device_placement.hpp"
+#include "relmem/index/gpu/gpu_vector_index.hpp"
 #include "relmem/index/topk.hpp"
 
 namespace relmem {
@@ -31,13 +33,24 @@ Metric parse_metric(const std::string& name) {
 
 std::string metric_name(Metric metric) { return metric == Metric::Cosine ? "cosine" : "ip"; }
 
-VectorIndex::VectorIndex(int dim, Metric metric) : dim_(dim), metric_(metric) {
+VectorIndex::VectorIndex(int dim, Metric metric, const std::string& device, const std::string& dtype)
+    : dim_(dim), metric_(metric) {
   if (dim <= 0) throw Error("vector dimension must be positive, got " + std::to_string(dim));
+  const DevicePlacement placement = resolve_device_placement(device, dtype);
+  precision_ = placement.precision;
+  cuda_device_ = placement.cuda_device;
+  if (cuda_device_ >= 0) gpu_ = std::make_unique<GpuVectorIndex>(dim, metric, precision_, cuda_device_);
 }
+
+VectorIndex::VectorIndex(std::unique_ptr<GpuVectorIndex> gpu, int cuda_device)
+    : dim_(gpu->dim()), metric_(gpu->metric()), precision_(gpu->precision()), cuda_device_(cuda_device),
+      gpu_(std::move(gpu)) {}
 
 VectorIndex::VectorIndex(VectorIndex&& other) noexcept : dim_(other.dim_), metric_(other.metric_) {
   *this = std::move(other);
 }
+
+VectorIndex::~VectorIndex() = default;
 
 VectorIndex& VectorIndex::operator=(VectorIndex&& other) noexcept {
   if (this == &other) return *this;
@@ -50,10 +63,18 @@ VectorIndex& VectorIndex::operator=(VectorIndex&& other) noexcept {
   ids_ = std::move(other.ids_);
   row_of_id_ = std::move(other.row_of_id_);
   next_id_ = other.next_id_;
+  precision_ = other.precision_;
+  cuda_device_ = other.cuda_device_;
+  gpu_ = std::move(other.gpu_);
   return *this;
 }
 
+std::string VectorIndex::device() const {
+  return cuda_device_ < 0 ? "cpu" : "cuda:" + std::to_string(cuda_device_);
+}
+
 void VectorIndex::add(const float* vectors, int64_t n, const int64_t* ids) {
+  if (gpu_) return gpu_->add(vectors, n, ids);
   if (n < 0) throw Error("negative number of vectors");
   if (n == 0) return;
   std::unique_lock lock(mutex_);
@@ -82,6 +103,7 @@ void VectorIndex::add(const float* vectors, int64_t n, const int64_t* ids) {
 }
 
 int64_t VectorIndex::remove(const std::vector<int64_t>& ids) {
+  if (gpu_) return gpu_->remove(ids);
   std::unique_lock lock(mutex_);
   int64_t removed = 0;
   for (int64_t id : ids) {
@@ -102,12 +124,14 @@ int64_t VectorIndex::remove(const std::vector<int64_t>& ids) {
 }
 
 SearchResult VectorIndex::search(const float* queries, int64_t n_queries, int k) const {
+  if (gpu_) return gpu_->search(queries, n_queries, k);
   std::shared_lock lock(mutex_);
   return search_rows(queries, n_queries, k, 0, static_cast<int64_t>(ids_.size()), nullptr);
 }
 
 SearchResult VectorIndex::search_range(const float* queries, int64_t n_queries, int k, int64_t id_begin,
                                        int64_t id_end) const {
+  if (gpu_) return gpu_->search_range(queries, n_queries, k, id_begin, id_end);
   std::shared_lock lock(mutex_);
   std::vector<int64_t> rows;
   for (int64_t row = 0; row < static_cast<int64_t>(ids_.size()); ++row)
@@ -165,21 +189,25 @@ SearchResult VectorIndex::search_rows(const float* queries, int64_t n_queries, i
 }
 
 int64_t VectorIndex::size() const {
+  if (gpu_) return gpu_->size();
   std::shared_lock lock(mutex_);
   return static_cast<int64_t>(ids_.size());
 }
 
 bool VectorIndex::contains(int64_t id) const {
+  if (gpu_) return gpu_->contains(id);
   std::shared_lock lock(mutex_);
   return row_of_id_.count(id) > 0;
 }
 
 std::vector<int64_t> VectorIndex::ids() const {
+  if (gpu_) return gpu_->ids();
   std::shared_lock lock(mutex_);
   return ids_;
 }
 
 std::vector<float> VectorIndex::reconstruct(int64_t id) const {
+  if (gpu_) return gpu_->reconstruct(id);
   std::shared_lock lock(mutex_);
   auto it = row_of_id_.find(id);
   if (it == row_of_id_.end()) throw Error("id " + std::to_string(id) + " is not in the index");

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <mutex>
 
+#include "relmem/index/device_placement.hpp"
+#include "relmem/index/gpu/gpu_vector_index.hpp"
 #include "relmem/index/vector_index.hpp"
 
 namespace relmem {
@@ -95,6 +97,7 @@ class Reader {
 }  // namespace
 
 void VectorIndex::save(const std::string& path) const {
+  if (gpu_) return gpu_->save(path);
   std::shared_lock lock(mutex_);
   Writer writer(path);
   writer.write(kMagic, sizeof kMagic);
@@ -108,7 +111,10 @@ void VectorIndex::save(const std::string& path) const {
   writer.finish();
 }
 
-VectorIndex VectorIndex::load(const std::string& path) {
+VectorIndex VectorIndex::load(const std::string& path, const std::string& device, const std::string& dtype) {
+  const DevicePlacement placement = resolve_device_placement(device, dtype);
+  if (placement.cuda_device >= 0)
+    return VectorIndex(GpuVectorIndex::load(path, placement.precision, placement.cuda_device), placement.cuda_device);
   Reader reader(path);
   char magic[4];
   reader.read(magic, sizeof magic);
