@@ -7,6 +7,7 @@ import sys
 from . import Catalog, Error, execute_readonly
 from .agent import commands as agent_commands
 from .bench import BENCHMARKS
+from .demo import job as demo_job
 
 
 def _catalog(args):
@@ -43,9 +44,7 @@ def _sql(args):
 
 
 def _demo(args):
-    from .demo import job
-    job.run(folder=args.dir, encoder_name=args.encoder)
-    return 0
+    return demo_job.run_args(args)
 
 
 def _bench(args):
@@ -75,8 +74,7 @@ def build_parser():
     agent_commands.register(commands)  # index, ask
 
     p = commands.add_parser("demo", help="the main demo job on the built-in demo collection")
-    p.add_argument("--dir", default=None, help="where the demo databases are built (default $RELMEM_HOME/demo)")
-    p.add_argument("--encoder", default=None, help="encoder spec (default: use-lite when installed)")
+    demo_job.add_arguments(p)
     p.set_defaults(func=_demo)
 
     p = commands.add_parser("bench", help="benchmarks with JSON output")

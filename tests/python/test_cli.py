@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 
@@ -32,10 +33,13 @@ def test_catalog_missing_folder_is_a_clear_error(tmp_path):
     assert out.returncode == 2 and "no such file or folder" in out.stderr and "Traceback" not in out.stderr
 
 
-def test_demo_runs(tmp_path):
+def test_demo_runs(tmp_path, monkeypatch):
+    for name in [n for n in os.environ if n.startswith("RELMEM_LLM_")]:
+        monkeypatch.delenv(name)
     out = relmem_cli("demo", "--dir", str(tmp_path / "demo"), "--encoder", "hashing")
     assert out.returncode == 0, out.stderr
-    assert "Los Angeles" in out.stdout and "first-ranked database correct" in out.stdout
+    assert "first-ranked database correct for 7 of 7" in out.stdout
+    assert """"Los Angeles" = restaurant.city 'LA'""" in out.stdout and "no LLM is configured" in out.stdout
 
 
 def test_bench_index_json():

@@ -1,8 +1,17 @@
-"""The main demo job: build the demo collection, embed it, and route example questions to databases."""
+"""The main demo job: build the demo collection and its memories (as `relmem index` does), route example questions
+to databases with the selection memory, link their words to stored values with the value memory and, when an LLM is
+configured, answer them with the full pipeline."""
+import json
 import os
+import sys
+import time
 
-from .. import Catalog, VectorIndex
+from .. import Catalog, Error
+from ..agent.memories import Memories
+from ..agent.pipeline import Pipeline
+from ..agent.tables import format_table
 from ..encoders import load_encoder, relmem_home
+from ..llm import add_llm_arguments, from_args, from_config
 from .collection import DESCRIPTIONS, build_collection
 
 # (question, the database that answers it, or None when no database does)
@@ -16,38 +25,148 @@ QUESTIONS = [
     ("How many computer science students have a GPA above 3.5?", "university"),
     ("Who wrote the play Hamlet?", None),
 ]
+TOP_K = 3
+CONFIGURED = "configured"  # run(llm=CONFIGURED): the LLM of RELMEM_LLM_BASE_URL / RELMEM_LLM_MODEL, if any
+SOURCE_FILE = "demo-source.json"
+NO_LLM = ("no LLM is configured (set RELMEM_LLM_BASE_URL and RELMEM_LLM_MODEL, or pass --llm-base-url and "
+          "--llm-model): shown are the LLM-free stages, database selection and value linking")
 
 
 def default_folder():
     return os.path.join(relmem_home(), "demo")
 
 
-def rank_databases(catalog, encoder, questions, k=3):
-    names = catalog.databases
-    cards = [catalog.card(db, description=DESCRIPTIONS.get(db, "")) for db in names]
-    index = VectorIndex(encoder.dim, "cosine")
-    index.add(encoder.encode(cards))
-    scores, ids = index.search(encoder.encode(questions), min(k, len(names)))
-    return [[(names[i], float(s)) for s, i in zip(row_scores, row_ids) if i >= 0]
-            for row_scores, row_ids in zip(scores, ids)]
+def default_memory_folder():
+    return os.path.join(relmem_home(), "demo-memory")
 
 
-def run(folder=None, encoder_name=None, out=print):
+def add_arguments(parser):
+    """The flags of `relmem demo`."""
+    parser.add_argument("--dir", default=None, help="where the demo databases are built (default $RELMEM_HOME/demo)")
+    parser.add_argument("--encoder", default=None, help="encoder spec (default: use-lite when installed)")
+    parser.add_argument("--memory", default=None, metavar="MEMDIR",
+                        help="where the demo memories are kept (default $RELMEM_HOME/demo-memory); they are reused "
+                             "while the databases, encoder and descriptions are unchanged")
+    parser.add_argument("--rebuild", action="store_true", help="rebuild the memories even when they are up to date")
+    add_llm_arguments(parser)
+    return parser
+
+
+def run_args(args):
+    """`relmem demo` with the flags of add_arguments()."""
+    run(folder=args.dir, encoder_name=args.encoder, memory_folder=args.memory, llm=from_args(args),
+        rebuild=args.rebuild)
+    return 0
+
+
+def _source(catalog, folder, encoder):
+    """What the memories are built from; saved memories are reused while it is unchanged."""
+    files = {}
+    for db in catalog.databases:
+        stat = os.stat(catalog.path(db))
+        files[db] = [stat.st_size, stat.st_mtime_ns]
+    return {"folder": os.path.abspath(folder), "encoder": encoder.name, "descriptions": DESCRIPTIONS,
+            "databases": files}
+
+
+def _saved_source(memory_folder):
+    try:
+        with open(os.path.join(memory_folder, SOURCE_FILE), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def open_memories(catalog, folder, encoder, memory_folder, rebuild=False, out=print):
+    """The demo memories: loaded from `memory_folder` when they were built from the same databases, encoder and
+    descriptions, else built the way `relmem index` builds them and saved there. Returns (memories, "loaded" or
+    "built")."""
+    source = _source(catalog, folder, encoder)
+    source_path = os.path.join(memory_folder, SOURCE_FILE)
+    if not rebuild and _saved_source(memory_folder) == source:
+        try:
+            return Memories.load(memory_folder, encoder), "loaded"
+        except Error as error:
+            out(f"the saved memories in {memory_folder} could not be loaded ({error}); rebuilding them")
+    memories = Memories.build(catalog, encoder=encoder, descriptions=DESCRIPTIONS, progress=sys.stderr.isatty())
+    if os.path.exists(source_path):
+        os.remove(source_path)  # a save cut short must never look up to date
+    memories.save(memory_folder)
+    with open(source_path, "w", encoding="utf-8") as f:
+        json.dump(source, f, indent=1)
+    return memories, "built"
+
+
+def _resolve_llm(llm):
+    return from_config() if isinstance(llm, str) and llm == CONFIGURED else llm
+
+
+def _links_text(links):
+    return ", ".join(f'"{link.span}" = {link.table}.{link.column} {link.value!r} ({link.score:.2f})'
+                     for link in links) or "none"
+
+
+def _print_answer(state, out):
+    out(f"  answer: {state.answer}")
+    for result in state.results():
+        out(f"  [{result['database']}] {result['sql']}")
+        if result["error"]:
+            out(f"  error: {result['error']}")
+        else:
+            out("    " + format_table(result["columns"], result["rows"], max_rows=5).replace("\n", "\n    "))
+
+
+def run(folder=None, encoder_name=None, out=print, memory_folder=None, llm=CONFIGURED, questions=QUESTIONS,
+        rebuild=False):
+    """Runs the demo and returns its summary. `llm`: an LLM, None for none, or CONFIGURED (the one the environment
+    configures). `questions`: (question, expected database or None) pairs."""
     folder = folder or default_folder()
+    memory_folder = memory_folder or default_memory_folder()
     build_collection(folder)
     catalog = Catalog(folder)
     encoder = load_encoder(encoder_name)
-    out(f"relmem demo: {len(catalog)} databases in {folder}, encoder {encoder.name}")
-    rankings = rank_databases(catalog, encoder, [q for q, _ in QUESTIONS])
-    hits = 0
-    for (question, expected), ranking in zip(QUESTIONS, rankings):
+    llm = _resolve_llm(llm)
+    started = time.perf_counter()
+    memories, how = open_memories(catalog, folder, encoder, memory_folder, rebuild=rebuild, out=out)
+    out(f"relmem demo: {len(catalog)} databases in {folder}, encoder {encoder.name}; memories {how} "
+        f"{'from' if how == 'loaded' else 'into'} {memory_folder} in {time.perf_counter() - started:.1f} s")
+    pipeline = None
+    if llm is not None:
+        pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, memories.examples,
+                                    descriptions=memories.descriptions, disable={"conversation"})
+
+    summary = {"encoder": encoder.name, "memory": how, "hits": 0, "set_hits": 0,
+               "answerable": sum(1 for _, expected in questions if expected), "llm": pipeline is not None,
+               "rankings": [], "selected": [], "links": [], "answers": []}
+    for question, expected in questions:
         out(f"\nQ: {question}")
-        for rank, (db, score) in enumerate(ranking, start=1):
-            out(f"  {rank}. {db:<14} {score:.3f}")
+        ranking = memories.selection.select(question, min(TOP_K, len(catalog)))
+        for rank, match in enumerate(ranking, start=1):
+            out(f"  {rank}. {match.database:<14} score {match.score:.3f}  probability {match.probability:.3f}")
+        selected = [match.database for match in memories.selection.select_set(question)]
+        out(f"  selected: {', '.join(selected)}")
+        links = {db: memories.values.link(db, question) for db in selected}
+        for db, db_links in links.items():
+            out(f"  values in {db}: {_links_text(db_links)}")
         if expected is None:
             out("  (no database answers this question)")
         else:
-            hits += ranking[0][0] == expected
-    answerable = sum(1 for _, expected in QUESTIONS if expected)
-    out(f"\nfirst-ranked database correct for {hits} of {answerable} database questions")
-    return {"hits": hits, "answerable": answerable, "rankings": rankings}
+            summary["hits"] += ranking[0].database == expected
+            summary["set_hits"] += expected in selected
+        summary["rankings"].append([(m.database, m.score, m.probability) for m in ranking])
+        summary["selected"].append(selected)
+        summary["links"].append({db: [(l.span, l.value, l.table, l.column, l.score) for l in db_links]
+                                 for db, db_links in links.items()})
+        if pipeline is not None:
+            state = pipeline.ask(question)
+            _print_answer(state, out)
+            summary["answers"].append(state.answer)
+
+    out(f"\nfirst-ranked database correct for {summary['hits']} of {summary['answerable']} database questions; "
+        f"the selected set holds it for {summary['set_hits']}")
+    if pipeline is None:
+        out(NO_LLM)
+    else:
+        answered = sum(1 for answer in summary["answers"] if not answer.startswith("could not answer"))
+        out(f"the LLM pipeline answered {answered} of {len(questions)} questions")
+    return summary
