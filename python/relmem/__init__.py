@@ -14,11 +14,13 @@ from ._relmem import (
     Table,
     VectorIndex,
     built_with_cuda,
+    compose_question,
     cuda_device_count,
     cuda_device_info,
     cuda_unavailable_reason,
     execute_readonly,
     registered_encoders,
+    train_relevance,
 )
 from .encoders import default_encoder_name, load_encoder
 from .values import ValueMemory, correct_values
@@ -29,5 +31,5 @@ __all__ = [
     "Catalog", "Column", "Encoder", "Error", "ForeignKey", "HashingEncoder", "QueryResult", "Schema", "SqlError",
     "Table", "VectorIndex", "RelevanceModel", "SelectionMemory", "ValueMemory", "correct_values",
     "default_encoder_name", "execute_readonly", "load_encoder", "registered_encoders", "built_with_cuda",
-    "cuda_device_count", "cuda_device_info", "cuda_unavailable_reason",
+    "cuda_device_count", "cuda_device_info", "cuda_unavailable_reason", "compose_question", "train_relevance",
 ]

@@ -4,6 +4,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <functional>
+#include <map>
+
 #include "bindings.hpp"
 #include "relmem/memories/labeled_questions.hpp"
 #include "relmem/memories/relevance_training.hpp"
@@ -61,6 +64,54 @@ py::dict metrics_dict(const SetMetrics& m) {
   d["f1"] = m.f1;
   d["questions"] = m.questions;
   return d;
+}
+
+py::dict epoch_dict(const EpochReport& r) {
+  py::dict d;
+  d["epoch"] = r.epoch;
+  d["loss"] = r.loss;
+  d["heldout_recall@1"] = r.heldout_recall_at_1;
+  d["heldout_recall@5"] = r.heldout_recall_at_5;
+  d["heldout_all_in_top5"] = r.heldout_all_in_top5;
+  d["seconds"] = r.seconds;
+  return d;
+}
+
+// Keyword options named as relmem-train-relevance's flags; an unknown name is an error, not a silent default.
+TrainingOptions training_options(const py::kwargs& kwargs) {
+  TrainingOptions o;
+  const std::map<std::string, std::function<void(const py::handle&)>> setters = {
+      {"epochs", [&](const py::handle& v) { o.epochs = v.cast<int>(); }},
+      {"lr", [&](const py::handle& v) { o.learning_rate = v.cast<float>(); }},
+      {"batch", [&](const py::handle& v) { o.batch = v.cast<int>(); }},
+      {"max_composite", [&](const py::handle& v) { o.max_composite = v.cast<int>(); }},
+      {"composite_ratio", [&](const py::handle& v) { o.composite_ratio = v.cast<float>(); }},
+      {"negatives", [&](const py::handle& v) { o.negatives = v.cast<int>(); }},
+      {"hard_fraction", [&](const py::handle& v) { o.hard_fraction = v.cast<float>(); }},
+      {"heldout", [&](const py::handle& v) { o.heldout_fraction = v.cast<float>(); }},
+      {"weight_decay", [&](const py::handle& v) { o.weight_decay = v.cast<float>(); }},
+      {"projection_lr_scale", [&](const py::handle& v) { o.projection_lr_scale = v.cast<float>(); }},
+      {"direct_lr_scale", [&](const py::handle& v) { o.direct_lr_scale = v.cast<float>(); }},
+      {"projection_dim", [&](const py::handle& v) { o.projection_dim = v.cast<int>(); }},
+      {"hidden", [&](const py::handle& v) { o.hidden_dim = v.cast<int>(); }},
+      {"seed", [&](const py::handle& v) { o.seed = v.cast<uint64_t>(); }},
+      {"threads", [&](const py::handle& v) { o.threads = v.cast<int>(); }},
+      {"device", [&](const py::handle& v) { o.device = v.cast<std::string>(); }},
+      {"cache", [&](const py::handle& v) { o.cache_dir = v.cast<std::string>(); }},
+      {"finetune_layers", [&](const py::handle& v) { o.finetune_layers = v.cast<int>(); }},
+      {"finetune_lr_scale", [&](const py::handle& v) { o.finetune_lr_scale = v.cast<float>(); }},
+  };
+  for (const auto& [key, value] : kwargs) {
+    const std::string name = py::str(key);
+    auto it = setters.find(name);
+    if (it == setters.end()) throw Error("train_relevance: unknown option '" + name + "'");
+    try {
+      it->second(value);
+    } catch (const py::cast_error&) {
+      throw Error("train_relevance: bad value for option '" + name + "'");
+    }
+  }
+  return o;
 }
 
 py::dict calibration_dict(const SelectionCalibration& c) {
@@ -295,30 +346,13 @@ void bind_relevance(py::module_& m) {
   m.def(
       "train_relevance",
       [](const Catalog& catalog, const std::vector<std::string>& questions, const py::list& databases,
-         const py::object& encoder, const std::string& lexical_encoder, int epochs, float lr, int batch, int max_composite, float composite_ratio,
-         int negatives, float hard_fraction, float heldout, float weight_decay, int projection_dim, int hidden_dim,
-         uint64_t seed, int threads, const std::string& device, int samples_per_column, const std::string& cache,
-         const std::function<void(py::dict)>& progress) {
+         const py::object& encoder, const std::string& lexical_encoder, int samples_per_column,
+         const std::function<void(py::dict)>& progress, const py::kwargs& options) {
         auto enc = to_encoder(encoder);
         std::unique_ptr<Encoder> lexical;
         if (!lexical_encoder.empty()) lexical = load_encoder(lexical_encoder);
         const auto labeled = to_labeled(questions, databases);
-        TrainingOptions o;
-        o.epochs = epochs;
-        o.learning_rate = lr;
-        o.batch = batch;
-        o.max_composite = max_composite;
-        o.composite_ratio = composite_ratio;
-        o.negatives = negatives;
-        o.hard_fraction = hard_fraction;
-        o.heldout_fraction = heldout;
-        o.weight_decay = weight_decay;
-        o.projection_dim = projection_dim;
-        o.hidden_dim = hidden_dim;
-        o.seed = seed;
-        o.threads = threads;
-        o.device = device;
-        o.cache_dir = cache;
+        const TrainingOptions o = training_options(options);
         TrainingResult result;
         {
           py::gil_scoped_release release;
@@ -329,27 +363,11 @@ void bind_relevance(py::module_& m) {
           result = train_relevance(*enc, lexical.get(), texts, labeled, o, [&](const EpochReport& r) {
             if (!progress) return;
             py::gil_scoped_acquire acquire;
-            py::dict d;
-            d["epoch"] = r.epoch;
-            d["loss"] = r.loss;
-            d["heldout_recall@1"] = r.heldout_recall_at_1;
-            d["heldout_recall@5"] = r.heldout_recall_at_5;
-            d["heldout_all_in_top5"] = r.heldout_all_in_top5;
-            d["seconds"] = r.seconds;
-            progress(d);
+            progress(epoch_dict(r));
           });
         }
         py::list epochs_out;
-        for (const auto& r : result.epochs) {
-          py::dict d;
-          d["epoch"] = r.epoch;
-          d["loss"] = r.loss;
-          d["heldout_recall@1"] = r.heldout_recall_at_1;
-          d["heldout_recall@5"] = r.heldout_recall_at_5;
-          d["heldout_all_in_top5"] = r.heldout_all_in_top5;
-          d["seconds"] = r.seconds;
-          epochs_out.append(d);
-        }
+        for (const auto& r : result.epochs) epochs_out.append(epoch_dict(r));
         py::dict report;
         report["epochs"] = epochs_out;
         report["best_epoch"] = result.best_epoch;
@@ -363,12 +381,11 @@ void bind_relevance(py::module_& m) {
         return py::make_tuple(std::make_shared<RelevanceModel>(std::move(result.model)), report);
       },
       py::arg("catalog"), py::arg("questions"), py::arg("databases"), py::arg("encoder") = py::none(),
-      py::arg("lexical_encoder") = "hashing:4096", py::arg("epochs") = 6, py::arg("lr") = 2e-3f, py::arg("batch") = 32, py::arg("max_composite") = 3,
-      py::arg("composite_ratio") = 0.5f, py::arg("negatives") = 4, py::arg("hard_fraction") = 0.5f,
-      py::arg("heldout") = 0.1f, py::arg("weight_decay") = 0.0f, py::arg("projection_dim") = 256,
-      py::arg("hidden_dim") = 32, py::arg("seed") = 0, py::arg("threads") = 0, py::arg("device") = "cpu",
-      py::arg("samples_per_column") = 3, py::arg("cache") = "", py::arg("progress") = nullptr,
-      "Trains a RelevanceModel on the catalog's databases (as relmem-train-relevance does); returns (model, report).");
+      py::arg("lexical_encoder") = "hashing:4096", py::arg("samples_per_column") = 3, py::arg("progress") = nullptr,
+      "Trains a RelevanceModel on the catalog's databases (as relmem-train-relevance does); returns (model, report). "
+      "Training options are keywords named as relmem-train-relevance's flags: epochs, lr, batch, max_composite, "
+      "composite_ratio, negatives, hard_fraction, heldout, weight_decay, projection_lr_scale, direct_lr_scale, "
+      "projection_dim, hidden, seed, threads, device, cache, finetune_layers, finetune_lr_scale.");
 
   m.def("compose_question", [](const std::vector<std::string>& parts, const std::string& style) {
           return compose_question(parts, parse_composite_style(style));

@@ -1,0 +1,91 @@
+"""The selection memory and relevance trainer from Python, on the demo collection with the hashing encoder."""
+import pytest
+
+import relmem
+from relmem.demo.collection import DESCRIPTIONS
+from relmem.demo.job import QUESTIONS
+
+ANSWERABLE = [(q, db) for q, db in QUESTIONS if db]
+
+
+@pytest.fixture(scope="module")
+def catalog(demo_dir):
+    return relmem.Catalog(str(demo_dir))
+
+
+@pytest.fixture(scope="module")
+def memory(catalog):
+    return relmem.SelectionMemory.build(catalog, encoder="hashing", descriptions=DESCRIPTIONS)
+
+
+def test_select_ranks_the_answering_database_first(memory):
+    for question, db in ANSWERABLE:
+        top = memory.select(question, 3)
+        assert len(top) == 3
+        assert top[0].database == db, question
+        assert top[0].score >= top[1].score >= top[2].score
+        assert all(0.0 <= m.probability <= 1.0 for m in top)
+
+
+def test_select_set_holds_the_best_database(memory):
+    for question, db in ANSWERABLE:
+        assert db in [m.database for m in memory.select_set(question)]
+
+
+def test_add_remove_and_save_load(tmp_path, catalog, memory):
+    question = ANSWERABLE[0][0]
+    before = [(m.database, round(m.score, 5)) for m in memory.select(question, 7)]
+    memory.remove("restaurants")
+    assert "restaurants" not in memory and len(memory) == 6
+    assert "restaurants" not in [m.database for m in memory.select(question, 7)]
+    memory.add(catalog, "restaurants", DESCRIPTIONS["restaurants"])
+    assert [(m.database, round(m.score, 5)) for m in memory.select(question, 7)] == before
+    memory.save(str(tmp_path / "selection"))
+    loaded = relmem.SelectionMemory.load(str(tmp_path / "selection"))
+    assert [(m.database, round(m.score, 5)) for m in loaded.select(question, 7)] == before
+
+
+def test_bad_inputs_are_clear_errors(tmp_path, catalog):
+    with pytest.raises(relmem.Error):
+        relmem.SelectionMemory.load(str(tmp_path / "missing"))
+    with pytest.raises(relmem.Error):
+        relmem.SelectionMemory.build(catalog, encoder="hashing", model=str(tmp_path / "missing.model"))
+    bad = tmp_path / "bad.model"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(relmem.Error):
+        relmem.RelevanceModel.load(str(bad))
+
+
+def _training_questions(catalog):
+    """Questions per database made from its tables and columns, enough for a short training run."""
+    questions, databases = [], []
+    for db in catalog.databases:
+        for table in catalog.schema(db).tables:
+            for column in table.columns:
+                questions.append(f"What is the {column.name.replace('_', ' ')} of each {table.name}?")
+                databases.append(db)
+    return questions, databases
+
+
+def test_train_relevance_writes_a_model_the_memory_loads(tmp_path, catalog):
+    questions, databases = _training_questions(catalog)
+    epochs = []
+    model, report = relmem.train_relevance(
+        catalog, questions, databases, encoder="hashing", epochs=2, batch=8, heldout=0.3, projection_dim=32,
+        hidden=8, seed=1, threads=1, progress=epochs.append)
+    assert [e["epoch"] for e in epochs] == [1, 2] == [e["epoch"] for e in report["epochs"]]
+    assert all(e["loss"] > 0 for e in epochs)
+    assert report["heldout_databases"] and 1 <= report["best_epoch"] <= 2
+    path = tmp_path / "relevance.model"
+    model.save(str(path))
+    trained = relmem.SelectionMemory.build(catalog, encoder="hashing", model=str(path), descriptions=DESCRIPTIONS)
+    top = trained.select(ANSWERABLE[0][0], 3)
+    assert len(top) == 3 and all(0.0 <= m.probability <= 1.0 for m in top)
+
+
+def test_train_relevance_refuses_unknown_options(catalog):
+    questions, databases = _training_questions(catalog)
+    with pytest.raises(relmem.Error, match="unknown option 'epoch'"):
+        relmem.train_relevance(catalog, questions, databases, encoder="hashing", epoch=2)
+    with pytest.raises(relmem.Error, match="bad value for option 'epochs'"):
+        relmem.train_relevance(catalog, questions, databases, encoder="hashing", epochs="two")
