@@ -41,7 +41,10 @@ constexpr const char* kUsage =
     "  --seed N              (default 0)\n"
     "  --threads N           (default: all)\n"
     "  --device cpu|cuda     matrix products on the CPU or a CUDA GPU (default cpu)\n"
-    "  --cache DIR           reuse embeddings across runs\n";
+    "  --cache DIR           reuse embeddings across runs\n"
+    "  --finetune-layers N   fine-tune USE-lite's top N transformer layers and its tanh head end to end on the\n"
+    "                        question side (default 0 = frozen encoder; 1 = the top layer; 2 = both)\n"
+    "  --finetune-lr-scale X  their learning rate relative to --lr (default 0.01)\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr, "relmem-train-relevance: %s\n%s", message.c_str(), kUsage);
@@ -100,6 +103,10 @@ int main(int argc, char** argv) {
       {"--threads", [&](const std::string& v) { options.threads = parse_number<int>("--threads", v); }},
       {"--device", [&](const std::string& v) { options.device = v; }},
       {"--cache", [&](const std::string& v) { options.cache_dir = v; }},
+      {"--finetune-layers",
+       [&](const std::string& v) { options.finetune_layers = parse_number<int>("--finetune-layers", v); }},
+      {"--finetune-lr-scale",
+       [&](const std::string& v) { options.finetune_lr_scale = parse_number<float>("--finetune-lr-scale", v); }},
   };
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
@@ -132,9 +139,9 @@ int main(int argc, char** argv) {
     card.samples_per_column = samples_per_column;
     std::vector<relmem::DatabaseTexts> databases;
     for (const auto& db : named) databases.push_back(relmem::database_texts(catalog, db, card));
-    std::printf("%zu questions, %zu databases, encoder %s (%d-d), lexical encoder %s, device %s\n", questions.size(),
-                databases.size(), encoder->name().c_str(), encoder->dim(), lexical ? lexical->name().c_str() : "none",
-                options.device.c_str());
+    std::printf("%zu questions, %zu databases, encoder %s (%d-d), lexical encoder %s, device %s, fine-tuned layers %d\n",
+                questions.size(), databases.size(), encoder->name().c_str(), encoder->dim(),
+                lexical ? lexical->name().c_str() : "none", options.device.c_str(), options.finetune_layers);
     std::fflush(stdout);
 
     const auto result = relmem::train_relevance(*encoder, lexical.get(), databases, questions, options,

@@ -106,6 +106,38 @@ TEST(RelevanceGradient, ProjectionAsWideAsInput) {
   expect_gradient_matches(config, 23);
 }
 
+TEST(RelevanceGradient, QuestionRowsGradientMatchesFiniteDifferences) {
+  omp_set_num_threads(1);
+  RelevanceConfig config;
+  config.input_dim = 6;
+  config.projection_dim = 4;
+  config.hidden_dim = 3;
+  std::mt19937_64 rng(31);
+  RelevanceBatch batch = make_batch(config.input_dim, rng);
+  const RelevanceModel model = perturbed_model(config, 31);
+  auto cpu = gpu::make_cpu_matrix_multiplier();
+  RelevanceParameters gradient(config);
+  RowMatrix d_questions;
+  model.loss_and_gradient(batch, gradient, *cpu, &d_questions);
+  ASSERT_EQ(d_questions.rows(), batch.questions.rows());
+  ASSERT_EQ(d_questions.cols(), batch.questions.cols());
+  int nonzero = 0;
+  for (int64_t i = 0; i < batch.questions.size(); ++i) {
+    float& value = batch.questions.data()[i];
+    const float original = value;
+    constexpr double eps = 1e-3;
+    value = static_cast<float>(original + eps);
+    const double plus = model.loss(batch, *cpu);
+    value = static_cast<float>(original - eps);
+    const double minus = model.loss(batch, *cpu);
+    value = original;
+    const double numeric = (plus - minus) / (2 * eps);
+    EXPECT_NEAR(d_questions.data()[i], numeric, 2e-4 + 2e-2 * std::fabs(numeric)) << "question entry " << i;
+    nonzero += std::fabs(d_questions.data()[i]) > 1e-6f ? 1 : 0;
+  }
+  EXPECT_GT(nonzero, batch.questions.size() / 2);
+}
+
 TEST(RelevanceGradient, FeatureBackwardMatchesFiniteDifferences) {
   // The feature map alone, with respect to its normalized inputs, in isolation from the rest of the model.
   std::mt19937_64 rng(5);
@@ -262,6 +294,50 @@ TEST_F(RelevanceModelFile, RoundTrip) {
   EXPECT_FLOAT_EQ(loaded.threshold(), 0.37f);
   EXPECT_NE(loaded.training_info_json().find("\"epochs\":3"), std::string::npos);
   EXPECT_EQ(loaded.parameters().values(), model.parameters().values());
+}
+
+TEST_F(RelevanceModelFile, RoundTripWithAFineTunedEncoderTop) {
+  RelevanceModel model = perturbed_model(config, 5);
+  UseLiteTopShape shape;
+  shape.layers.push_back({8, 8, 2, 3, 5, 0.5f});
+  shape.output_width = 8;  // the model's input_dim
+  shape.norm_epsilon = 1e-6f;
+  shape.l2_epsilon = 1e-12f;
+  std::vector<float> values(static_cast<size_t>(shape.parameter_count()));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 0.001f * static_cast<float>(i % 97);
+  model.set_encoder_top(UseLiteTop(shape, values));
+  const std::string path = dir.file("tuned.model");
+  model.save(path);
+  const RelevanceModel loaded = RelevanceModel::load(path);
+  ASSERT_TRUE(loaded.fine_tunes_encoder());
+  EXPECT_TRUE(loaded.encoder_top().shape() == shape);
+  EXPECT_EQ(loaded.encoder_top().parameters(), values);
+  EXPECT_EQ(loaded.parameters().values(), model.parameters().values());
+  perturbed_model(config, 4).save(dir.file("frozen.model"));
+  EXPECT_FALSE(RelevanceModel::load(dir.file("frozen.model")).fine_tunes_encoder());
+}
+
+// A version 1 file (before fine-tuned encoder layers) written byte by byte still loads.
+TEST_F(RelevanceModelFile, VersionOneFilesStillLoad) {
+  const RelevanceModel model = perturbed_model(config, 6);
+  const std::string header = R"({"format":"relmem-relevance-model","version":1,"input_dim":8,"projection_dim":4,)"
+                             R"("hidden_dim":3,"encoder":"hashing:8","lexical_encoder":"hashing:64","threshold":0.25})";
+  std::string bytes = "RMRM";
+  auto append = [&bytes](const auto& value) { bytes.append(reinterpret_cast<const char*>(&value), sizeof value); };
+  append(uint32_t{1});
+  append(static_cast<uint64_t>(header.size()));
+  bytes += header;
+  const auto& values = model.parameters().values();
+  append(static_cast<uint64_t>(values.size()));
+  bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (char c : bytes) hash = (hash ^ static_cast<uint8_t>(c)) * 0x100000001b3ULL;
+  append(hash);
+  relmem_test::write_bytes(dir.file("v1.model"), bytes);
+  const RelevanceModel loaded = RelevanceModel::load(dir.file("v1.model"));
+  EXPECT_FALSE(loaded.fine_tunes_encoder());
+  EXPECT_EQ(loaded.parameters().values(), values);
+  EXPECT_FLOAT_EQ(loaded.threshold(), 0.25f);
 }
 
 TEST_F(RelevanceModelFile, DamagedFilesGiveClearErrors) {

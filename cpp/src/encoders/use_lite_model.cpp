@@ -25,6 +25,15 @@ gemm::PackedMatrix packed(const std::vector<float>& matrix, int rows, int cols) 
   return out;
 }
 
+// Appends the row-major (k, n) source of a packed matrix.
+void append_unpacked(const gemm::PackedMatrix& matrix, std::vector<float>& out) {
+  const int width = matrix.panel_width();
+  for (int r = 0; r < matrix.k(); ++r)
+    for (int c = 0; c < matrix.n(); ++c) out.push_back(matrix.panel(c / width)[static_cast<int64_t>(r) * width + c % width]);
+}
+
+void append(const std::vector<float>& values, std::vector<float>& out) { out.insert(out.end(), values.begin(), values.end()); }
+
 }  // namespace
 
 struct UseLiteModel::Workspace {
@@ -184,13 +193,7 @@ void UseLiteModel::finish(const float* pooled, int count, float* out) const {
   }
 }
 
-void UseLiteModel::embed(const std::vector<const std::vector<int32_t>*>& sentences, float* out) const {
-  const int count = static_cast<int>(sentences.size());
-  if (count == 0) return;
-  std::vector<int> offsets(count + 1, 0);
-  for (int s = 0; s < count; ++s) offsets[s + 1] = offsets[s] + static_cast<int>(sentences[s]->size());
-  const int tokens = offsets.back();
-
+UseLiteModel::Workspace& UseLiteModel::workspace(int tokens) const {
   const Layer& first = layers_[0];
   const Layer& second = layers_[1];
   const int width = second.width;
@@ -203,7 +206,14 @@ void UseLiteModel::embed(const std::vector<const std::vector<int32_t>*>& sentenc
   ws.context.resize(static_cast<std::size_t>(tokens) * qkv_width / 3);
   ws.hidden.resize(static_cast<std::size_t>(tokens) * width);
   ws.ffn.resize(static_cast<std::size_t>(tokens) * hidden);
+  return ws;
+}
 
+std::vector<int> UseLiteModel::embed_inputs(const std::vector<const std::vector<int32_t>*>& sentences,
+                                            Workspace& ws) const {
+  const int count = static_cast<int>(sentences.size());
+  std::vector<int> offsets(count + 1, 0);
+  for (int s = 0; s < count; ++s) offsets[s + 1] = offsets[s] + static_cast<int>(sentences[s]->size());
   for (int s = 0; s < count; ++s) {
     const std::vector<int32_t>& ids = *sentences[s];
     for (std::size_t t = 0; t < ids.size(); ++t) {
@@ -213,8 +223,15 @@ void UseLiteModel::embed(const std::vector<const std::vector<int32_t>*>& sentenc
       for (int j = 0; j < embedding_width_; ++j) x[j] = embedding[j] + (embedding[j] + timing[j]);
     }
   }
+  return offsets;
+}
 
-  // Layer 0: the residual branch projects the inputs from the embedding width to the layer width.
+// Layer 0 from ws.inputs into ws.hidden: the residual branch projects the inputs from the embedding width to the
+// layer width.
+void UseLiteModel::first_layer(const std::vector<int>& offsets, Workspace& ws) const {
+  const Layer& first = layers_[0];
+  const int width = first.width;
+  const int tokens = offsets.back();
   const int first_qkv = 3 * first.heads * first.head_width;
   layer_norm(ws.inputs.data(), tokens, embedding_width_, first.norm_scale, first.norm_bias, ws.normed.data());
   gemm::multiply(ws.normed.data(), tokens, embedding_width_, first.qkv, ws.qkv.data(), first_qkv,
@@ -229,6 +246,35 @@ void UseLiteModel::embed(const std::vector<const std::vector<int32_t>*>& sentenc
                  {first.ffn_in_bias.data(), false, true});
   gemm::multiply(ws.ffn.data(), tokens, first.ffn_in.n(), first.ffn_out, ws.hidden.data(), width,
                  {first.ffn_out_bias.data(), true});
+}
+
+void UseLiteModel::token_states(const std::vector<const std::vector<int32_t>*>& sentences, int layers,
+                                float* out) const {
+  if (layers < 1 || layers > 2) throw Error("USE-lite has 2 transformer layers: fine-tune 1 or 2 of them");
+  int tokens = 0;
+  for (const auto* sentence : sentences) tokens += static_cast<int>(sentence->size());
+  if (tokens == 0) return;
+  Workspace& ws = workspace(tokens);
+  const std::vector<int> offsets = embed_inputs(sentences, ws);
+  if (layers == 2) {
+    std::copy(ws.inputs.begin(), ws.inputs.begin() + static_cast<int64_t>(tokens) * embedding_width_, out);
+    return;
+  }
+  first_layer(offsets, ws);
+  std::copy(ws.hidden.begin(), ws.hidden.begin() + static_cast<int64_t>(tokens) * layers_[0].width, out);
+}
+
+void UseLiteModel::embed(const std::vector<const std::vector<int32_t>*>& sentences, float* out) const {
+  const int count = static_cast<int>(sentences.size());
+  if (count == 0) return;
+  int tokens = 0;
+  for (const auto* sentence : sentences) tokens += static_cast<int>(sentence->size());
+  Workspace& ws = workspace(tokens);
+  const std::vector<int> offsets = embed_inputs(sentences, ws);
+  first_layer(offsets, ws);
+
+  const Layer& second = layers_[1];
+  const int width = second.width;
 
   // Layer 1, up to the FFN's hidden activations.
   const int second_qkv = 3 * second.heads * second.head_width;
@@ -261,6 +307,47 @@ void UseLiteModel::embed(const std::vector<const std::vector<int32_t>*>& sentenc
   gemm::multiply(ws.pooled_ffn.data(), count, second_hidden, second.ffn_out, ws.pooled_hidden.data(), width,
                  {second.ffn_out_bias.data(), true});
   finish(ws.pooled_hidden.data(), count, out);
+}
+
+UseLiteTopShape UseLiteModel::top_shape(int layers) const {
+  if (layers < 1 || layers > 2) throw Error("USE-lite has 2 transformer layers: fine-tune 1 or 2 of them");
+  UseLiteTopShape shape;
+  for (int i = 2 - layers; i < 2; ++i) {
+    const Layer& l = layers_[i];
+    shape.layers.push_back({l.input_width, l.width, l.heads, l.head_width, l.ffn_in.n(), l.attention_scale});
+  }
+  shape.output_width = output_width_;
+  shape.norm_epsilon = norm_epsilon_;
+  shape.l2_epsilon = l2_epsilon_;
+  return shape;
+}
+
+std::vector<float> UseLiteModel::top_parameters(int layers) const {
+  const UseLiteTopShape shape = top_shape(layers);
+  std::vector<float> out;
+  out.reserve(static_cast<std::size_t>(shape.parameter_count()));
+  for (int i = 2 - layers; i < 2; ++i) {
+    const Layer& l = layers_[i];
+    append(l.norm_scale, out);
+    append(l.norm_bias, out);
+    append_unpacked(l.qkv, out);
+    append(l.qkv_bias, out);
+    append_unpacked(l.output, out);
+    append(l.output_bias, out);
+    if (l.input_width != l.width) {
+      append_unpacked(l.residual, out);
+      append(l.residual_bias, out);
+    }
+    append(l.ffn_norm_scale, out);
+    append(l.ffn_norm_bias, out);
+    append_unpacked(l.ffn_in, out);
+    append(l.ffn_in_bias, out);
+    append_unpacked(l.ffn_out, out);
+    append(l.ffn_out_bias, out);
+  }
+  append_unpacked(tanh_weights_, out);
+  append(tanh_bias_, out);
+  return out;
 }
 
 }  // namespace relmem

@@ -14,6 +14,7 @@
 
 #include "packed_gemm.hpp"
 #include "relmem/encoders/tfjs_weights.hpp"
+#include "relmem/encoders/use_lite_top.hpp"
 
 namespace relmem {
 
@@ -30,6 +31,12 @@ class UseLiteModel {
   // The embedding of a text without tokens (the reference pools an all-padding row to zero).
   const std::vector<float>& empty_embedding() const { return empty_embedding_; }
   int vocabulary_size() const { return vocabulary_size_; }
+
+  // The top `layers` (1 or 2) transformer layers and the tanh head as a trainable UseLiteTop: its shape, its
+  // weights in UseLiteTop's layout, and the token rows entering it (tokens of all sentences x its input width).
+  UseLiteTopShape top_shape(int layers) const;
+  std::vector<float> top_parameters(int layers) const;
+  void token_states(const std::vector<const std::vector<int32_t>*>& sentences, int layers, float* out) const;
 
  private:
   struct Layer {
@@ -54,6 +61,9 @@ class UseLiteModel {
   struct Workspace;
 
   void load_layer(const TfjsWeights& weights, int index, Layer& layer) const;
+  Workspace& workspace(int tokens) const;  // this thread's buffers, sized for `tokens`
+  std::vector<int> embed_inputs(const std::vector<const std::vector<int32_t>*>& sentences, Workspace& ws) const;
+  void first_layer(const std::vector<int>& offsets, Workspace& ws) const;
   void layer_norm(const float* in, int rows, int width, const std::vector<float>& scale, const std::vector<float>& bias,
                   float* out) const;
   void attention(const Layer& layer, const std::vector<int>& offsets, const float* qkv, float* context) const;

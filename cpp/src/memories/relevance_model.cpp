@@ -153,6 +153,14 @@ RelevanceModel::RelevanceModel(const RelevanceConfig& config, RelevanceParameter
   }
 }
 
+void RelevanceModel::set_encoder_top(UseLiteTop top) {
+  if (!top.empty() && top.shape().output_width != config_.input_dim) {
+    throw Error("the fine-tuned encoder top gives " + std::to_string(top.shape().output_width) +
+                "-d vectors; the relevance model takes " + std::to_string(config_.input_dim));
+  }
+  encoder_top_ = std::move(top);
+}
+
 void RelevanceModel::set_threshold(float threshold) {
   if (!(threshold >= 0.0f && threshold <= 1.0f)) throw Error("relevance threshold must lie in [0, 1]");
   threshold_ = threshold;
@@ -198,11 +206,12 @@ float RelevanceModel::loss(const RelevanceBatch& batch, gpu::MatrixMultiplier& m
 }
 
 float RelevanceModel::loss_and_gradient(const RelevanceBatch& batch, RelevanceParameters& gradient,
-                                        gpu::MatrixMultiplier& multiplier) const {
+                                        gpu::MatrixMultiplier& multiplier, RowMatrix* question_gradient) const {
   batch.validate(config_.input_dim);
   if (gradient.values().size() != parameters_.values().size()) {
     throw Error("relevance gradient buffer does not match the model's configuration");
   }
+  if (question_gradient) *question_gradient = RowMatrix::Zero(batch.questions.rows(), batch.questions.cols());
   if (batch.pairs.empty()) return 0.0f;
   const int p = config_.projection_dim;
   const int64_t n = static_cast<int64_t>(batch.pairs.size());
@@ -246,6 +255,10 @@ float RelevanceModel::loss_and_gradient(const RelevanceBatch& batch, RelevancePa
   RowMatrix d_projection;
   multiplier.gemm(Transpose::Yes, Transpose::No, 1.0f, d_questions, batch.questions, 0.0f, d_projection);
   gradient.question_projection() += d_projection;
+  if (question_gradient) {
+    const RowMatrix wq = parameters_.question_projection();
+    multiplier.gemm(Transpose::No, Transpose::No, 1.0f, d_questions, wq, 0.0f, *question_gradient);
+  }
   multiplier.gemm(Transpose::Yes, Transpose::No, 1.0f, d_cards, batch.cards, 0.0f, d_projection);
   multiplier.gemm(Transpose::Yes, Transpose::No, 1.0f, d_tables, batch.tables, 1.0f, d_projection);
   gradient.database_projection() += d_projection;

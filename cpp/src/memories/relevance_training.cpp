@@ -6,12 +6,14 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <sstream>
 
 #include "embedding_cache.hpp"
 #include "relevance_corpus.hpp"
+#include "relmem/encoders/use_lite.hpp"
 
 namespace relmem {
 namespace {
@@ -60,6 +62,43 @@ class Adam {
   std::vector<float> m_, v_, rates_, anchor_;
   float decay_;
   int64_t t_ = 0;
+};
+
+// The fine-tuned encoder top: the frozen layers' token states of every question text (computed once), the
+// trainable layers and their optimizer. forward() puts the batch's question vectors through the top; step()
+// back-propagates the relevance loss's question gradient into it and updates it.
+class EncoderTuning {
+ public:
+  EncoderTuning(const Encoder& encoder, const std::vector<std::string>& texts, const TrainingOptions& options)
+      : states_(use_lite(encoder).token_states(texts, options.finetune_layers)),
+        top_(use_lite(encoder).top(options.finetune_layers)),
+        adam_(std::vector<float>(top_.parameters().size(), options.learning_rate * options.finetune_lr_scale),
+              options.weight_decay, top_.parameters()),
+        gradient_(top_.parameters().size(), 0.0f) {}
+
+  void forward(const std::vector<int>& rows, RelevanceBatch& batch) {
+    batch.questions = top_.forward(states_.select(rows), cache_);
+  }
+  void step(const RowMatrix& d_questions) {
+    std::fill(gradient_.begin(), gradient_.end(), 0.0f);
+    top_.backward(cache_, d_questions, gradient_);
+    adam_.step(top_.parameters(), gradient_);
+  }
+  RowMatrix encode(const std::vector<int>& rows) const { return top_.encode(states_.select(rows)); }
+  UseLiteTop& top() { return top_; }
+
+ private:
+  static const UseLiteEncoder& use_lite(const Encoder& encoder) {
+    const auto* out = dynamic_cast<const UseLiteEncoder*>(&encoder);
+    if (!out) throw Error("fine-tuning encoder layers needs the use-lite encoder, not '" + encoder.name() + "'");
+    return *out;
+  }
+
+  TokenStates states_;
+  UseLiteTop top_;
+  Adam adam_;
+  std::vector<float> gradient_;
+  TopCache<float> cache_;
 };
 
 // Adam moves every weight by about the learning rate per step whatever its scale. The projections' entries are
@@ -159,8 +198,12 @@ void check_options(const TrainingOptions& o) {
   }
   if (!(o.learning_rate > 0.0f) || !(o.heldout_fraction >= 0.0f && o.heldout_fraction < 1.0f) ||
       !(o.hard_fraction >= 0.0f && o.hard_fraction <= 1.0f) || !(o.composite_ratio >= 0.0f) ||
-      !(o.weight_decay >= 0.0f) || !(o.projection_lr_scale >= 0.0f) || !(o.direct_lr_scale >= 0.0f)) {
+      !(o.weight_decay >= 0.0f) || !(o.projection_lr_scale >= 0.0f) || !(o.direct_lr_scale >= 0.0f) ||
+      !(o.finetune_lr_scale >= 0.0f)) {
     throw Error("training: learning rate must be > 0, held-out and hard fractions in [0, 1), ratios >= 0");
+  }
+  if (o.finetune_layers < 0 || o.finetune_layers > 2) {
+    throw Error("training: finetune_layers must be 0 (frozen encoder), 1 or 2 (USE-lite has 2 layers)");
   }
 }
 
@@ -172,7 +215,8 @@ std::string training_info(const TrainingOptions& o, const TrainingResult& r, int
     << ",\"composite_ratio\":" << o.composite_ratio << ",\"negatives\":" << o.negatives
     << ",\"hard_fraction\":" << o.hard_fraction << ",\"heldout_fraction\":" << o.heldout_fraction
     << ",\"weight_decay\":" << o.weight_decay << ",\"projection_lr_scale\":" << o.projection_lr_scale
-    << ",\"direct_lr_scale\":" << o.direct_lr_scale << ",\"seed\":" << o.seed << ",\"databases\":" << databases
+    << ",\"direct_lr_scale\":" << o.direct_lr_scale << ",\"finetune_layers\":" << o.finetune_layers
+    << ",\"finetune_lr_scale\":" << o.finetune_lr_scale << ",\"seed\":" << o.seed << ",\"databases\":" << databases
     << ",\"training_questions\":" << train_questions << ",\"training_composites\":" << train_composites
     << ",\"heldout_databases\":" << r.heldout_databases.size() << ",\"heldout_f1\":" << r.heldout_set.f1;
   if (!r.epochs.empty()) {
@@ -289,11 +333,22 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
   }
   const EncodedQuestions encoded =
       relevance::encode_questions(encoder, lexical, texts, std::move(labels), collection, options.cache_dir);
+  std::unique_ptr<EncoderTuning> tuning;
+  if (options.finetune_layers > 0) tuning = std::make_unique<EncoderTuning>(encoder, texts, options);
   result.encode_seconds = seconds_since(encode_start);
 
   // Held-out questions are ranked against every database (training ones included), as in deployment.
   const int64_t heldout_rows = encoded.vectors.rows() - static_cast<int64_t>(heldout_begin);
   const EncodedQuestions heldout_encoded = encoded.bottom_rows(heldout_rows);
+  std::vector<int> heldout_texts(static_cast<size_t>(heldout_rows));
+  std::iota(heldout_texts.begin(), heldout_texts.end(), static_cast<int>(heldout_begin));
+  // The held-out questions as the model sees them: through the fine-tuned top when there is one.
+  auto heldout_logits = [&](const RelevanceModel& m) {
+    if (!tuning) return relevance::model_logits(m, collection, heldout_encoded);
+    EncodedQuestions tuned = heldout_encoded;
+    tuned.vectors = tuning->encode(heldout_texts);
+    return relevance::model_logits(m, collection, tuned);
+  };
   if (heldout_rows > 0) {
     const auto untrained = relevance::ranking_metrics(
         relevance::fused_scores(heldout_encoded, options.fusion, collection.lexical()), heldout_encoded.databases);
@@ -332,6 +387,8 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
   Adam adam(learning_rates(model, options), options.weight_decay, model.parameters().values());
   BatchBuilder builder(collection, encoded, training_databases, options);
   std::vector<float> best_values = model.parameters().values();
+  std::vector<float> best_top = tuning ? tuning->top().parameters() : std::vector<float>();
+  RowMatrix d_questions;
   double best_score = -1.0;
 
   const auto train_start = Clock::now();
@@ -344,11 +401,18 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
     int64_t steps = 0;
     for (size_t begin = 0; begin < shuffled.size(); begin += static_cast<size_t>(options.batch)) {
       const size_t end = std::min(shuffled.size(), begin + static_cast<size_t>(options.batch));
-      const RelevanceBatch batch = builder.build({shuffled.begin() + static_cast<int64_t>(begin),
-                                                 shuffled.begin() + static_cast<int64_t>(end)}, rng);
+      const std::vector<const Example*> chosen(shuffled.begin() + static_cast<int64_t>(begin),
+                                               shuffled.begin() + static_cast<int64_t>(end));
+      RelevanceBatch batch = builder.build(chosen, rng);
+      if (tuning) {
+        std::vector<int> rows;  // batch question i is chosen[i]
+        for (const Example* example : chosen) rows.push_back(example->row);
+        tuning->forward(rows, batch);
+      }
       gradient.set_zero();
-      loss_sum += model.loss_and_gradient(batch, gradient, *multiplier);
+      loss_sum += model.loss_and_gradient(batch, gradient, *multiplier, tuning ? &d_questions : nullptr);
       adam.step(model.parameters().values(), gradient.values());
+      if (tuning) tuning->step(d_questions);
       ++steps;
     }
     EpochReport report;
@@ -356,8 +420,7 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
     report.loss = loss_sum / static_cast<double>(std::max<int64_t>(steps, 1));
     double score;  // without held-out data the last epoch wins
     if (heldout_rows > 0) {
-      const auto metrics =
-          relevance::ranking_metrics(relevance::model_logits(model, collection, heldout_encoded), heldout_encoded.databases);
+      const auto metrics = relevance::ranking_metrics(heldout_logits(model), heldout_encoded.databases);
       report.heldout_recall_at_1 = metrics.recall_at_1;
       report.heldout_recall_at_5 = metrics.recall_at_5;
       report.heldout_all_in_top5 = metrics.all_in_top5;
@@ -370,15 +433,20 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
     if (score > best_score) {
       best_score = score;
       best_values = model.parameters().values();
+      if (tuning) best_top = tuning->top().parameters();
       result.best_epoch = epoch;
     }
     if (progress) progress(report);
   }
   result.train_seconds = seconds_since(train_start);
   model.parameters().values() = best_values;
+  if (tuning) {
+    tuning->top().parameters() = best_top;
+    model.set_encoder_top(tuning->top());
+  }
 
   if (heldout_rows > 0) {
-    RowMatrix probabilities = relevance::model_logits(model, collection, heldout_encoded);
+    RowMatrix probabilities = heldout_logits(model);
     probabilities = probabilities.unaryExpr([](float logit) { return sigmoid(logit); });
     const auto scored = relevance::scored_questions(probabilities, heldout_encoded.databases, 10);
     model.set_threshold(best_threshold(scored));

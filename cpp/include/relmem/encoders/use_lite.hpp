@@ -7,6 +7,7 @@
 
 #include "relmem/encoders/encoder.hpp"
 #include "relmem/encoders/sentencepiece.hpp"
+#include "relmem/encoders/use_lite_top.hpp"
 
 namespace relmem {
 
@@ -31,6 +32,14 @@ class UseLiteEncoder : public Encoder {
   const SentencePieceTokenizer& tokenizer() const { return tokenizer_; }
 
   static std::string resolve_model_dir(const std::string& model_dir);
+
+  // Fine-tuning the top `layers` (1 or 2) transformer layers: a trainable copy of them and the tanh head with this
+  // encoder's weights, and the token rows entering them (the frozen part, run once per text).
+  UseLiteTop top(int layers) const;
+  TokenStates token_states(const std::vector<std::string>& texts, int layers) const;
+  // Vectors of texts with the top layers replaced by `top`; relmem::Error when its shape is not this encoder's.
+  RowMatrix encode_with_top(const std::vector<std::string>& texts, const UseLiteTop& top) const;
+  void check_top(const UseLiteTop& top) const;
 
  private:
   std::string model_dir_;

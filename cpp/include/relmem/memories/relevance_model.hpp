@@ -1,6 +1,6 @@
 #pragma once
-// Relevance classifier p(question, database) on top of a frozen sentence encoder, trained with binary
-// cross-entropy (relmem-train-relevance). With û = normalize(Wq q), ĉ = normalize(Wd card), t̂_j =
+// Relevance classifier p(question, database) on top of a sentence encoder, trained with binary cross-entropy
+// (relmem-train-relevance); the encoder stays frozen or has its top layer(s) fine-tuned on the question side. With û = normalize(Wq q), ĉ = normalize(Wd card), t̂_j =
 // normalize(Wd table_j) and j* = argmax_j û·t̂_j, one (question, database) pair gets the features
 //   x = [û·ĉ, û·t̂_j*, mean_j û·t̂_j, r, r - r_best, p (û ⊙ ĉ), p (û ⊙ t̂_j*)]
 // where r = (q·card, max_j q·table_j, lex(q)·lex(card), max_j lex(q)·lex(table_j)) are the raw cosines of the
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "relmem/common.hpp"
+#include "relmem/encoders/use_lite_top.hpp"
 #include "relmem/index/gpu/matrix_multiplier.hpp"
 #include "relmem/memories/similarity_fusion.hpp"
 
@@ -117,6 +118,14 @@ class RelevanceModel {
   const std::string& training_info_json() const { return training_info_json_; }
   void set_training_info_json(const std::string& json) { training_info_json_ = json; }
 
+  // The fine-tuned copy of the encoder's top layer(s), empty when the encoder stays frozen. With one, question
+  // vectors for the question projection come from it (UseLiteEncoder::encode_with_top); the raw cosine features
+  // and the database side keep the frozen encoder.
+  const UseLiteTop& encoder_top() const { return encoder_top_; }
+  UseLiteTop& encoder_top() { return encoder_top_; }
+  void set_encoder_top(UseLiteTop top);
+  bool fine_tunes_encoder() const { return !encoder_top_.empty(); }
+
   // Normalized projections of raw encoder rows: (n, d) -> (n, p).
   RowMatrix project_questions(const RowMatrix& rows) const;
   RowMatrix project_databases(const RowMatrix& rows) const;
@@ -124,20 +133,22 @@ class RelevanceModel {
   std::vector<float> logits(const float* question_hat, const std::vector<DatabaseView>& databases) const;
 
   // Mean binary cross-entropy over the batch's pairs; adds d(loss)/d(parameters) into `gradient` (which must have
-  // this model's config). Products run on `multiplier` (CPU or CUDA).
+  // this model's config). Products run on `multiplier` (CPU or CUDA). With `question_gradient`, also
+  // d(loss)/d(batch.questions), for training the encoder below.
   float loss_and_gradient(const RelevanceBatch& batch, RelevanceParameters& gradient,
-                          gpu::MatrixMultiplier& multiplier) const;
+                          gpu::MatrixMultiplier& multiplier, RowMatrix* question_gradient = nullptr) const;
   // The same loss without gradients.
   float loss(const RelevanceBatch& batch, gpu::MatrixMultiplier& multiplier) const;
 
-  // Versioned binary file: magic, format version, JSON header (config, threshold, training info), parameters,
-  // checksum. load() throws relmem::Error naming the problem on missing, truncated, corrupt or foreign files.
+  // Versioned binary file: magic, format version, JSON header (config, threshold, training info, the encoder
+  // top's shape), parameters, the encoder top's parameters, checksum. Version 1 files (no encoder top) still load. load() throws relmem::Error naming the problem on missing, truncated, corrupt or foreign files.
   void save(const std::string& path) const;
   static RelevanceModel load(const std::string& path);
 
  private:
   RelevanceConfig config_;
   RelevanceParameters parameters_;
+  UseLiteTop encoder_top_;
   float threshold_ = 0.5f;
   std::string training_info_json_ = "{}";
 };

@@ -3,7 +3,8 @@
 // questions and composite questions (several databases each), negatives by swapping in other databases, half of
 // them hard (wrong databases the untrained memory ranks high). Databases are split into training and held-out
 // ones; the held-out questions pick the best epoch and calibrate the set-selection threshold. Every text is
-// encoded once per run. Deterministic for a given seed and thread count.
+// encoded once per run; with finetune_layers, the questions' frozen lower layers too, and each batch's questions go
+// forward and backward through the fine-tuned top. Deterministic for a given seed and thread count.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -38,6 +39,10 @@ struct TrainingOptions {
   std::string device = "cpu";      // "cpu" or "cuda[:N]" for the matrix products
   SimilarityFusion fusion = SimilarityFusion::Mean;  // how the untrained memory ranks, for hard negatives
   std::string cache_dir;           // when set, embeddings are cached there across runs (keyed by encoder + texts)
+  // USE-lite top transformer layers fine-tuned end to end on the question side (0: the encoder stays frozen; 1: the
+  // top layer; 2: both), with the tanh head, at learning_rate x finetune_lr_scale.
+  int finetune_layers = 0;
+  float finetune_lr_scale = 0.01f;
 };
 
 struct EpochReport {
