@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "relmem/encoders/use_lite.hpp"
 #include "relmem/memories/database_texts.hpp"
 #include "relmem/memories/lexical_weighting.hpp"
+#include "relmem/memories/question_parts.hpp"
 
 namespace relmem {
 namespace {
@@ -35,6 +39,10 @@ float dot(const float* a, const float* b, int n) {
 std::shared_ptr<const Encoder> lexical_encoder_of(const SelectionOptions& options) {
   if (options.lexical_encoder.empty()) return nullptr;
   return std::shared_ptr<const Encoder>(load_encoder(options.lexical_encoder));
+}
+
+bool ranks_before(const DatabaseMatch& a, const DatabaseMatch& b) {
+  return a.score > b.score || (a.score == b.score && a.database < b.database);
 }
 
 int dim_of(const std::shared_ptr<const Encoder>& encoder) {
@@ -219,6 +227,11 @@ void SelectionMemory::check_model(const RelevanceModel& model) const {
     throw Error("relevance model was trained with lexical encoder '" + model.config().lexical_encoder +
                 "' but the selection memory uses '" + lexical + "' (SelectionOptions::lexical_encoder)");
   }
+  if (model.fine_tunes_encoder()) {
+    const auto* use_lite = dynamic_cast<const UseLiteEncoder*>(encoder_.get());
+    if (!use_lite) throw Error("relevance model fine-tunes USE-lite's top layers; the memory's encoder is not USE-lite");
+    use_lite->check_top(model.encoder_top());
+  }
 }
 
 void SelectionMemory::set_model(std::shared_ptr<const RelevanceModel> model) {
@@ -323,8 +336,8 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(const float*
   return out;
 }
 
-std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, const float* lexical_question,
-                                                  int k) const {
+std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, const float* lexical_question, int k,
+                                                  const float* tuned_question) const {
   if (k < 1) throw Error("k must be >= 1");
   if (lexical_ && !lexical_question) {
     throw Error("this selection memory has the lexical encoder '" + lexical_->name() +
@@ -337,7 +350,12 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
   const std::vector<Candidate> found = candidates(question.data(), lexical_question);
   std::vector<DatabaseMatch> matches(found.size());
   if (model_) {
-    const RowMatrix question_hat = model_->project_questions(question);
+    if (model_->fine_tunes_encoder() && !tuned_question) {
+      throw Error("the relevance model fine-tunes the encoder: select by question text, not by vector");
+    }
+    const RowMatrix question_hat = tuned_question
+                                       ? model_->project_questions(Eigen::Map<const RowMatrix>(tuned_question, 1, d))
+                                       : model_->project_questions(question);
     std::vector<DatabaseView> views(found.size());
     for (size_t i = 0; i < found.size(); ++i) {
       const RowMatrix& projected = found[i].entry->projected;
@@ -359,9 +377,7 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
     matches[i].database = *name_of_card_.at(found[i].entry->id);
     matches[i].probability = sigmoid(calibration_.scale * matches[i].score + calibration_.bias);
   }
-  std::sort(matches.begin(), matches.end(), [](const DatabaseMatch& a, const DatabaseMatch& b) {
-    return a.score > b.score || (a.score == b.score && a.database < b.database);
-  });
+  std::sort(matches.begin(), matches.end(), ranks_before);
   if (static_cast<int64_t>(matches.size()) > k) matches.resize(static_cast<size_t>(k));
   return matches;
 }
@@ -373,6 +389,9 @@ SelectionMemory::EncodedQuestions SelectionMemory::encode_questions(const std::v
     throw Error("encoder '" + encoder_->name() + "' returned a matrix of the wrong shape");
   }
   if (lexical_) encoded.lexical = lexical_->encode(questions);
+  if (model_ && model_->fine_tunes_encoder()) {
+    encoded.tuned = dynamic_cast<const UseLiteEncoder&>(*encoder_).encode_with_top(questions, model_->encoder_top());
+  }
   return encoded;
 }
 
@@ -383,11 +402,54 @@ std::vector<DatabaseMatch> SelectionMemory::select(const std::string& question, 
 std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_batch(const std::vector<std::string>& questions,
                                                                       int k) const {
   if (k < 1) throw Error("k must be >= 1");
-  if (questions.empty()) return {};
-  const EncodedQuestions encoded = encode_questions(questions);
   std::vector<std::vector<DatabaseMatch>> out;
-  for (int64_t i = 0; i < encoded.vectors.rows(); ++i)
-    out.push_back(score(encoded.vectors.row(i).data(), lexical_ ? encoded.lexical.row(i).data() : nullptr, k));
+  for (const auto& parts : rank_parts(questions, k)) out.push_back(merge_parts(parts, k));
+  return out;
+}
+
+std::vector<SelectionMemory::PartRankings> SelectionMemory::rank_parts(const std::vector<std::string>& questions,
+                                                                     int k) const {
+  if (questions.empty()) return {};
+  std::vector<std::string> texts;
+  std::vector<size_t> offsets{0};  // question i owns texts[offsets[i] .. offsets[i + 1] - 1]
+  for (const auto& question : questions) {
+    std::vector<std::string> parts = question_parts(question);
+    texts.insert(texts.end(), parts.begin(), parts.end());
+    offsets.push_back(texts.size());
+  }
+  const EncodedQuestions encoded = encode_questions(texts);
+  std::vector<PartRankings> out(questions.size());
+  for (size_t i = 0; i < questions.size(); ++i) {
+    const int depth = offsets[i + 1] - offsets[i] == 1 ? k : INT_MAX;
+    for (size_t text = offsets[i]; text < offsets[i + 1]; ++text) {
+      const auto row = static_cast<int64_t>(text);
+      out[i].push_back(score(encoded.vectors.row(row).data(), lexical_ ? encoded.lexical.row(row).data() : nullptr,
+                             depth, encoded.tuned.size() ? encoded.tuned.row(row).data() : nullptr));
+    }
+  }
+  return out;
+}
+
+std::vector<DatabaseMatch> SelectionMemory::merge_parts(const PartRankings& parts, int k) {
+  if (parts.size() == 1) return parts[0];
+  // Scores are comparable within a part, not across parts: a part about a narrow topic scores lower everywhere.
+  float best = -std::numeric_limits<float>::infinity();
+  for (const auto& part : parts)
+    if (!part.empty()) best = std::max(best, part[0].score);
+  std::unordered_map<std::string, DatabaseMatch> merged;
+  for (const auto& part : parts) {
+    for (const auto& match : part) {
+      const float shifted = match.score + (best - part[0].score);
+      auto [it, inserted] = merged.emplace(match.database, DatabaseMatch{match.database, shifted, match.probability});
+      if (inserted) continue;
+      it->second.score = std::max(it->second.score, shifted);
+      it->second.probability = std::max(it->second.probability, match.probability);
+    }
+  }
+  std::vector<DatabaseMatch> out;
+  for (auto& [_, match] : merged) out.push_back(std::move(match));
+  std::sort(out.begin(), out.end(), ranks_before);
+  if (static_cast<int64_t>(out.size()) > k) out.resize(static_cast<size_t>(k));
   return out;
 }
 
@@ -402,15 +464,16 @@ std::vector<DatabaseMatch> SelectionMemory::select_set(const std::string& questi
 
 std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_set_batch(
     const std::vector<std::string>& questions) const {
-  if (questions.empty()) return {};
-  const EncodedQuestions encoded = encode_questions(questions);
   std::vector<std::vector<DatabaseMatch>> out;
-  for (int64_t i = 0; i < encoded.vectors.rows(); ++i) {
-    std::vector<DatabaseMatch> matches =
-        score(encoded.vectors.row(i).data(), lexical_ ? encoded.lexical.row(i).data() : nullptr, INT_MAX);
-    size_t keep = 0;
-    while (keep < matches.size() && matches[keep].probability >= calibration_.threshold) ++keep;
-    matches.resize(std::min(matches.size(), std::max<size_t>(keep, 1)));
+  for (const auto& parts : rank_parts(questions, INT_MAX)) {
+    // Every part picks its own databases (at least its best one), so a composite question gets one per part.
+    std::unordered_set<std::string> chosen;
+    for (const auto& part : parts)
+      for (size_t i = 0; i < part.size() && (i == 0 || part[i].probability >= calibration_.threshold); ++i)
+        chosen.insert(part[i].database);
+    std::vector<DatabaseMatch> matches;
+    for (auto& match : merge_parts(parts, INT_MAX))
+      if (chosen.count(match.database)) matches.push_back(std::move(match));
     out.push_back(std::move(matches));
   }
   return out;
@@ -426,14 +489,25 @@ SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questi
       if (!contains(db)) throw Error("calibration question names unknown database '" + db + "'");
     texts.push_back(q.text);
   }
-  const EncodedQuestions encoded = encode_questions(texts);
+  const std::vector<PartRankings> ranked = rank_parts(texts, candidates);
   std::vector<ScoredQuestion> scored;
   for (size_t i = 0; i < questions.size(); ++i) {
-    const auto row = static_cast<int64_t>(i);
+    // A composite question's candidates count with their best part's own (unshifted) score, the score that sets
+    // their probability.
+    std::unordered_map<std::string, float> best_score;
+    for (const auto& part : ranked[i]) {
+      for (const auto& match : part) {
+        auto [it, inserted] = best_score.emplace(match.database, match.score);
+        if (!inserted) it->second = std::max(it->second, match.score);
+      }
+    }
+    std::vector<DatabaseMatch> candidates_of_question;
+    for (const auto& [database, value] : best_score) candidates_of_question.push_back({database, value, 0.0f});
+    std::sort(candidates_of_question.begin(), candidates_of_question.end(), ranks_before);
+    if (static_cast<int64_t>(candidates_of_question.size()) > candidates) candidates_of_question.resize(candidates);
     ScoredQuestion s;
     s.gold = static_cast<int64_t>(questions[i].databases.size());
-    for (const auto& match :
-         score(encoded.vectors.row(row).data(), lexical_ ? encoded.lexical.row(row).data() : nullptr, candidates)) {
+    for (const auto& match : candidates_of_question) {
       s.values.push_back(match.score);
       const auto& gold = questions[i].databases;
       s.relevant.push_back(std::find(gold.begin(), gold.end(), match.database) != gold.end() ? 1 : 0);

@@ -79,9 +79,10 @@ class SelectionMemory {
   std::vector<DatabaseMatch> select(const std::string& question, int k) const;
   std::vector<std::vector<DatabaseMatch>> select_batch(const std::vector<std::string>& questions, int k) const;
   // The same from an encoded question (encoder().dim() floats), plus its lexical encoding when the memory has a
-  // lexical encoder (lexical_encoder()->dim() floats).
+  // lexical encoder (lexical_encoder()->dim() floats). Not with a model that fine-tunes the encoder (it needs text).
   std::vector<DatabaseMatch> select_vector(const float* question, int k, const float* lexical_question = nullptr) const;
-  // Every candidate whose probability clears the calibrated threshold, best first; at least the best database.
+  // Every candidate whose probability clears the calibrated threshold, best first; at least the best database (of
+  // each part of a composite question: see question_parts.hpp).
   std::vector<DatabaseMatch> select_set(const std::string& question) const;
   std::vector<std::vector<DatabaseMatch>> select_set_batch(const std::vector<std::string>& questions) const;
 
@@ -123,6 +124,7 @@ class SelectionMemory {
   struct EncodedQuestions {
     RowMatrix vectors;
     RowMatrix lexical;  // empty without a lexical encoder
+    RowMatrix tuned;    // through the model's fine-tuned encoder top; empty without one
   };
   // IDF weights of the lexical channel and every stored lexical vector's weighted norm; they depend on the whole
   // collection, so they are recomputed on the first question after an add or remove.
@@ -141,8 +143,18 @@ class SelectionMemory {
               const float* lexical_card, const RowMatrix* lexical_tables);
   void project(Entry& entry) const;
   std::vector<Candidate> candidates(const float* question, const float* lexical_question) const;
-  std::vector<DatabaseMatch> score(const float* question, const float* lexical_question, int k) const;
+  // `tuned_question`: the question through the model's fine-tuned encoder top (required with one).
+  std::vector<DatabaseMatch> score(const float* question, const float* lexical_question, int k,
+                                   const float* tuned_question = nullptr) const;
   EncodedQuestions encode_questions(const std::vector<std::string>& questions) const;
+  // Per question, one ranking per part (question_parts): the best k databases for an ordinary question, every
+  // candidate for each part of a composite one.
+  using PartRankings = std::vector<std::vector<DatabaseMatch>>;
+  std::vector<PartRankings> rank_parts(const std::vector<std::string>& questions, int k) const;
+  // One ranking of at most k from a question's part rankings: each part's scores are shifted so that its best
+  // database scores as the best part's best one, and a database keeps its highest shifted score and its highest
+  // probability (the probability that it answers some part).
+  static std::vector<DatabaseMatch> merge_parts(const PartRankings& parts, int k);
   void check_model(const RelevanceModel& model) const;
 
   std::shared_ptr<const Encoder> encoder_;

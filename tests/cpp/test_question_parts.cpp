@@ -1,0 +1,101 @@
+// Splitting composite questions into the parts the selection memory scores, and ranking composite questions by
+// their parts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "relmem/encoders/hashing_encoder.hpp"
+#include "relmem/memories/labeled_questions.hpp"
+#include "relmem/memories/question_parts.hpp"
+#include "relmem/memories/selection_memory.hpp"
+#include "test_util.hpp"
+
+using namespace relmem;
+
+using Parts = std::vector<std::string>;
+
+TEST(QuestionParts, AnOrdinaryQuestionIsItself) {
+  EXPECT_EQ(question_parts("How many singers are there?"), Parts{"How many singers are there?"});
+  EXPECT_EQ(question_parts(""), Parts{""});
+  // A short second sentence is not a part of its own.
+  EXPECT_EQ(question_parts("List the names. Sort them."), Parts{"List the names. Sort them."});
+}
+
+TEST(QuestionParts, ThePapersTemplateSplitsAtItsMarkers) {
+  const Parts parts{"How many singers are there?", "What is the average age of pets?"};
+  EXPECT_EQ(question_parts(compose_question(parts, CompositeStyle::LargerNumber)), parts);
+  EXPECT_EQ(question_parts("Q1: a b c; Q2: d e f; Q3: g h i"), (Parts{"a b c", "d e f", "g h i"}));
+  // One marker, or a marker inside a word, is no template.
+  EXPECT_EQ(question_parts("Answer Q1: how many singers"), Parts{"Answer Q1: how many singers"});
+  EXPECT_EQ(question_parts("Sales in FQ1: and FQ2: totals"), Parts{"Sales in FQ1: and FQ2: totals"});
+}
+
+TEST(QuestionParts, SentencesAreNotSplit) {
+  const std::string question = "Which shop has the most employees? Give me the shop name.";
+  EXPECT_EQ(question_parts(question), Parts{question});
+}
+
+namespace {
+
+const char* kHospitalScript = R"sql(
+  CREATE TABLE hospital (id INTEGER PRIMARY KEY, name TEXT, city TEXT, beds INTEGER);
+  CREATE TABLE doctor (id INTEGER PRIMARY KEY, name TEXT, specialty TEXT, hospital_id INTEGER);
+  INSERT INTO hospital VALUES (1, 'Mercy General', 'Boston', 300);
+)sql";
+const char* kFlightsScript = R"sql(
+  CREATE TABLE airport (code TEXT PRIMARY KEY, airport_name TEXT, city TEXT);
+  CREATE TABLE flight (flight_id INTEGER PRIMARY KEY, origin TEXT, destination TEXT, airline TEXT);
+  INSERT INTO airport VALUES ('BOS', 'Logan International', 'Boston');
+)sql";
+const char* kPetsScript = R"sql(
+  CREATE TABLE pet (id INTEGER PRIMARY KEY, pet_type TEXT, pet_age INTEGER, weight REAL);
+  INSERT INTO pet VALUES (1, 'dog', 3, 12.5);
+)sql";
+
+std::vector<std::string> names(const std::vector<DatabaseMatch>& matches) {
+  std::vector<std::string> out;
+  for (const auto& m : matches) out.push_back(m.database);
+  return out;
+}
+
+}  // namespace
+
+TEST(QuestionParts, SelectionRanksEveryDatabaseOfACompositeQuestionFirst) {
+  relmem_test::TempDir dir;
+  relmem_test::make_database(dir.file("dbs/concert_singer.sqlite"), relmem_test::kConcertScript);
+  relmem_test::make_database(dir.file("dbs/hospital.sqlite"), kHospitalScript);
+  relmem_test::make_database(dir.file("dbs/flights.sqlite"), kFlightsScript);
+  relmem_test::make_database(dir.file("dbs/pets.sqlite"), kPetsScript);
+  const Catalog catalog = Catalog::open(dir.file("dbs"));
+  auto memory = SelectionMemory::build(catalog, std::make_shared<HashingEncoder>(256));
+
+  const std::string doctors = "Which doctor works at the hospital with the most beds?";
+  const std::string flights = "How many flights leave the airport of each airline?";
+  EXPECT_EQ(memory.select(doctors, 1)[0].database, "hospital");
+  EXPECT_EQ(memory.select(flights, 1)[0].database, "flights");
+
+  const std::string composite = compose_question({doctors, flights}, CompositeStyle::LargerNumber);
+  const auto matches = memory.select(composite, 4);
+  ASSERT_EQ(matches.size(), 4u);
+  auto top2 = names(matches);
+  top2.resize(2);
+  std::sort(top2.begin(), top2.end());
+  EXPECT_EQ(top2, (std::vector<std::string>{"flights", "hospital"}));
+  // Both parts' best databases rank alike; each keeps the probability its own part gives it.
+  EXPECT_FLOAT_EQ(matches[0].score, matches[1].score);
+  const std::string& first_part = matches[0].database == "hospital" ? doctors : flights;
+  EXPECT_FLOAT_EQ(matches[0].probability, memory.select(first_part, 1)[0].probability);
+  for (size_t i = 1; i < matches.size(); ++i) EXPECT_GE(matches[i - 1].score, matches[i].score);
+
+  // Set selection takes at least every part's best database, before and after calibration.
+  const std::vector<std::string> both{"flights", "hospital"};
+  auto chosen = names(memory.select_set(composite));
+  std::sort(chosen.begin(), chosen.end());
+  EXPECT_EQ(chosen, both);
+  memory.calibrate({{doctors, {"hospital"}}, {flights, {"flights"}}, {composite, {"hospital", "flights"}}});
+  chosen = names(memory.select_set(composite));
+  std::sort(chosen.begin(), chosen.end());
+  EXPECT_EQ(chosen, both);
+  EXPECT_EQ(names(memory.select_set(doctors)), std::vector<std::string>{"hospital"});
+  EXPECT_EQ(names(memory.select_batch({doctors, composite}, 2)[1]), names(memory.select(composite, 2)));
+}
