@@ -5,4 +5,5 @@ BENCHMARKS = {
     "values": "relmem.bench.values",
     "sql": "relmem.bench.sql",
     "similarity": "relmem.bench.similarity",
+    "selection": "relmem.bench.selection",
 }

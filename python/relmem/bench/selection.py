@@ -1,0 +1,300 @@
+"""Database selection memory on labelled questions: recall@k, composite questions, set selection and latency.
+
+    relmem bench selection --dbs ../shared/data/spider/database --questions ../shared/data/spider/dev.json --json
+
+Every database under --dbs is embedded (the whole collection), then each question of --questions (a JSON list of
+objects with "question" and "db_id" or "db_ids") is ranked against all of them.
+
+recall@k: the share of a question's gold databases among its top k, averaged over questions (for one gold
+database: whether it is in the top k). all_in_top5: the share of questions with every gold database in the top 5.
+precision / recall / f1: of select_set, micro-averaged over the selected and gold databases of every question.
+ms_per_question: one select() call per question (encoding included), one question at a time, after one untimed
+question (the first question after the memory changed recomputes the lexical IDF weights: "first_question_ms").
+
+--composite N adds N two-database questions built from pairs of --questions entries on different databases with
+the paper's template ("Which question has a larger number as its answer. Q1: ...; Q2: ..."), reported under
+"composite". --calibrate FILE fits select_set's probabilities and threshold on other labelled questions (plus
+composite ones built from them) before evaluating; by default train_spider.json beside --questions is used when it
+exists and is not the --questions file itself ("none" disables calibration). Calibration questions whose text is
+also an evaluated question are dropped. --synthetic N grows the memory to N databases with vectors made from the
+real ones (see synthetic_databases) and reports latency (and recall, now among synthetic look-alikes) there, on the
+first 500 questions.
+"""
+import json
+import os
+import random
+import struct
+import sys
+import tempfile
+import time
+
+import numpy as np
+from tqdm import tqdm
+
+from .. import Catalog, Error, RelevanceModel, SelectionMemory, VectorIndex
+from .._relmem import compose_question
+from ..encoders import default_encoder_name, load_encoder
+
+CALIBRATION_QUESTIONS = 2000  # ordinary calibration questions sampled from --calibrate (plus a quarter as composites)
+
+
+def add_arguments(parser):
+    parser.add_argument("--dbs", required=True, help="folder of SQLite databases (e.g. spider/database)")
+    parser.add_argument("--questions", required=True, help="JSON list of {question, db_id | db_ids}")
+    parser.add_argument("--model", default=None, help="trained relevance model file (default: untrained memory)")
+    parser.add_argument("--encoder", default=None, help="encoder spec (default: the model's encoder, else use-lite "
+                                                        "when installed)")
+    parser.add_argument("--k", default="1,5,10", help="comma-separated k of recall@k")
+    parser.add_argument("--composite", type=int, default=0, help="also evaluate N two-database composite questions")
+    parser.add_argument("--calibrate", default="auto",
+                        help="labelled questions for select_set's calibration (default: train_spider.json beside "
+                             "--questions when present; 'none' to skip)")
+    parser.add_argument("--synthetic", type=int, default=0, help="latency at an N-database synthetic collection")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many questions")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+
+
+def load_questions(path, limit=None):
+    """[(text, [db, ...])] from a JSON list of {question, db_id | db_ids}."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            entries = json.load(f)
+    except OSError as error:
+        raise Error(f"cannot read questions file {path}: {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        raise Error(f"questions file {path} is not valid JSON: {error}") from None
+    if not isinstance(entries, list):
+        raise Error(f"questions file {path} must hold a JSON list")
+    questions = []
+    for i, entry in enumerate(entries):
+        dbs = entry.get("db_ids", entry.get("db_id")) if isinstance(entry, dict) else None
+        dbs = [dbs] if isinstance(dbs, str) else dbs
+        if not isinstance(entry.get("question") if isinstance(entry, dict) else None, str) or not dbs or \
+                not all(isinstance(db, str) for db in dbs):
+            raise Error(f"questions file {path}, entry {i}: needs a 'question' string and 'db_id' or 'db_ids'")
+        questions.append((entry["question"], list(dbs)))
+    return questions[:limit] if limit else questions
+
+
+def make_composites(questions, count, seed):
+    """`count` two-database questions in the paper's template from pairs of single-database questions."""
+    singles = [q for q in questions if len(q[1]) == 1]
+    if count <= 0 or len({q[1][0] for q in singles}) < 2:
+        return []
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        (a, [db_a]), (b, [db_b]) = rng.sample(singles, 2)
+        if db_a != db_b:
+            out.append((compose_question([a, b], "larger-number"), [db_a, db_b]))
+    return out
+
+
+def _bar(iterable, description, enabled, **kwargs):
+    return tqdm(iterable, desc=description, disable=not enabled, file=sys.stderr, **kwargs)
+
+
+def build_memory(catalog, encoder, model, progress):
+    """Embeds every database of the catalog; returns (memory, seconds)."""
+    start = time.perf_counter()
+    memory = SelectionMemory(encoder=encoder, model=model)
+    for db in _bar(catalog.databases, "selection memory", progress, unit="db"):
+        memory.add(catalog, db)
+    return memory, time.perf_counter() - start
+
+
+def evaluate(memory, questions, ks, progress, description="questions", sets=True):
+    """recall@k, all_in_top5, ms per select() and (with sets) set precision/recall/F1 over [(text, [db, ...])]."""
+    if not questions:
+        return {"n": 0}
+    depth = max(max(ks), 5)
+    memory.select(questions[0][0], depth)  # untimed: the first question after a change recomputes the IDF weights
+    found = {k: 0.0 for k in ks}
+    all_in_top5 = 0
+    seconds = 0.0
+    for text, gold in _bar(questions, description, progress, unit="q"):
+        start = time.perf_counter()
+        ranked = [m.database for m in memory.select(text, depth)]
+        seconds += time.perf_counter() - start
+        for k in ks:
+            found[k] += sum(db in ranked[:k] for db in gold) / len(gold)
+        all_in_top5 += all(db in ranked[:5] for db in gold)
+    out = {"n": len(questions)}
+    out.update({f"recall@{k}": found[k] / len(questions) for k in ks})
+    out.update({"all_in_top5": all_in_top5 / len(questions), "ms_per_question": 1e3 * seconds / len(questions)})
+    if sets:
+        out.update(set_metrics(memory, questions))
+    return out
+
+
+def set_metrics(memory, questions):
+    """Micro-averaged precision, recall and F1 of select_set over [(text, [db, ...])]."""
+    selected = gold_total = hits = 0
+    for (text, gold), chosen in zip(questions, memory.select_set_batch([q[0] for q in questions])):
+        names = {m.database for m in chosen}
+        selected += len(names)
+        gold_total += len(gold)
+        hits += len(names & set(gold))
+    precision = hits / selected if selected else 0.0
+    recall = hits / gold_total if gold_total else 0.0
+    return {"precision": precision, "recall": recall,
+            "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0}
+
+
+def calibration_file(option, questions_path):
+    if option == "none":
+        return None
+    if option != "auto":
+        return option
+    beside = os.path.join(os.path.dirname(os.path.abspath(questions_path)), "train_spider.json")
+    if os.path.exists(beside) and os.path.abspath(questions_path) != beside:
+        return beside
+    return None
+
+
+def calibrate(memory, path, evaluated, seed):
+    """Fits select_set's probabilities and threshold on `path`'s questions (on databases of the memory, none of
+    them an evaluated question) plus composites of them; returns what was done."""
+    texts = {q[0] for q in evaluated}
+    pool = [q for q in load_questions(path) if q[0] not in texts and all(db in memory for db in q[1])]
+    if not pool:
+        raise Error(f"no calibration question of {path} names a database of the collection")
+    rng = random.Random(seed)
+    chosen = rng.sample(pool, min(CALIBRATION_QUESTIONS, len(pool)))
+    chosen += make_composites(chosen, len(chosen) // 4, seed + 1)
+    metrics = memory.calibrate([q[0] for q in chosen], [q[1] for q in chosen])
+    return {"file": path, "questions": len(chosen), "fit_f1": metrics["f1"], **memory.calibration}
+
+
+def _read_sparse(path):
+    """{id: (indices, values)} from a SparseVectors file (see cpp/include/relmem/memories/sparse_vectors.hpp)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"RMSV":
+        raise Error(f"{path} is not a sparse vector file")
+    _, dim, rows = struct.unpack_from("<IIQ", data, 4)
+    offset, out = 20, {}
+    for _ in range(rows):
+        row_id, nnz = struct.unpack_from("<qI", data, offset)
+        offset += 12
+        pairs = np.frombuffer(data, dtype=[("index", "<u4"), ("value", "<f4")], count=nnz, offset=offset)
+        offset += 8 * nnz
+        out[row_id] = (pairs["index"].astype(np.int64), pairs["value"].copy())
+    return dim, out
+
+
+def _real_vectors(memory):
+    """Per database of the memory: card row, table names and rows, and (with a lexical encoder) the sparse lexical
+    card and table rows, read back from a saved copy."""
+    with tempfile.TemporaryDirectory(prefix="relmem-selection-") as folder:
+        memory.save(folder)
+        with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
+            manifest = json.load(f)
+        cards = VectorIndex.load(os.path.join(folder, "cards.index"))
+        tables = VectorIndex.load(os.path.join(folder, "tables.index"))
+        lexical = memory.lexical_encoder is not None
+        if lexical:
+            lexical_dim, lexical_cards = _read_sparse(os.path.join(folder, "lexical_cards.sparse"))
+            _, lexical_tables = _read_sparse(os.path.join(folder, "lexical_tables.sparse"))
+    out = []
+    for entry in manifest["databases"]:
+        table_ids = range(entry["first_table"], entry["first_table"] + len(entry["tables"]))
+        db = {
+            "card": np.asarray(cards.reconstruct(entry["id"]), dtype=np.float32),
+            "table_names": entry["tables"],
+            "tables": np.array([tables.reconstruct(i) for i in table_ids], dtype=np.float32).reshape(-1, cards.dim),
+        }
+        if lexical:
+            db["lexical_dim"] = lexical_dim
+            db["lexical_card"] = lexical_cards[entry["id"]]
+            db["lexical_tables"] = [lexical_tables[i] for i in table_ids]
+        out.append(db)
+    return out
+
+
+def _dense(sparse_rows, dim, keep, rng):
+    """Dense rows from sparse ones, keeping each non-zero with probability `keep`."""
+    out = np.zeros((len(sparse_rows), dim), dtype=np.float32)
+    for row, (indices, values) in zip(out, sparse_rows):
+        mask = rng.random(len(indices)) < keep
+        row[indices[mask]] = values[mask]
+    return out
+
+
+def synthetic_databases(real, count, seed):
+    """Yields (name, add_vectors kwargs) for `count` look-alike databases. Each one blends two real databases: its
+    card is 0.7 x one card + 0.3 x another + noise, its tables are the first one's tables with noise, and its
+    lexical rows keep a random 70% of the first one's non-zeros plus 30% of the second one's card."""
+    rng = np.random.default_rng(seed)
+    dim = real[0]["card"].shape[0]
+    for i in range(count):
+        a, b = (real[j] for j in rng.choice(len(real), 2, replace=False))
+        card = 0.7 * a["card"] + 0.3 * b["card"] + rng.normal(0.0, 0.3 / np.sqrt(dim), dim).astype(np.float32)
+        noise = rng.normal(0.0, 0.3 / np.sqrt(dim), a["tables"].shape).astype(np.float32)
+        kwargs = {"card": card, "table_names": a["table_names"], "table_vectors": a["tables"] + noise}
+        if "lexical_card" in a:
+            lexical_card = _dense([a["lexical_card"]], a["lexical_dim"], 0.7, rng)
+            lexical_card += _dense([b["lexical_card"]], a["lexical_dim"], 0.3, rng)
+            kwargs["lexical_card"] = lexical_card[0]
+            kwargs["lexical_table_vectors"] = _dense(a["lexical_tables"], a["lexical_dim"], 0.7, rng)
+        yield f"synthetic_{i:06d}", kwargs
+
+
+def grow(memory, count, seed, progress):
+    """Adds synthetic databases until the memory holds `count`; returns the seconds it took."""
+    extra = count - len(memory)
+    if extra <= 0:
+        return 0.0
+    real = _real_vectors(memory)
+    start = time.perf_counter()
+    for name, kwargs in _bar(synthetic_databases(real, extra, seed), "synthetic databases", progress, total=extra,
+                             unit="db"):
+        memory.add_vectors(name, **kwargs)
+    return time.perf_counter() - start
+
+
+def run(args):
+    try:
+        ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
+    except ValueError:
+        ks = []
+    if not ks or ks[0] < 1:
+        raise Error("--k needs positive integers, e.g. 1,5,10")
+    progress = not args.no_progress
+    model = RelevanceModel.load(args.model) if args.model else None
+    encoder = load_encoder(args.encoder or (model.config["encoder"] if model and model.config["encoder"] else None)
+                           or default_encoder_name())
+    catalog = Catalog(args.dbs)
+    memory, build_seconds = build_memory(catalog, encoder, model, progress)
+
+    questions = load_questions(args.questions, args.limit)
+    unknown = sorted({db for _, dbs in questions for db in dbs if db not in memory})
+    if unknown:
+        raise Error(f"{len(unknown)} databases named by {args.questions} are not under {args.dbs}: "
+                    + ", ".join(unknown[:5]))
+    composites = make_composites(questions, args.composite, args.seed)
+
+    calibration_path = calibration_file(args.calibrate, args.questions)
+    calibration = calibrate(memory, calibration_path, questions + composites, args.seed) if calibration_path \
+        else {"file": None, **memory.calibration}
+
+    out = {"benchmark": "selection", "encoder": encoder.name, "lexical_encoder": memory.lexical_encoder,
+           "model": os.path.abspath(args.model) if args.model else None, "databases": len(memory),
+           "build_seconds": build_seconds}
+    out.update(evaluate(memory, questions, ks, progress))
+    if composites:
+        out["composite"] = evaluate(memory, composites, ks, progress, "composite questions")
+    out["calibration"] = calibration
+    if args.synthetic:
+        seconds = grow(memory, args.synthetic, args.seed, progress)
+        sample = questions[:500]
+        start = time.perf_counter()
+        memory.select(sample[0][0], 1)
+        first_question = time.perf_counter() - start
+        synthetic = evaluate(memory, sample, ks, progress, f"questions at {len(memory)} databases", sets=False)
+        out["synthetic"] = {"databases": len(memory), "build_seconds": seconds, "n": synthetic["n"],
+                            "first_question_ms": 1e3 * first_question,
+                            "ms_per_question": synthetic["ms_per_question"],
+                            **{f"recall@{k}": synthetic[f"recall@{k}"] for k in ks}}
+    return out

@@ -1,0 +1,81 @@
+"""`relmem bench selection` on the demo collection (and on a Spider dev subset when ../shared is present)."""
+import argparse
+import json
+import os
+
+import pytest
+
+from conftest import SPIDER, requires_shared
+from relmem import Error
+from relmem.bench import selection
+
+QUESTIONS = [
+    {"question": "Which hospital has the most beds, and how many doctors work there?", "db_id": "hospitals"},
+    {"question": "What is the average salary of the employees of each department?", "db_id": "employees"},
+    {"question": "Which airline has the cheapest flight between two airports?", "db_id": "flights"},
+    {"question": "Which singers gave concerts at each venue?", "db_id": "singers"},
+    {"question": "How many doctors work at hospitals in Boston, and how large is its population?",
+     "db_ids": ["hospitals", "world_cities"]},
+]
+
+
+def bench(tmp_path, dbs, questions, *options):
+    path = tmp_path / "questions.json"
+    path.write_text(json.dumps(questions))
+    parser = argparse.ArgumentParser()
+    selection.add_arguments(parser)
+    args = parser.parse_args(["--dbs", str(dbs), "--questions", str(path), "--no-progress", *options])
+    return selection.run(args)
+
+
+def test_demo_collection_keys_and_ranges(tmp_path, demo_dir):
+    out = bench(tmp_path, demo_dir, QUESTIONS, "--encoder", "hashing:1024", "--composite", "4", "--synthetic", "60",
+                "--calibrate", "none")
+    assert out["benchmark"] == "selection" and out["encoder"] == "hashing:1024" and out["model"] is None
+    assert out["databases"] == 7 and out["n"] == len(QUESTIONS) and out["build_seconds"] > 0
+    for report in (out, out["composite"]):
+        for key in ("recall@1", "recall@5", "recall@10", "all_in_top5", "precision", "recall", "f1"):
+            assert 0.0 <= report[key] <= 1.0, key
+        assert report["recall@1"] <= report["recall@5"] <= report["recall@10"]
+        assert report["ms_per_question"] > 0
+    assert out["composite"]["n"] == 4
+    assert out["recall@5"] == 1.0  # 7 databases: every gold one is in the top 5
+    assert out["synthetic"]["databases"] == 60 and out["synthetic"]["ms_per_question"] > 0
+    assert out["calibration"]["file"] is None
+
+
+def test_the_gold_database_ranks_first(tmp_path, demo_dir):
+    out = bench(tmp_path, demo_dir, QUESTIONS[:1], "--encoder", "hashing:1024", "--calibrate", "none")
+    assert out["recall@1"] == 1.0 and out["all_in_top5"] == 1.0
+
+
+def test_calibration_questions_never_overlap_the_evaluated_ones(tmp_path, demo_dir):
+    calibration = tmp_path / "calibration.json"
+    calibration.write_text(json.dumps(QUESTIONS[:2] + [
+        {"question": "List the restaurants with a rating above 4.", "db_id": "restaurants"},
+        {"question": "Which courses have the most students enrolled?", "db_id": "university"}]))
+    out = bench(tmp_path, demo_dir, QUESTIONS, "--encoder", "hashing:1024", "--calibrate", str(calibration))
+    assert out["calibration"]["fitted"] and out["calibration"]["questions"] == 2  # the two shared ones dropped
+    assert 0.0 <= out["calibration"]["threshold"] <= 1.0
+
+
+def test_bad_inputs_are_clear_errors(tmp_path, demo_dir):
+    with pytest.raises(Error, match="not under"):
+        bench(tmp_path, demo_dir, [{"question": "How many pets?", "db_id": "pets_1"}], "--encoder", "hashing:64")
+    with pytest.raises(Error, match="entry 0"):
+        bench(tmp_path, demo_dir, [{"question": "How many pets?"}], "--encoder", "hashing:64")
+
+
+@requires_shared(SPIDER)
+def test_spider_dev_subset(tmp_path):
+    dev = json.loads((SPIDER / "dev.json").read_text())
+    dbs = sorted({q["db_id"] for q in dev})[:8]
+    folder = tmp_path / "dbs"
+    for db in dbs:
+        (folder / db).mkdir(parents=True)
+        os.symlink(SPIDER / "database" / db / f"{db}.sqlite", folder / db / f"{db}.sqlite")
+    questions = [q for q in dev if q["db_id"] in dbs][::10]
+    out = bench(tmp_path, folder, questions, "--encoder", "hashing:4096", "--composite", "20", "--calibrate", "none")
+    assert out["databases"] == 8 and out["n"] == len(questions) >= 20
+    assert out["recall@1"] >= 0.9 and out["recall@5"] >= 0.95  # measured: 0.98 and 1.0
+    assert out["composite"]["all_in_top5"] >= 0.9  # measured: 1.0
