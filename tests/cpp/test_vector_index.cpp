@@ -171,3 +171,21 @@ TEST(VectorIndex, ConcurrentSearchesAgree) {
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(std::count(ok.begin(), ok.end(), 1), 8);
 }
+
+TEST(VectorIndexInnerProducts, MatchReconstructedRowsAndRejectUnknownIds) {
+  for (Metric metric : {Metric::Cosine, Metric::InnerProduct}) {
+    const RowMatrix data = random_matrix(30, 24, 7), query = random_matrix(1, 24, 8);
+    VectorIndex index(24, metric);
+    index.add(data.data(), data.rows());
+    index.remove({3});
+    const std::vector<int64_t> ids = {29, 0, 12, 12};
+    std::vector<float> out(ids.size());
+    index.inner_products(query.data(), ids.data(), static_cast<int64_t>(ids.size()), out.data());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const std::vector<float> row = index.reconstruct(ids[i]);
+      EXPECT_NEAR(out[i], Eigen::Map<const Eigen::RowVectorXf>(row.data(), 24).dot(query.row(0)), 1e-5);
+    }
+    const int64_t missing = 3;
+    EXPECT_THROW(index.inner_products(query.data(), &missing, 1, out.data()), Error);
+  }
+}

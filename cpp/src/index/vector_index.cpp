@@ -215,4 +215,22 @@ std::vector<float> VectorIndex::reconstruct(int64_t id) const {
   return std::vector<float>(row.data(), row.data() + dim_);
 }
 
+void VectorIndex::inner_products(const float* query, const int64_t* ids, int64_t n, float* out) const {
+  if (n < 0) throw Error("negative number of ids");
+  if (gpu_) {
+    for (int64_t i = 0; i < n; ++i) {
+      const std::vector<float> row = gpu_->reconstruct(ids[i]);
+      out[i] = Eigen::Map<const Eigen::RowVectorXf>(row.data(), dim_).dot(Eigen::Map<const Eigen::RowVectorXf>(query, dim_));
+    }
+    return;
+  }
+  std::shared_lock lock(mutex_);
+  const Eigen::Map<const Eigen::RowVectorXf> q(query, dim_);
+  for (int64_t i = 0; i < n; ++i) {
+    auto it = row_of_id_.find(ids[i]);
+    if (it == row_of_id_.end()) throw Error("id " + std::to_string(ids[i]) + " is not in the index");
+    out[i] = vectors_.row(it->second).dot(q);
+  }
+}
+
 }  // namespace relmem

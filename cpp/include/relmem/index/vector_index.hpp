@@ -64,6 +64,9 @@ class VectorIndex {
   std::vector<int64_t> ids() const;
   // The stored (normalized, for cosine) vector of an id.
   std::vector<float> reconstruct(int64_t id) const;
+  // Exact inner products of one query (dim() floats, used as given) with the stored rows of n ids, into out[0..n);
+  // relmem::Error for an unknown id. Scores a few chosen rows without copying them out.
+  void inner_products(const float* query, const int64_t* ids, int64_t n, float* out) const;
 
  private:
   VectorIndex(std::unique_ptr<GpuVectorIndex> gpu, int cuda_device);
