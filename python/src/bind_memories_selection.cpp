@@ -134,13 +134,14 @@ py::dict config_dict(const RelevanceConfig& c) {
 }
 
 SelectionOptions make_options(int samples_per_column, int max_value_chars, const std::string& fusion, int candidates,
-                              const std::string& lexical_encoder) {
+                              const std::string& lexical_encoder, int pool) {
   SelectionOptions o;
   o.lexical_encoder = lexical_encoder;
   o.samples_per_column = samples_per_column;
   o.max_value_chars = max_value_chars;
   o.fusion = parse_fusion(fusion);
   o.candidates = candidates;
+  o.pool = pool;
   return o;
 }
 
@@ -168,24 +169,28 @@ void bind_selection_memory(py::module_& m) {
                               "fused cosines (untrained) or a trained RelevanceModel.")
       .def(py::init([](const py::object& encoder, const py::object& model, int samples_per_column,
                        int max_value_chars, const std::string& fusion, int candidates,
-                       const std::string& lexical_encoder) {
+                       const std::string& lexical_encoder, int pool) {
              SelectionMemory memory(to_encoder(encoder), make_options(samples_per_column, max_value_chars, fusion,
-                                                                      candidates, lexical_encoder));
+                                                                      candidates, lexical_encoder, pool));
              memory.set_model(to_model(model));
              return memory;
            }),
            py::arg("encoder") = py::none(), py::arg("model") = py::none(), py::arg("samples_per_column") = 3,
            py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
-           py::arg("lexical_encoder") = "hashing:4096", "An empty memory; fill it with add() or add_vectors().")
+           py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
+           "An empty memory; fill it with add() or add_vectors(). pool: collections larger than this are first "
+           "narrowed to the pool databases whose int8-quantized cards score best.")
       .def_static(
           "build",
           [](const Catalog& catalog, const py::object& encoder, const py::object& model,
              std::optional<std::map<std::string, std::string>> descriptions,
              std::optional<std::map<std::string, std::vector<std::string>>> examples, int samples_per_column,
-             int max_value_chars, const std::string& fusion, int candidates, const std::string& lexical_encoder) {
+             int max_value_chars, const std::string& fusion, int candidates, const std::string& lexical_encoder,
+             int pool) {
             auto enc = to_encoder(encoder);
             auto mod = to_model(model);
-            const auto options = make_options(samples_per_column, max_value_chars, fusion, candidates, lexical_encoder);
+            const auto options =
+                make_options(samples_per_column, max_value_chars, fusion, candidates, lexical_encoder, pool);
             py::gil_scoped_release release;
             return SelectionMemory::build(catalog, enc, mod, descriptions.value_or(std::map<std::string, std::string>{}),
                                           examples.value_or(std::map<std::string, std::vector<std::string>>{}),
@@ -194,7 +199,7 @@ void bind_selection_memory(py::module_& m) {
           py::arg("catalog"), py::arg("encoder") = py::none(), py::arg("model") = py::none(),
           py::arg("descriptions") = py::none(), py::arg("examples") = py::none(), py::arg("samples_per_column") = 3,
           py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
-          py::arg("lexical_encoder") = "hashing:4096",
+          py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
           "Embeds every database of the catalog. encoder: None (default encoder), a spec string or an Encoder; "
           "model: None, a model file path or a RelevanceModel; descriptions/examples: per-database text; "
           "lexical_encoder: the lexical channel's encoder spec ('' for none).")

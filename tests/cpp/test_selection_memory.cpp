@@ -213,6 +213,33 @@ TEST_F(SelectionMemoryTest, NarrowedCandidatesAgreeWithFullScoring) {
   }
 }
 
+TEST_F(SelectionMemoryTest, PoolOfQuantizedCardsAgreesWithFullScoring) {
+  SelectionOptions pooled;
+  pooled.candidates = 1;
+  pooled.pool = 2;  // of 4 databases: the approximate card pass keeps 2, scored exactly
+  const auto full = SelectionMemory::build(catalog, encoder);
+  auto few = SelectionMemory::build(catalog, encoder, nullptr, {}, {}, pooled);
+  for (const std::string q : {"doctor at hospital", "flights from BOS airport", "concert stadium capacity"}) {
+    const auto a = full.select(q, 1), b = few.select(q, 4);
+    EXPECT_EQ(b.size(), 2u);  // only the pool is ranked
+    EXPECT_EQ(a[0].database, b[0].database);
+    EXPECT_FLOAT_EQ(a[0].score, b[0].score);  // exact cosines for the pool
+  }
+  // The pool follows adds and removes, and survives save / load.
+  few.remove("hospital");
+  EXPECT_NE(few.select("doctor at hospital", 1)[0].database, "hospital");
+  few.add(catalog, "hospital");
+  EXPECT_EQ(few.select("doctor at hospital", 1)[0].database, "hospital");
+  few.save(dir.file("pooled"));
+  const auto loaded = SelectionMemory::load(dir.file("pooled"));
+  EXPECT_EQ(loaded.options().pool, 2);
+  EXPECT_EQ(loaded.select("doctor at hospital", 4).size(), 2u);
+  EXPECT_EQ(loaded.select("flights from BOS airport", 1)[0].database, "flights");
+  SelectionOptions bad;
+  bad.pool = bad.candidates - 1;
+  EXPECT_THROW(SelectionMemory(encoder, bad), Error);
+}
+
 TEST_F(SelectionMemoryTest, PrecomputedVectors) {
   SelectionOptions options;
   options.lexical_encoder = "hashing:64";

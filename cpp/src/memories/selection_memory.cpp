@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "relmem/encoders/use_lite.hpp"
+#include "relmem/index/topk.hpp"
 #include "relmem/memories/database_texts.hpp"
 #include "relmem/memories/lexical_weighting.hpp"
 #include "relmem/memories/question_parts.hpp"
@@ -28,12 +29,6 @@ SelectionCalibration default_calibration(const RelevanceModel* model) {
     c.bias = kUntrainedBias;
   }
   return c;
-}
-
-float dot(const float* a, const float* b, int n) {
-  float sum = 0.0f;
-  for (int i = 0; i < n; ++i) sum += a[i] * b[i];
-  return sum;
 }
 
 std::shared_ptr<const Encoder> lexical_encoder_of(const SelectionOptions& options) {
@@ -59,9 +54,12 @@ SelectionMemory::SelectionMemory(std::shared_ptr<const Encoder> encoder, const S
       calibration_(default_calibration(nullptr)),
       cards_(dim_of(encoder_), Metric::Cosine),
       tables_(encoder_->dim(), Metric::Cosine),
+      card_codes_(encoder_->dim()),
       lexical_cards_(lexical_ ? lexical_->dim() : 1),
       lexical_tables_(lexical_ ? lexical_->dim() : 1) {
-  if (options_.candidates < 1) throw Error("selection memory: candidates must be >= 1");
+  if (options_.candidates < 1 || options_.pool < options_.candidates) {
+    throw Error("selection memory: candidates must be >= 1 and pool >= candidates");
+  }
   if (options_.samples_per_column < 0 || options_.max_value_chars < 1) {
     throw Error("selection memory: samples_per_column must be >= 0 and max_value_chars >= 1");
   }
@@ -163,6 +161,7 @@ void SelectionMemory::insert(const std::string& db, Entry entry, const float* ca
   std::vector<int64_t> table_ids(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) table_ids[static_cast<size_t>(i)] = entry.first_table + i;
   cards_.add(card, 1, &entry.id);
+  card_codes_.add(entry.id, cards_.reconstruct(entry.id).data());  // the normalized card
   if (count > 0) tables_.add(table_vectors.data(), count, table_ids.data());
   if (lexical_) {
     lexical_cards_.add(entry.id, lexical_card);
@@ -173,6 +172,7 @@ void SelectionMemory::insert(const std::string& db, Entry entry, const float* ca
   lexical_changed();
   auto [it, _] = entries_.emplace(db, std::move(entry));
   name_of_card_[it->second.id] = &it->first;
+  entry_of_card_[it->second.id] = &it->second;
   for (int64_t id : table_ids) name_of_table_[id] = &it->first;
   if (model_) project(it->second);
 }
@@ -184,10 +184,12 @@ bool SelectionMemory::remove(const std::string& db) {
   std::vector<int64_t> table_ids;
   for (int64_t i = 0; i < static_cast<int64_t>(entry.tables.size()); ++i) table_ids.push_back(entry.first_table + i);
   cards_.remove({entry.id});
+  card_codes_.remove(entry.id);
   tables_.remove(table_ids);
   lexical_cards_.remove(entry.id);
   for (int64_t id : table_ids) lexical_tables_.remove(id);
   name_of_card_.erase(entry.id);
+  entry_of_card_.erase(entry.id);
   for (int64_t id : table_ids) name_of_table_.erase(id);
   entries_.erase(it);
   lexical_changed();
@@ -261,36 +263,47 @@ void SelectionMemory::project(Entry& entry) const {
   entry.projected = model_->project_databases(raw);
 }
 
+std::vector<const SelectionMemory::Entry*> SelectionMemory::pool(const float* question) const {
+  std::vector<const Entry*> out;
+  if (static_cast<int64_t>(entries_.size()) <= options_.pool) {
+    for (const auto& [_, entry] : entries_) out.push_back(&entry);
+    return out;
+  }
+  for (int64_t id : card_codes_.top(question, options_.pool)) out.push_back(entry_of_card_.at(id));
+  return out;
+}
+
 std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(const float* question,
                                                                     const float* lexical_question) const {
-  const int64_t n = static_cast<int64_t>(entries_.size());
-  const bool everything = n <= options_.candidates;
-  const int card_k = static_cast<int>(everything ? n : options_.candidates);
-  const int table_k =
-      static_cast<int>(std::min<int64_t>(tables_.size(), everything ? tables_.size() : 4LL * options_.candidates));
-  struct Found {
-    Candidate candidate;
-    bool card = false, table = false;
-  };
-  std::unordered_map<const std::string*, Found> found;
-  found.reserve(static_cast<size_t>(card_k + table_k));
-  if (card_k > 0) {
-    const SearchResult card_hits = cards_.search(question, 1, card_k);
-    for (int i = 0; i < card_hits.ids.cols() && card_hits.ids(0, i) >= 0; ++i) {
-      Found& f = found[name_of_card_.at(card_hits.ids(0, i))];
-      f.candidate.raw.card = card_hits.scores(0, i);
-      f.card = true;
-    }
+  const std::vector<const Entry*> entries = pool(question);
+  // Exact cosines of every card and table of the pool.
+  std::vector<int64_t> card_ids, table_ids;
+  std::vector<size_t> first_table_of;  // entries[i]'s tables are table_ids[first_table_of[i] ..]
+  for (const Entry* entry : entries) {
+    card_ids.push_back(entry->id);
+    first_table_of.push_back(table_ids.size());
+    for (int64_t i = 0; i < static_cast<int64_t>(entry->tables.size()); ++i) table_ids.push_back(entry->first_table + i);
   }
-  if (table_k > 0) {
-    // A database with any table among the hits has its best table among them too.
-    const SearchResult table_hits = tables_.search(question, 1, table_k);
-    for (int i = 0; i < table_hits.ids.cols() && table_hits.ids(0, i) >= 0; ++i) {
-      Found& f = found[name_of_table_.at(table_hits.ids(0, i))];
-      if (!f.table) f.candidate.raw.table = table_hits.scores(0, i);
-      f.table = true;
+  std::vector<float> card_scores(card_ids.size()), table_scores(table_ids.size());
+  cards_.inner_products(question, card_ids.data(), static_cast<int64_t>(card_ids.size()), card_scores.data());
+  tables_.inner_products(question, table_ids.data(), static_cast<int64_t>(table_ids.size()), table_scores.data());
+
+  // Narrowed to the top `candidates` cards and the databases of the top 4 x `candidates` tables.
+  std::vector<char> chosen(entries.size(), 1);
+  if (static_cast<int64_t>(entries.size()) > options_.candidates) {
+    std::fill(chosen.begin(), chosen.end(), 0);
+    std::vector<Scored> cards, tables;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      cards.push_back({card_scores[i], static_cast<int64_t>(i)});
+      for (size_t t = first_table_of[i]; t < first_table_of[i] + entries[i]->tables.size(); ++t)
+        tables.push_back({table_scores[t], static_cast<int64_t>(i)});
     }
+    keep_top_k(cards, static_cast<size_t>(options_.candidates));
+    keep_top_k(tables, 4 * static_cast<size_t>(options_.candidates));
+    for (const auto& c : cards) chosen[static_cast<size_t>(c.id)] = 1;
+    for (const auto& t : tables) chosen[static_cast<size_t>(t.id)] = 1;
   }
+
   // The lexical cosine is cos(q ∘ idf, row ∘ idf) = (q ∘ idf²) . row / (|q ∘ idf| |row ∘ idf|).
   std::shared_ptr<const LexicalWeights> weights;
   std::vector<float> weighted_question;
@@ -307,31 +320,28 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(const float*
     if (norm > 0.0)
       for (float& v : weighted_question) v = static_cast<float>(v / std::sqrt(norm));
   }
-  const int d = encoder_->dim();
   std::vector<Candidate> out;
-  out.reserve(found.size());
-  for (auto& [name, f] : found) {
-    const Entry& entry = entries_.at(*name);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!chosen[i]) continue;
+    const Entry& entry = *entries[i];
     const auto count = static_cast<int64_t>(entry.tables.size());
-    RawSimilarities& raw = f.candidate.raw;
-    f.candidate.entry = &entry;
-    if (!f.card) raw.card = dot(question, cards_.reconstruct(entry.id).data(), d);
-    if (!f.table) {
-      raw.table = count == 0 ? raw.card : -2.0f;
-      for (int64_t i = 0; i < count; ++i)
-        raw.table = std::max(raw.table, dot(question, tables_.reconstruct(entry.first_table + i).data(), d));
-    }
+    Candidate candidate;
+    candidate.entry = &entry;
+    RawSimilarities& raw = candidate.raw;
+    raw.card = card_scores[i];
+    raw.table = count == 0 ? raw.card : -2.0f;
+    for (int64_t t = 0; t < count; ++t) raw.table = std::max(raw.table, table_scores[first_table_of[i] + t]);
     if (lexical_) {
       auto cosine = [](float dot, float norm) { return norm > 0.0f ? dot / norm : 0.0f; };
       raw.lexical_card = cosine(lexical_cards_.dot(entry.id, weighted_question.data()), weights->card_norms.at(entry.id));
       raw.lexical_table = count == 0 ? raw.lexical_card : -2.0f;
-      for (int64_t i = 0; i < count; ++i) {
-        const int64_t id = entry.first_table + i;
+      for (int64_t t = 0; t < count; ++t) {
+        const int64_t id = entry.first_table + t;
         raw.lexical_table = std::max(raw.lexical_table, cosine(lexical_tables_.dot(id, weighted_question.data()),
                                                                weights->table_norms.at(id)));
       }
     }
-    out.push_back(f.candidate);
+    out.push_back(candidate);
   }
   return out;
 }

@@ -48,6 +48,7 @@ void SelectionMemory::save(const std::string& folder) const {
         {"max_value_chars", options_.max_value_chars},
         {"fusion", fusion_name(options_.fusion)},
         {"candidates", options_.candidates},
+        {"pool", options_.pool},
         {"lexical_encoder", options_.lexical_encoder}}},
       {"calibration",
        {{"scale", calibration_.scale},
@@ -107,6 +108,7 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
     options.max_value_chars = o.at("max_value_chars").get<int>();
     options.fusion = parse_fusion(o.at("fusion").get<std::string>());
     options.candidates = o.at("candidates").get<int>();
+    options.pool = o.value("pool", std::max(options.pool, options.candidates));  // absent before the pool existed
     options.lexical_encoder = o.at("lexical_encoder").get<std::string>();
     SelectionMemory memory(encoder, options);
     memory.cards_ = VectorIndex::load(join(folder, kCards));
@@ -149,6 +151,8 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
       auto [it, inserted] = memory.entries_.emplace(name, std::move(entry));
       if (!inserted) throw Error("selection memory in " + folder + " lists '" + name + "' twice");
       memory.name_of_card_[it->second.id] = &it->first;
+      memory.entry_of_card_[it->second.id] = &it->second;
+      memory.card_codes_.add(it->second.id, memory.cards_.reconstruct(it->second.id).data());
       for (int64_t i = 0; i < static_cast<int64_t>(it->second.tables.size()); ++i)
         memory.name_of_table_[it->second.first_table + i] = &it->first;
     }

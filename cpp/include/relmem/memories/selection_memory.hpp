@@ -13,6 +13,7 @@
 
 #include "relmem/catalog/catalog.hpp"
 #include "relmem/encoders/encoder.hpp"
+#include "relmem/index/quantized_rows.hpp"
 #include "relmem/index/vector_index.hpp"
 #include "relmem/memories/labeled_questions.hpp"
 #include "relmem/memories/relevance_model.hpp"
@@ -26,9 +27,13 @@ struct SelectionOptions {
   int samples_per_column = 3;  // card sample values per text column
   int max_value_chars = 40;
   SimilarityFusion fusion = SimilarityFusion::Mean;  // untrained scoring
-  // Collections larger than this are first narrowed to the databases whose card or tables the sentence encoder's
-  // indexes rank among the top `candidates` (cards) and 4 x `candidates` (tables); smaller ones are scored in full.
+  // Collections larger than this are narrowed to the databases whose card or tables the sentence encoder ranks
+  // among the top `candidates` (cards) and 4 x `candidates` (tables) of the pool; smaller ones are scored in full.
   int candidates = 100;
+  // The pool: every database of a collection of at most this many, else the `pool` databases whose cards score best
+  // on int8-quantized card vectors (an approximate pass that streams a quarter of the bytes). The pool's cards and
+  // tables are then scored exactly.
+  int pool = 2000;
   // Encoder spec of the lexical channel ("" for none). Its vectors are stored sparse.
   std::string lexical_encoder = "hashing:4096";
 };
@@ -142,6 +147,7 @@ class SelectionMemory {
   void insert(const std::string& db, Entry entry, const float* card, const RowMatrix& table_vectors,
               const float* lexical_card, const RowMatrix* lexical_tables);
   void project(Entry& entry) const;
+  std::vector<const Entry*> pool(const float* question) const;
   std::vector<Candidate> candidates(const float* question, const float* lexical_question) const;
   // `tuned_question`: the question through the model's fine-tuned encoder top (required with one).
   std::vector<DatabaseMatch> score(const float* question, const float* lexical_question, int k,
@@ -164,11 +170,13 @@ class SelectionMemory {
   SelectionCalibration calibration_;
   VectorIndex cards_;
   VectorIndex tables_;
+  QuantizedRows card_codes_;  // same ids as cards_, for the pool's approximate pass
   SparseVectors lexical_cards_;   // same ids as cards_
   SparseVectors lexical_tables_;  // same ids as tables_
   std::unique_ptr<LexicalCache> lexical_cache_ = std::make_unique<LexicalCache>();
   std::map<std::string, Entry> entries_;
   std::unordered_map<int64_t, const std::string*> name_of_card_;
+  std::unordered_map<int64_t, const Entry*> entry_of_card_;
   std::unordered_map<int64_t, const std::string*> name_of_table_;
   int64_t next_card_id_ = 0;
   int64_t next_table_id_ = 0;
