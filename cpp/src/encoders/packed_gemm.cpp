@@ -5,6 +5,8 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <cstdlib>
 #include <string>
 
@@ -27,16 +29,17 @@ struct Tile {
 };
 using TileFn = void (*)(const Tile&);
 
-// AVX-512: 12 rows x 32 columns, 24 zmm accumulators.
+// AVX-512: up to 12 rows x 32 columns, 24 zmm accumulators. Instantiated per row count, so that a short last tile
+// (e.g. the 3 leftover tokens of a 15-token question) costs 3 rows of multiply-adds, not 12.
 constexpr int kAvx512Rows = 12;
-__attribute__((target("avx512f"))) void tile_avx512(const Tile& t) {
-  constexpr int kRows = kAvx512Rows;
+template <int kRows>
+__attribute__((target("avx512f"))) void tile_avx512_rows(const Tile& t) {
   __m512 lo[kRows], hi[kRows];
 #pragma GCC unroll 16
   for (int r = 0; r < kRows; ++r) lo[r] = hi[r] = _mm512_setzero_ps();
   const float* a = t.a;
   const float* b = t.b;
-  for (int p = 0; p < t.k; ++p, a += kRows, b += 32) {
+  for (int p = 0; p < t.k; ++p, a += kAvx512Rows, b += 32) {
     // The panel streams from L2; fetching 8 steps ahead keeps the FMAs fed (about +25% measured).
     _mm_prefetch(reinterpret_cast<const char*>(b + 256), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(b + 272), _MM_HINT_T0);
@@ -56,7 +59,6 @@ __attribute__((target("avx512f"))) void tile_avx512(const Tile& t) {
   const __m512 bias_hi = t.bias ? _mm512_maskz_loadu_ps(mask_hi, t.bias + 16) : zero;
 #pragma GCC unroll 16
   for (int r = 0; r < kRows; ++r) {
-    if (r >= t.rows) break;
     float* row = t.c + r * t.ldc;
     __m512 v_lo = _mm512_add_ps(lo[r], bias_lo);
     __m512 v_hi = _mm512_add_ps(hi[r], bias_hi);
@@ -73,18 +75,18 @@ __attribute__((target("avx512f"))) void tile_avx512(const Tile& t) {
   }
 }
 
-// AVX2 + FMA: 6 rows x 16 columns, 12 ymm accumulators.
+// AVX2 + FMA: up to 6 rows x 16 columns, 12 ymm accumulators; per row count like the AVX-512 tile.
 constexpr int kAvx2Rows = 6;
 alignas(32) const int32_t kLaneMasks[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
 
-__attribute__((target("avx2,fma"))) void tile_avx2(const Tile& t) {
-  constexpr int kRows = kAvx2Rows;
+template <int kRows>
+__attribute__((target("avx2,fma"))) void tile_avx2_rows(const Tile& t) {
   __m256 lo[kRows], hi[kRows];
 #pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
   const float* a = t.a;
   const float* b = t.b;
-  for (int p = 0; p < t.k; ++p, a += kRows, b += 16) {
+  for (int p = 0; p < t.k; ++p, a += kAvx2Rows, b += 16) {
     _mm_prefetch(reinterpret_cast<const char*>(b + 128), _MM_HINT_T0);
     const __m256 b_lo = _mm256_loadu_ps(b);
     const __m256 b_hi = _mm256_loadu_ps(b + 8);
@@ -103,7 +105,6 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const Tile& t) {
   const __m256 bias_hi = t.bias ? _mm256_maskload_ps(t.bias + 8, mask_hi) : zero;
 #pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) {
-    if (r >= t.rows) break;
     float* row = t.c + r * t.ldc;
     __m256 v_lo = _mm256_add_ps(lo[r], bias_lo);
     __m256 v_hi = _mm256_add_ps(hi[r], bias_hi);
@@ -119,6 +120,20 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const Tile& t) {
     _mm256_maskstore_ps(row + 8, mask_hi, v_hi);
   }
 }
+
+template <int... kRows>
+constexpr std::array<TileFn, sizeof...(kRows)> avx512_tiles(std::integer_sequence<int, kRows...>) {
+  return {tile_avx512_rows<kRows + 1>...};
+}
+template <int... kRows>
+constexpr std::array<TileFn, sizeof...(kRows)> avx2_tiles(std::integer_sequence<int, kRows...>) {
+  return {tile_avx2_rows<kRows + 1>...};
+}
+constexpr auto kAvx512Tiles = avx512_tiles(std::make_integer_sequence<int, kAvx512Rows>{});
+constexpr auto kAvx2Tiles = avx2_tiles(std::make_integer_sequence<int, kAvx2Rows>{});
+
+void tile_avx512(const Tile& t) { kAvx512Tiles[static_cast<std::size_t>(t.rows - 1)](t); }
+void tile_avx2(const Tile& t) { kAvx2Tiles[static_cast<std::size_t>(t.rows - 1)](t); }
 
 constexpr int64_t kParallelMinProduct =
     int64_t{1} << 25;  // below this many multiply-adds (~0.5 ms) a barrier risks more than it gains
