@@ -31,8 +31,7 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from .. import Catalog, Error, RelevanceModel, SelectionMemory, VectorIndex
-from .._relmem import compose_question
+from .. import Catalog, Error, RelevanceModel, SelectionMemory, VectorIndex, compose_question
 from ..encoders import default_encoder_name, load_encoder
 
 CALIBRATION_QUESTIONS = 2000  # ordinary calibration questions sampled from --calibrate (plus a quarter as composites)
