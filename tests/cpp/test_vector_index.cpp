@@ -70,6 +70,26 @@ INSTANTIATE_TEST_SUITE_P(Shapes, VectorIndexTopK,
                                            std::make_tuple(Metric::Cosine, 70000, 25),  // several GEMM blocks
                                            std::make_tuple(Metric::InnerProduct, 3, 8)));  // k > n pads
 
+// Fewer than 16 queries go through Eigen's product, more through the packed kernel; ranges gather their rows.
+TEST(VectorIndex, FewAndManyQueriesAndRangesEqualBruteForce) {
+  const RowMatrix data = random_matrix(3000, 40, 11);
+  VectorIndex index(40, Metric::InnerProduct);
+  index.add(data.data(), data.rows());
+  for (int n_queries : {3, 15, 16, 40}) {
+    const RowMatrix queries = random_matrix(n_queries, 40, 12 + n_queries);
+    const auto expected = brute_force(data, queries, 7, false);
+    const SearchResult all = index.search(queries.data(), n_queries, 7);
+    const RowMatrix tail = data.bottomRows(1000);
+    const auto expected_tail = brute_force(tail, queries, 7, false);
+    const SearchResult ranged = index.search_range(queries.data(), n_queries, 7, 2000, 3000);
+    for (int i = 0; i < n_queries; ++i)
+      for (int j = 0; j < 7; ++j) {
+        EXPECT_EQ(all.ids(i, j), expected[i][j]) << n_queries << " queries, query " << i << " rank " << j;
+        EXPECT_EQ(ranged.ids(i, j), 2000 + expected_tail[i][j]) << n_queries << " queries, query " << i;
+      }
+  }
+}
+
 TEST(VectorIndex, CustomIdsRemoveAndRange) {
   const RowMatrix data = random_matrix(100, 16, 3);
   std::vector<int64_t> ids(100);

@@ -1,7 +1,7 @@
 #pragma once
-// Single-precision matrix products C = A·B for inference, with B packed once (weights) into column panels for an
-// AVX-512 or AVX2+FMA micro-kernel chosen from the running CPU. The library is built for baseline x86-64-v2, so these
-// kernels are compiled per function with target attributes and picked at run time; other CPUs use Eigen.
+// Single-precision matrix products C = A·B with B packed once (weights, or a batch of queries) into column panels
+// for an AVX-512 or AVX2+FMA micro-kernel chosen from the running CPU. The kernels are compiled per function with
+// target attributes and picked at run time, so a portable build (RELMEM_NATIVE=OFF) keeps them; other CPUs use Eigen.
 #include <cstdint>
 #include <vector>
 
