@@ -158,8 +158,8 @@ SearchResult VectorIndex::search_rows(const float* queries, int64_t n_queries, i
   if (metric_ == Metric::Cosine) normalize_rows(q);
 
   std::vector<std::vector<Scored>> best(static_cast<size_t>(n_queries));
-  // From a few queries on, the packed micro-kernel (queries packed once as B) outruns Eigen's product; its scores
-  // come out rows x queries, so its blocks stay small enough for the per-query strided scan to hit the cache.
+  // From kPackedMinQueries queries on, the packed micro-kernel (queries packed once as B) outruns Eigen's product.
+  // Its scores come out rows x queries, so its blocks stay small enough for the per-query strided scan to hit cache.
   const bool packed = n_queries >= kPackedMinQueries;
   gemm::PackedMatrix packed_queries;
   if (packed) packed_queries.pack(q.data(), dim_, static_cast<int>(n_queries), 1, dim_);
