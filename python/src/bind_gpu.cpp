@@ -20,23 +20,6 @@ namespace {
 using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 using IdArray = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
 
-int64_t check_rows(const FloatArray& a, int dim, const char* what) {
-  if (a.ndim() == 1 && a.shape(0) == dim) return 1;
-  if (a.ndim() != 2 || a.shape(1) != dim)
-    throw Error(std::string(what) + " must have shape (n, " + std::to_string(dim) + ")");
-  return a.shape(0);
-}
-
-py::tuple result_to_python(SearchResult&& result) {
-  auto* ids = new IdMatrix(std::move(result.ids));
-  py::capsule free_ids(ids, [](void* p) { delete static_cast<IdMatrix*>(p); });
-  py::array_t<int64_t> id_array({ids->rows(), ids->cols()},
-                                {ids->cols() * static_cast<py::ssize_t>(sizeof(int64_t)),
-                                 static_cast<py::ssize_t>(sizeof(int64_t))},
-                                ids->data(), free_ids);
-  return py::make_tuple(to_numpy(std::move(result.scores)), id_array);
-}
-
 py::dict device_info_to_python(const gpu::CudaDeviceInfo& info) {
   py::dict d;
   d["device"] = info.device;
@@ -95,7 +78,7 @@ void bind_gpu(py::module_& m) {
                  result = index.search(queries.data(), n, k);
                }
              }
-             return result_to_python(std::move(result));
+             return to_python(std::move(result));
            }, py::arg("queries"), py::arg("k"), py::arg("id_range") = py::none(), py::arg("subset") = py::none(),
            "Returns (scores, ids), each of shape (n_queries, k); missing results are -inf / -1.")
       .def("save", [](const GpuVectorIndex& index, const std::string& path) {

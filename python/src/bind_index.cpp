@@ -11,12 +11,10 @@ namespace py = pybind11;
 using namespace relmem;
 
 namespace relmem_python {
-namespace {
 
 using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 using IdArray = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
 
-// Accepts (n, dim) or a single (dim,) vector; returns the row count.
 int64_t check_rows(const FloatArray& a, int dim, const char* what) {
   if (a.ndim() == 1 && a.shape(0) == dim) return 1;
   if (a.ndim() != 2 || a.shape(1) != dim)
@@ -32,8 +30,6 @@ py::tuple to_python(SearchResult&& r) {
                                 ids->data(), free_ids);
   return py::make_tuple(to_numpy(std::move(r.scores)), id_array);
 }
-
-}  // namespace
 
 void bind_index(py::module_& m) {
   py::class_<VectorIndex>(m, "VectorIndex",

@@ -5,6 +5,10 @@
 
 #include "relmem/common.hpp"
 
+namespace relmem {
+struct SearchResult;
+}
+
 namespace relmem_python {
 void bind_common(pybind11::module_& m);
 void bind_catalog(pybind11::module_& m);
@@ -19,4 +23,10 @@ void bind_sql(pybind11::module_& m);  // the relmem._relmem.sql submodule
 
 // Hands a matrix to numpy without copying; numpy owns it from then on.
 pybind11::array_t<float> to_numpy(relmem::RowMatrix&& matrix);
+
+// Vectors for an index: accepts (n, dim) or a single (dim,) vector; returns the row count.
+int64_t check_rows(const pybind11::array_t<float, pybind11::array::c_style | pybind11::array::forcecast>& a, int dim,
+                   const char* what);
+// A search result as numpy (scores, ids), without copying.
+pybind11::tuple to_python(relmem::SearchResult&& result);
 }  // namespace relmem_python
