@@ -11,6 +11,7 @@
 #include "relmem/memories/labeled_questions.hpp"
 #include "relmem/memories/relevance_training.hpp"
 #include "relmem/memories/selection_memory.hpp"
+#include "relmem/memories/string_similarity.hpp"
 
 namespace py = pybind11;
 using namespace relmem;
@@ -134,8 +135,9 @@ py::dict config_dict(const RelevanceConfig& c) {
 }
 
 SelectionOptions make_options(int samples_per_column, int max_value_chars, const std::string& fusion, int candidates,
-                              const std::string& lexical_encoder, int pool) {
+                              const std::string& lexical_encoder, int pool, int64_t values_per_column) {
   SelectionOptions o;
+  o.values_per_column = values_per_column;
   o.lexical_encoder = lexical_encoder;
   o.samples_per_column = samples_per_column;
   o.max_value_chars = max_value_chars;
@@ -169,15 +171,17 @@ void bind_selection_memory(py::module_& m) {
                               "fused cosines (untrained) or a trained RelevanceModel.")
       .def(py::init([](const py::object& encoder, const py::object& model, int samples_per_column,
                        int max_value_chars, const std::string& fusion, int candidates,
-                       const std::string& lexical_encoder, int pool) {
+                       const std::string& lexical_encoder, int pool, int64_t values_per_column) {
              SelectionMemory memory(to_encoder(encoder), make_options(samples_per_column, max_value_chars, fusion,
-                                                                      candidates, lexical_encoder, pool));
+                                                                      candidates, lexical_encoder, pool,
+                                                                      values_per_column));
              memory.set_model(to_model(model));
              return memory;
            }),
            py::arg("encoder") = py::none(), py::arg("model") = py::none(), py::arg("samples_per_column") = 3,
            py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
            py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
+           py::arg("values_per_column") = SelectionOptions{}.values_per_column,
            "An empty memory; fill it with add() or add_vectors(). pool: collections larger than this are first "
            "narrowed to the pool databases whose int8-quantized cards score best.")
       .def_static(
@@ -186,11 +190,11 @@ void bind_selection_memory(py::module_& m) {
              std::optional<std::map<std::string, std::string>> descriptions,
              std::optional<std::map<std::string, std::vector<std::string>>> examples, int samples_per_column,
              int max_value_chars, const std::string& fusion, int candidates, const std::string& lexical_encoder,
-             int pool) {
+             int pool, int64_t values_per_column) {
             auto enc = to_encoder(encoder);
             auto mod = to_model(model);
-            const auto options =
-                make_options(samples_per_column, max_value_chars, fusion, candidates, lexical_encoder, pool);
+            const auto options = make_options(samples_per_column, max_value_chars, fusion, candidates,
+                                              lexical_encoder, pool, values_per_column);
             py::gil_scoped_release release;
             return SelectionMemory::build(catalog, enc, mod, descriptions.value_or(std::map<std::string, std::string>{}),
                                           examples.value_or(std::map<std::string, std::vector<std::string>>{}),
@@ -200,9 +204,11 @@ void bind_selection_memory(py::module_& m) {
           py::arg("descriptions") = py::none(), py::arg("examples") = py::none(), py::arg("samples_per_column") = 3,
           py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
           py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
+          py::arg("values_per_column") = SelectionOptions{}.values_per_column,
           "Embeds every database of the catalog. encoder: None (default encoder), a spec string or an Encoder; "
           "model: None, a model file path or a RelevanceModel; descriptions/examples: per-database text; "
-          "lexical_encoder: the lexical channel's encoder spec ('' for none).")
+          "lexical_encoder: the lexical channel's encoder spec ('' for none); values_per_column: distinct text "
+          "values per column indexed as evidence when a question names them (0 for none).")
       .def_static(
           "load",
           [](const std::string& folder, const py::object& encoder) {
@@ -253,9 +259,9 @@ void bind_selection_memory(py::module_& m) {
            "Adds or re-embeds one database of the catalog; the rest of the memory is untouched.")
       .def("add_vectors", [](SelectionMemory& s, const std::string& db, FloatArray card,
                              const std::vector<std::string>& table_names, std::optional<FloatArray> table_vectors,
-                             std::optional<FloatArray> lexical_card, std::optional<FloatArray> lexical_table_vectors) {
-             const auto count = static_cast<int64_t>(table_names.size());
-             auto rows = [&](const std::optional<FloatArray>& a, int dim, const char* what) {
+                             std::optional<FloatArray> lexical_card, std::optional<FloatArray> lexical_table_vectors,
+                             std::optional<FloatArray> column_vectors, const std::vector<std::string>& values) {
+             auto rows = [](const std::optional<FloatArray>& a, int64_t count, int dim, const char* what) {
                RowMatrix out(count, dim);
                if (count == 0) return out;
                if (!a || a->ndim() != 2 || a->shape(0) != count || a->shape(1) != dim) {
@@ -266,20 +272,30 @@ void bind_selection_memory(py::module_& m) {
                return out;
              };
              const float* card_data = check_vector(card, s.encoder().dim(), "card");
-             const RowMatrix tables = rows(table_vectors, s.encoder().dim(), "table_vectors");
-             if (!s.lexical_encoder()) {
-               s.add_vectors(db, card_data, table_names, tables);
-               return;
+             const auto count = static_cast<int64_t>(table_names.size());
+             const int dim = s.encoder().dim();
+             const RowMatrix tables = rows(table_vectors, count, dim, "table_vectors");
+             if (column_vectors && column_vectors->ndim() != 2) throw Error("column_vectors must have shape (n, dim)");
+             const RowMatrix columns = rows(column_vectors, column_vectors ? column_vectors->shape(0) : 0, dim,
+                                            "column_vectors");
+             std::vector<std::string> normalized;
+             for (const auto& value : values) normalized.push_back(normalize_value(value));
+             const float* lexical_card_data = nullptr;
+             RowMatrix lexical_tables;
+             if (s.lexical_encoder()) {
+               const int lexical_dim = s.lexical_encoder()->dim();
+               if (!lexical_card) throw Error("this memory has a lexical encoder: give lexical_card too");
+               lexical_card_data = check_vector(*lexical_card, lexical_dim, "lexical_card");
+               lexical_tables = rows(lexical_table_vectors, count, lexical_dim, "lexical_table_vectors");
              }
-             const int lexical_dim = s.lexical_encoder()->dim();
-             if (!lexical_card) throw Error("this memory has a lexical encoder: give lexical_card too");
-             const float* lexical_card_data = check_vector(*lexical_card, lexical_dim, "lexical_card");
-             const RowMatrix lexical_tables = rows(lexical_table_vectors, lexical_dim, "lexical_table_vectors");
-             s.add_vectors(db, card_data, table_names, tables, lexical_card_data, &lexical_tables);
+             s.add_vectors(db, card_data, table_names, tables, lexical_card_data,
+                           s.lexical_encoder() ? &lexical_tables : nullptr, &columns, std::move(normalized));
            }, py::arg("db"), py::arg("card"), py::arg("table_names") = std::vector<std::string>{},
            py::arg("table_vectors") = py::none(), py::arg("lexical_card") = py::none(),
-           py::arg("lexical_table_vectors") = py::none(),
-           "Adds a database from precomputed encoder vectors (and lexical encoder vectors when the memory has one).")
+           py::arg("lexical_table_vectors") = py::none(), py::arg("column_vectors") = py::none(),
+           py::arg("values") = std::vector<std::string>{},
+           "Adds a database from precomputed encoder vectors (and lexical encoder vectors when the memory has one), "
+           "optionally with one vector per column (shape (columns, dim)) and the text values it stores.")
       .def("remove", &SelectionMemory::remove, py::arg("db"))
       .def("calibrate", [](SelectionMemory& s, const std::vector<std::string>& questions, const py::list& databases,
                            int candidates) {

@@ -1,9 +1,14 @@
 // Selection memory on a small generated collection: ranking, probabilities, set selection, calibration,
-// add/remove without a rebuild, save/load, candidate narrowing, and clear errors on bad folders and models.
+// add/remove without a rebuild, save/load (also of version 1 folders), candidate narrowing, stored-value evidence,
+// column vectors, and clear errors on bad folders and models.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+
+#include <nlohmann/json.hpp>
 
 #include "relmem/encoders/hashing_encoder.hpp"
 #include "relmem/memories/selection_memory.hpp"
@@ -148,7 +153,7 @@ TEST_F(SelectionMemoryTest, SaveAndLoadRoundTrip) {
   EXPECT_EQ(loaded.databases(), memory.databases());
   ASSERT_NE(loaded.model(), nullptr);
   EXPECT_FLOAT_EQ(loaded.calibration().threshold, 0.6f);
-  for (const std::string q : {"doctor at hospital", "flights from BOS", "city population"}) {
+  for (const std::string q : {"doctor at hospital", "flights from BOS", "city population", "Where is Mercy General?"}) {
     const auto a = memory.select(q, 4), b = loaded.select(q, 4);
     ASSERT_EQ(a.size(), b.size());
     for (size_t i = 0; i < a.size(); ++i) {
@@ -191,10 +196,12 @@ TEST_F(SelectionMemoryTest, BadFoldersAndModelsGiveClearErrors) {
   relmem_test::write_bytes(folder + "/manifest.json", manifest.substr(0, manifest.size() / 2));
   expect_error([&] { SelectionMemory::load(folder); }, "not valid JSON");
   std::string newer = manifest;
-  newer.replace(newer.find("\"version\": 1"), 12, "\"version\": 7");
+  newer.replace(newer.find("\"version\": 2"), 12, "\"version\": 7");
   relmem_test::write_bytes(folder + "/manifest.json", newer);
   expect_error([&] { SelectionMemory::load(folder); }, "version 7");
   relmem_test::write_bytes(folder + "/manifest.json", manifest);
+  std::filesystem::remove(folder + "/values.json");
+  expect_error([&] { SelectionMemory::load(folder); }, "values.json");
   std::filesystem::remove(folder + "/tables.index");
   expect_error([&] { SelectionMemory::load(folder); }, "tables.index");
 }
@@ -277,4 +284,89 @@ TEST_F(SelectionMemoryTest, WorksWithoutTheLexicalChannel) {
   // A model trained with a lexical encoder does not fit a memory without one.
   auto copy = SelectionMemory::load(folder);
   EXPECT_THROW(copy.set_model(small_model("hashing:256", 256)), Error);
+}
+
+TEST_F(SelectionMemoryTest, StoredValuesAreEvidence) {
+  SelectionOptions without_values;
+  without_values.samples_per_column = 0;  // no values in the cards either
+  without_values.values_per_column = 0;
+  SelectionOptions with_values = without_values;
+  with_values.values_per_column = 100;
+  const auto plain = SelectionMemory::build(catalog, encoder, nullptr, {}, {}, without_values);
+  auto valued = SelectionMemory::build(catalog, encoder, nullptr, {}, {}, with_values);
+  const std::string question = "Which city is Mercy General in?";
+  auto score_of = [&](const SelectionMemory& memory, const std::string& db) {
+    for (const auto& match : memory.select(question, 4))
+      if (match.database == db) return match.score;
+    ADD_FAILURE() << db << " not ranked";
+    return 0.0f;
+  };
+  // 'Mercy General' is stored in one of the four databases: evidence log(4 / 1).
+  EXPECT_NEAR(score_of(valued, "hospital") - score_of(plain, "hospital"), kValueWeight * std::log(4.0f), 1e-5);
+  EXPECT_NEAR(score_of(valued, "flights"), score_of(plain, "flights"), 1e-6);
+  // Removing the database removes its values; adding it back restores them.
+  const float before = score_of(valued, "hospital");
+  valued.remove("hospital");
+  valued.add(catalog, "hospital", "", {});
+  EXPECT_NEAR(score_of(valued, "hospital"), before, 1e-6);
+}
+
+TEST_F(SelectionMemoryTest, ColumnVectorsJoinTheScore) {
+  SelectionOptions options;
+  options.lexical_encoder = "";
+  SelectionMemory memory(encoder, options);
+  const RowMatrix card = encoder->encode({"database clinic"});
+  const RowMatrix tables = encoder->encode({"clinic staff"});
+  const RowMatrix columns = encoder->encode({"clinic staff", "doctor specialty"});
+  memory.add_vectors("with_columns", card.data(), {"clinic"}, tables, nullptr, nullptr, &columns, {"mercy general"});
+  memory.add_vectors("without_columns", card.data(), {"clinic"}, tables);
+  const RowMatrix q = encoder->encode({"doctor specialty"});
+  const float card_cosine = card.row(0).dot(q.row(0)) / (card.row(0).norm() * q.row(0).norm());
+  const float table_cosine = tables.row(0).dot(q.row(0)) / (tables.row(0).norm() * q.row(0).norm());
+  const auto matches = memory.select_vector(q.data(), 2);
+  ASSERT_EQ(matches.size(), 2u);
+  EXPECT_EQ(matches[0].database, "with_columns");
+  // The best column scores 1; without columns, the best table stands in for it.
+  EXPECT_NEAR(matches[0].score, 0.5f * (card_cosine + table_cosine) + kColumnWeight * 1.0f, 1e-5);
+  EXPECT_NEAR(matches[1].score, 0.5f * (card_cosine + table_cosine) + kColumnWeight * table_cosine, 1e-5);
+  // The question's text brings the stored values in: 'mercy general' is stored by one of the two databases.
+  const std::string text = "doctor specialty at Mercy General";
+  const RowMatrix encoded = encoder->encode({text});
+  const auto by_text = memory.select(text, 1), by_vector = memory.select_vector(encoded.data(), 1);
+  ASSERT_EQ(by_text[0].database, "with_columns");
+  ASSERT_EQ(by_vector[0].database, "with_columns");
+  EXPECT_NEAR(by_text[0].score - by_vector[0].score, kValueWeight * std::log(2.0f), 1e-5);
+  const RowMatrix wrong(1, 7);
+  EXPECT_THROW(memory.add_vectors("x", card.data(), {}, RowMatrix(0, 256), nullptr, nullptr, &wrong), Error);
+}
+
+TEST_F(SelectionMemoryTest, LoadsVersionOneFolders) {
+  const auto memory = SelectionMemory::build(catalog, encoder);
+  const std::string folder = dir.file("v1");
+  memory.save(folder);
+  // A version 1 folder: no columns, no values, no column fields.
+  nlohmann::json manifest;
+  {
+    std::ifstream in(folder + "/manifest.json");
+    in >> manifest;
+  }
+  manifest["version"] = 1;
+  manifest["options"].erase("values_per_column");
+  manifest.erase("next_column_id");
+  for (auto& db : manifest["databases"]) {
+    db.erase("first_column");
+    db.erase("columns");
+  }
+  std::ofstream(folder + "/manifest.json") << manifest.dump();
+  std::filesystem::remove(folder + "/columns.index");
+  std::filesystem::remove(folder + "/values.json");
+  auto loaded = SelectionMemory::load(folder);
+  EXPECT_EQ(loaded.options().values_per_column, 0);
+  EXPECT_EQ(loaded.select("doctor specialty hospital beds", 1)[0].database, "hospital");
+  loaded.remove("hospital");  // and it keeps working incrementally
+  loaded.add(catalog, "hospital");
+  EXPECT_EQ(loaded.select("doctor specialty hospital beds", 1)[0].database, "hospital");
+  manifest["version"] = 3;
+  std::ofstream(folder + "/manifest.json") << manifest.dump();
+  EXPECT_THROW(SelectionMemory::load(folder), Error);
 }

@@ -1,6 +1,11 @@
 #include "relmem/memories/database_texts.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <string>
+#include <variant>
+
+#include "relmem/memories/string_similarity.hpp"
 
 namespace relmem {
 namespace {
@@ -34,8 +39,29 @@ DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, cons
     texts.table_names.push_back(table.name);
     texts.table_cards.push_back(header + table_summary(table));
     texts.lexical_table_cards.push_back(catalog.table_card(db, table.name, options));
+    for (const auto& column : table.columns)
+      texts.column_cards.push_back(humanize_identifier(table.name) + " " + humanize_identifier(column.name));
   }
   return texts;
+}
+
+std::vector<std::string> database_values(const Catalog& catalog, const std::string& db, int64_t per_column,
+                                         int max_chars) {
+  std::vector<std::string> values;
+  if (per_column <= 0) return values;
+  for (const auto& table : catalog.schema(db).tables) {
+    for (const auto& column : table.columns) {
+      for (const Value& value : catalog.distinct_values(db, table.name, column.name, per_column)) {
+        const auto* text = std::get_if<std::string>(&value);
+        if (!text || text->size() > static_cast<size_t>(max_chars)) continue;
+        std::string normalized = normalize_value(*text);
+        const bool has_letter = std::any_of(normalized.begin(), normalized.end(),
+                                            [](unsigned char c) { return std::isalpha(c) || c >= 0x80; });
+        if (has_letter) values.push_back(std::move(normalized));
+      }
+    }
+  }
+  return values;
 }
 
 }  // namespace relmem

@@ -12,6 +12,7 @@
 #include "relmem/memories/database_texts.hpp"
 #include "relmem/memories/lexical_weighting.hpp"
 #include "relmem/memories/question_parts.hpp"
+#include "relmem/memories/question_spans.hpp"
 
 namespace relmem {
 namespace {
@@ -19,6 +20,8 @@ namespace {
 // Until calibrate() runs, an untrained memory maps a fused cosine of 0.5 to probability 0.5.
 constexpr float kUntrainedScale = 10.0f;
 constexpr float kUntrainedBias = -5.0f;
+// Question phrases looked up among stored values: up to three words ("united states", "new york city").
+constexpr int kValuePhraseWords = 3;
 
 SelectionCalibration default_calibration(const RelevanceModel* model) {
   SelectionCalibration c;
@@ -54,14 +57,15 @@ SelectionMemory::SelectionMemory(std::shared_ptr<const Encoder> encoder, const S
       calibration_(default_calibration(nullptr)),
       cards_(dim_of(encoder_), Metric::Cosine),
       tables_(encoder_->dim(), Metric::Cosine),
+      columns_(encoder_->dim(), Metric::Cosine),
       card_codes_(encoder_->dim()),
       lexical_cards_(lexical_ ? lexical_->dim() : 1),
       lexical_tables_(lexical_ ? lexical_->dim() : 1) {
   if (options_.candidates < 1 || options_.pool < options_.candidates) {
     throw Error("selection memory: candidates must be >= 1 and pool >= candidates");
   }
-  if (options_.samples_per_column < 0 || options_.max_value_chars < 1) {
-    throw Error("selection memory: samples_per_column must be >= 0 and max_value_chars >= 1");
+  if (options_.samples_per_column < 0 || options_.max_value_chars < 1 || options_.values_per_column < 0) {
+    throw Error("selection memory: samples_per_column and values_per_column must be >= 0 and max_value_chars >= 1");
   }
 }
 
@@ -93,6 +97,7 @@ void SelectionMemory::add_all(const Catalog& catalog, const std::vector<std::str
                               const std::map<std::string, std::string>& descriptions,
                               const std::map<std::string, std::vector<std::string>>& examples) {
   std::vector<DatabaseTexts> texts;
+  std::vector<std::vector<std::string>> values;
   std::vector<std::string> all, all_lexical;
   for (const auto& db : dbs) {
     CardOptions card;
@@ -104,6 +109,8 @@ void SelectionMemory::add_all(const Catalog& catalog, const std::vector<std::str
     texts.push_back(database_texts(catalog, db, card, e == examples.end() ? std::vector<std::string>{} : e->second));
     all.push_back(texts.back().card);
     all.insert(all.end(), texts.back().table_cards.begin(), texts.back().table_cards.end());
+    all.insert(all.end(), texts.back().column_cards.begin(), texts.back().column_cards.end());
+    values.push_back(database_values(catalog, db, options_.values_per_column, options_.max_value_chars));
     all_lexical.push_back(texts.back().lexical_card);
     all_lexical.insert(all_lexical.end(), texts.back().lexical_table_cards.begin(),
                        texts.back().lexical_table_cards.end());
@@ -111,7 +118,7 @@ void SelectionMemory::add_all(const Catalog& catalog, const std::vector<std::str
   if (all.empty()) return;
   const RowMatrix rows = encoder_->encode(all);
   const RowMatrix lexical_rows = lexical_ ? lexical_->encode(all_lexical) : RowMatrix();
-  int64_t next = 0;
+  int64_t next = 0, next_lexical = 0;
   for (size_t i = 0; i < dbs.size(); ++i) {
     Entry entry;
     entry.tables = texts[i].table_names;
@@ -120,19 +127,24 @@ void SelectionMemory::add_all(const Catalog& catalog, const std::vector<std::str
     auto e = examples.find(dbs[i]);
     if (e != examples.end()) entry.examples = e->second;
     const auto count = static_cast<int64_t>(entry.tables.size());
+    const auto columns = static_cast<int64_t>(texts[i].column_cards.size());
     const RowMatrix table_rows = rows.middleRows(next + 1, count);
+    const RowMatrix column_rows = rows.middleRows(next + 1 + count, columns);
     RowMatrix lexical_tables;
-    if (lexical_) lexical_tables = lexical_rows.middleRows(next + 1, count);
+    if (lexical_) lexical_tables = lexical_rows.middleRows(next_lexical + 1, count);
     remove(dbs[i]);
     insert(dbs[i], std::move(entry), rows.row(next).data(), table_rows,
-           lexical_ ? lexical_rows.row(next).data() : nullptr, lexical_ ? &lexical_tables : nullptr);
-    next += 1 + count;
+           lexical_ ? lexical_rows.row(next_lexical).data() : nullptr, lexical_ ? &lexical_tables : nullptr,
+           column_rows, std::move(values[i]));
+    next += 1 + count + columns;
+    next_lexical += 1 + count;
   }
 }
 
 void SelectionMemory::add_vectors(const std::string& db, const float* card, const std::vector<std::string>& table_names,
                                   const RowMatrix& table_vectors, const float* lexical_card,
-                                  const RowMatrix* lexical_tables) {
+                                  const RowMatrix* lexical_tables, const RowMatrix* column_vectors,
+                                  std::vector<std::string> values) {
   if (db.empty()) throw Error("database name must not be empty");
   if (!card) throw Error("add_vectors: missing card vector");
   const auto count = static_cast<int64_t>(table_names.size());
@@ -146,17 +158,28 @@ void SelectionMemory::add_vectors(const std::string& db, const float* card, cons
                   std::to_string(lexical_->dim()) + "-d card row and one row per table too");
     }
   }
+  if (column_vectors && column_vectors->rows() > 0 && column_vectors->cols() != encoder_->dim()) {
+    throw Error("add_vectors: column rows must be " + std::to_string(encoder_->dim()) + "-d");
+  }
   Entry entry;
   entry.tables = table_names;
   remove(db);
   insert(db, std::move(entry), card, table_vectors, lexical_ ? lexical_card : nullptr,
-         lexical_ ? lexical_tables : nullptr);
+         lexical_ ? lexical_tables : nullptr, column_vectors ? *column_vectors : RowMatrix(), std::move(values));
 }
 
 void SelectionMemory::insert(const std::string& db, Entry entry, const float* card, const RowMatrix& table_vectors,
-                             const float* lexical_card, const RowMatrix* lexical_tables) {
+                             const float* lexical_card, const RowMatrix* lexical_tables,
+                             const RowMatrix& column_vectors, std::vector<std::string> values) {
   entry.id = next_card_id_;
   entry.first_table = next_table_id_;
+  entry.first_column = next_column_id_;
+  entry.columns = column_vectors.rows();
+  std::vector<int64_t> column_ids(static_cast<size_t>(entry.columns));
+  for (int64_t i = 0; i < entry.columns; ++i) column_ids[static_cast<size_t>(i)] = entry.first_column + i;
+  if (entry.columns > 0) columns_.add(column_vectors.data(), entry.columns, column_ids.data());
+  if (!values.empty()) values_.add(entry.id, std::move(values));
+  next_column_id_ += entry.columns;
   const auto count = static_cast<int64_t>(entry.tables.size());
   std::vector<int64_t> table_ids(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) table_ids[static_cast<size_t>(i)] = entry.first_table + i;
@@ -186,6 +209,10 @@ bool SelectionMemory::remove(const std::string& db) {
   cards_.remove({entry.id});
   card_codes_.remove(entry.id);
   tables_.remove(table_ids);
+  std::vector<int64_t> column_ids;
+  for (int64_t i = 0; i < entry.columns; ++i) column_ids.push_back(entry.first_column + i);
+  columns_.remove(column_ids);
+  values_.remove(entry.id);
   lexical_cards_.remove(entry.id);
   for (int64_t id : table_ids) lexical_tables_.remove(id);
   name_of_card_.erase(entry.id);
@@ -273,8 +300,9 @@ std::vector<const SelectionMemory::Entry*> SelectionMemory::pool(const float* qu
   return out;
 }
 
-std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(const float* question,
-                                                                    const float* lexical_question) const {
+std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
+    const float* question, const float* lexical_question,
+    const std::unordered_map<int64_t, float>* value_evidence) const {
   const std::vector<const Entry*> entries = pool(question);
   // Exact cosines of every card and table of the pool.
   std::vector<int64_t> card_ids, table_ids;
@@ -320,6 +348,16 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(const float*
     if (norm > 0.0)
       for (float& v : weighted_question) v = static_cast<float>(v / std::sqrt(norm));
   }
+  // Exact cosines of the chosen databases' columns.
+  std::vector<int64_t> column_ids;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!chosen[i]) continue;
+    for (int64_t c = 0; c < entries[i]->columns; ++c) column_ids.push_back(entries[i]->first_column + c);
+  }
+  std::vector<float> column_scores(column_ids.size());
+  columns_.inner_products(question, column_ids.data(), static_cast<int64_t>(column_ids.size()), column_scores.data());
+  size_t next_column = 0;
+
   std::vector<Candidate> out;
   for (size_t i = 0; i < entries.size(); ++i) {
     if (!chosen[i]) continue;
@@ -331,6 +369,12 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(const float*
     raw.card = card_scores[i];
     raw.table = count == 0 ? raw.card : -2.0f;
     for (int64_t t = 0; t < count; ++t) raw.table = std::max(raw.table, table_scores[first_table_of[i] + t]);
+    raw.column = entry.columns == 0 ? raw.table : -2.0f;
+    for (int64_t c = 0; c < entry.columns; ++c) raw.column = std::max(raw.column, column_scores[next_column++]);
+    if (value_evidence) {
+      auto found = value_evidence->find(entry.id);
+      if (found != value_evidence->end()) raw.value = found->second;
+    }
     if (lexical_) {
       auto cosine = [](float dot, float norm) { return norm > 0.0f ? dot / norm : 0.0f; };
       raw.lexical_card = cosine(lexical_cards_.dot(entry.id, weighted_question.data()), weights->card_norms.at(entry.id));
@@ -347,7 +391,8 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(const float*
 }
 
 std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, const float* lexical_question, int k,
-                                                  const float* tuned_question) const {
+                                                  const float* tuned_question,
+                                                  const std::unordered_map<int64_t, float>* value_evidence) const {
   if (k < 1) throw Error("k must be >= 1");
   if (lexical_ && !lexical_question) {
     throw Error("this selection memory has the lexical encoder '" + lexical_->name() +
@@ -357,7 +402,7 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
   Eigen::RowVectorXf question = Eigen::Map<const Eigen::RowVectorXf>(question_in, d);
   const float norm = question.norm();
   if (norm > 0.0f) question /= norm;
-  const std::vector<Candidate> found = candidates(question.data(), lexical_question);
+  const std::vector<Candidate> found = candidates(question.data(), lexical_question, value_evidence);
   std::vector<DatabaseMatch> matches(found.size());
   if (model_) {
     if (model_->fine_tunes_encoder() && !tuned_question) {
@@ -399,6 +444,9 @@ SelectionMemory::EncodedQuestions SelectionMemory::encode_questions(const std::v
     throw Error("encoder '" + encoder_->name() + "' returned a matrix of the wrong shape");
   }
   if (lexical_) encoded.lexical = lexical_->encode(questions);
+  const auto collection = static_cast<int64_t>(entries_.size());
+  for (const auto& question : questions)
+    encoded.value_evidence.push_back(values_.evidence(question_phrases(question, kValuePhraseWords), collection));
   if (model_ && model_->fine_tunes_encoder()) {
     encoded.tuned = dynamic_cast<const UseLiteEncoder&>(*encoder_).encode_with_top(questions, model_->encoder_top());
   }
@@ -434,7 +482,8 @@ std::vector<SelectionMemory::PartRankings> SelectionMemory::rank_parts(const std
     for (size_t text = offsets[i]; text < offsets[i + 1]; ++text) {
       const auto row = static_cast<int64_t>(text);
       out[i].push_back(score(encoded.vectors.row(row).data(), lexical_ ? encoded.lexical.row(row).data() : nullptr,
-                             depth, encoded.tuned.size() ? encoded.tuned.row(row).data() : nullptr));
+                             depth, encoded.tuned.size() ? encoded.tuned.row(row).data() : nullptr,
+                             &encoded.value_evidence[text]));
     }
   }
   return out;

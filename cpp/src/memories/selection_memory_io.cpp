@@ -1,4 +1,5 @@
-// A saved selection memory is a folder: manifest.json, cards.index, tables.index and optionally relevance.model.
+// A saved selection memory is a folder: manifest.json, cards.index, tables.index, columns.index, values.json and
+// optionally the lexical vectors and relevance.model. Version 1 folders (before columns and values) still load.
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -11,16 +12,34 @@ namespace relmem {
 namespace {
 
 constexpr const char* kFormat = "relmem-selection-memory";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;
+constexpr int kFirstVersion = 1;
 constexpr const char* kManifest = "manifest.json";
 constexpr const char* kCards = "cards.index";
 constexpr const char* kTables = "tables.index";
+constexpr const char* kColumns = "columns.index";
+constexpr const char* kValues = "values.json";
 constexpr const char* kLexicalCards = "lexical_cards.sparse";
 constexpr const char* kLexicalTables = "lexical_tables.sparse";
 constexpr const char* kModel = "relevance.model";
 
 std::string join(const std::string& folder, const char* name) {
   return (std::filesystem::path(folder) / name).string();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) throw Error("cannot write " + path);
+  out << text;
+  if (!out) throw Error("failed writing " + path);
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot open " + path);
+  auto json = nlohmann::json::parse(in, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) throw Error(path + " is not a valid JSON object");
+  return json;
 }
 
 }  // namespace
@@ -35,6 +54,8 @@ void SelectionMemory::save(const std::string& folder) const {
                          {"id", entry.id},
                          {"first_table", entry.first_table},
                          {"tables", entry.tables},
+                         {"first_column", entry.first_column},
+                         {"columns", entry.columns},
                          {"description", entry.description},
                          {"examples", entry.examples}});
   }
@@ -49,6 +70,7 @@ void SelectionMemory::save(const std::string& folder) const {
         {"fusion", fusion_name(options_.fusion)},
         {"candidates", options_.candidates},
         {"pool", options_.pool},
+        {"values_per_column", options_.values_per_column},
         {"lexical_encoder", options_.lexical_encoder}}},
       {"calibration",
        {{"scale", calibration_.scale},
@@ -58,9 +80,14 @@ void SelectionMemory::save(const std::string& folder) const {
       {"model", model_ ? nlohmann::json(kModel) : nlohmann::json(nullptr)},
       {"next_card_id", next_card_id_},
       {"next_table_id", next_table_id_},
+      {"next_column_id", next_column_id_},
       {"databases", databases}};
   cards_.save(join(folder, kCards));
   tables_.save(join(folder, kTables));
+  columns_.save(join(folder, kColumns));
+  nlohmann::json values = nlohmann::json::object();
+  for (const auto& [name, entry] : entries_) values[name] = values_.values(entry.id);
+  write_text(join(folder, kValues), values.dump());
   if (lexical_) {
     lexical_cards_.save(join(folder, kLexicalCards));
     lexical_tables_.save(join(folder, kLexicalTables));
@@ -71,11 +98,7 @@ void SelectionMemory::save(const std::string& folder) const {
     std::filesystem::remove(join(folder, kModel), error);
   }
   // The manifest goes last: a folder with a manifest has all of its files.
-  const std::string path = join(folder, kManifest);
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw Error("cannot write " + path);
-  out << manifest.dump(2) << "\n";
-  if (!out) throw Error("failed writing " + path);
+  write_text(join(folder, kManifest), manifest.dump(2) + "\n");
 }
 
 SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr<const Encoder> encoder) {
@@ -86,10 +109,11 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
   if (manifest.is_discarded() || !manifest.is_object()) throw Error(manifest_path + " is not valid JSON");
   if (manifest.value("format", "") != kFormat) throw Error(manifest_path + " is not a selection memory manifest");
   const int version = manifest.value("version", 0);
-  if (version != kVersion) {
-    throw Error(manifest_path + " has version " + std::to_string(version) + "; this relmem reads version " +
-                std::to_string(kVersion));
+  if (version < kFirstVersion || version > kVersion) {
+    throw Error(manifest_path + " has version " + std::to_string(version) + "; this relmem reads versions " +
+                std::to_string(kFirstVersion) + " to " + std::to_string(kVersion));
   }
+  const bool has_columns = version >= 2;
   try {
     const std::string encoder_name = manifest.at("encoder").get<std::string>();
     const int dim = manifest.at("dim").get<int>();
@@ -110,9 +134,15 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
     options.candidates = o.at("candidates").get<int>();
     options.pool = o.value("pool", std::max(options.pool, options.candidates));  // absent before the pool existed
     options.lexical_encoder = o.at("lexical_encoder").get<std::string>();
+    options.values_per_column = has_columns ? o.at("values_per_column").get<int64_t>() : 0;
     SelectionMemory memory(encoder, options);
     memory.cards_ = VectorIndex::load(join(folder, kCards));
     memory.tables_ = VectorIndex::load(join(folder, kTables));
+    nlohmann::json values = nlohmann::json::object();
+    if (has_columns) {
+      memory.columns_ = VectorIndex::load(join(folder, kColumns));
+      values = read_json(join(folder, kValues));
+    }
     if (memory.lexical_) {
       memory.lexical_cards_ = SparseVectors::load(join(folder, kLexicalCards));
       memory.lexical_tables_ = SparseVectors::load(join(folder, kLexicalTables));
@@ -122,19 +152,24 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
                     memory.lexical_->name() + "'");
       }
     }
-    if (memory.cards_.dim() != dim || memory.tables_.dim() != dim) {
+    if (memory.cards_.dim() != dim || memory.tables_.dim() != dim || memory.columns_.dim() != dim) {
       throw Error("selection memory in " + folder + ": index dimension differs from the manifest's " +
                   std::to_string(dim));
     }
     memory.next_card_id_ = manifest.at("next_card_id").get<int64_t>();
     memory.next_table_id_ = manifest.at("next_table_id").get<int64_t>();
-    int64_t table_count = 0;
+    memory.next_column_id_ = has_columns ? manifest.at("next_column_id").get<int64_t>() : 0;
+    int64_t table_count = 0, column_count = 0;
     for (const auto& item : manifest.at("databases")) {
       Entry entry;
       const std::string name = item.at("name").get<std::string>();
       entry.id = item.at("id").get<int64_t>();
       entry.first_table = item.at("first_table").get<int64_t>();
       entry.tables = item.at("tables").get<std::vector<std::string>>();
+      if (has_columns) {
+        entry.first_column = item.at("first_column").get<int64_t>();
+        entry.columns = item.at("columns").get<int64_t>();
+      }
       entry.description = item.value("description", "");
       entry.examples = item.value("examples", std::vector<std::string>{});
       if (!memory.cards_.contains(entry.id) || (memory.lexical_ && !memory.lexical_cards_.contains(entry.id))) {
@@ -147,7 +182,14 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
                       name + "' is missing from " + kTables);
         }
       }
+      for (int64_t i = 0; i < entry.columns; ++i) {
+        if (!memory.columns_.contains(entry.first_column + i)) {
+          throw Error("selection memory in " + folder + ": a column of '" + name + "' is missing from " + kColumns);
+        }
+      }
       table_count += static_cast<int64_t>(entry.tables.size());
+      column_count += entry.columns;
+      if (values.contains(name)) memory.values_.add(entry.id, values.at(name).get<std::vector<std::string>>());
       auto [it, inserted] = memory.entries_.emplace(name, std::move(entry));
       if (!inserted) throw Error("selection memory in " + folder + " lists '" + name + "' twice");
       memory.name_of_card_[it->second.id] = &it->first;
@@ -157,6 +199,7 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
         memory.name_of_table_[it->second.first_table + i] = &it->first;
     }
     if (memory.cards_.size() != static_cast<int64_t>(memory.entries_.size()) || memory.tables_.size() != table_count ||
+        memory.columns_.size() != column_count ||
         static_cast<int64_t>(memory.name_of_table_.size()) != table_count) {
       throw Error("selection memory in " + folder + ": the indexes do not match the manifest");
     }

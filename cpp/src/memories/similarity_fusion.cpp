@@ -43,12 +43,15 @@ void RawSimilarities::keep_max(const RawSimilarities& other) {
   table = std::max(table, other.table);
   lexical_card = std::max(lexical_card, other.lexical_card);
   lexical_table = std::max(lexical_table, other.lexical_table);
+  column = std::max(column, other.column);
+  value = std::max(value, other.value);
 }
 
 float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool lexical) {
   const float semantic = fuse_similarities(fusion, raw.card, raw.table);
-  if (!lexical) return semantic;
-  return 0.5f * (semantic + fuse_similarities(fusion, raw.lexical_card, raw.lexical_table));
+  const float fused =
+      lexical ? 0.5f * (semantic + fuse_similarities(fusion, raw.lexical_card, raw.lexical_table)) : semantic;
+  return fused + kColumnWeight * raw.column + kValueWeight * raw.value;
 }
 
 }  // namespace relmem

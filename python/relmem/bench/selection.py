@@ -34,6 +34,7 @@ from tqdm import tqdm
 from .. import Catalog, Error, RelevanceModel, SelectionMemory, VectorIndex, compose_question
 from ..encoders import default_encoder_name, load_encoder
 
+SYNTHETIC_VALUES = 20  # stored values per synthetic database (all of them would take gigabytes at 100k)
 CALIBRATION_QUESTIONS = 2000  # ordinary calibration questions sampled from --calibrate (plus a quarter as composites)
 
 
@@ -184,14 +185,17 @@ def _read_sparse(path):
 
 
 def _real_vectors(memory):
-    """Per database of the memory: card row, table names and rows, and (with a lexical encoder) the sparse lexical
-    card and table rows, read back from a saved copy."""
+    """Per database of the memory: card row, table names and rows, column rows, stored values and (with a lexical
+    encoder) the sparse lexical card and table rows, read back from a saved copy."""
     with tempfile.TemporaryDirectory(prefix="relmem-selection-") as folder:
         memory.save(folder)
         with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
             manifest = json.load(f)
         cards = VectorIndex.load(os.path.join(folder, "cards.index"))
         tables = VectorIndex.load(os.path.join(folder, "tables.index"))
+        columns = VectorIndex.load(os.path.join(folder, "columns.index"))
+        with open(os.path.join(folder, "values.json"), encoding="utf-8") as f:
+            values = json.load(f)
         lexical = memory.lexical_encoder is not None
         if lexical:
             lexical_dim, lexical_cards = _read_sparse(os.path.join(folder, "lexical_cards.sparse"))
@@ -199,10 +203,13 @@ def _real_vectors(memory):
     out = []
     for entry in manifest["databases"]:
         table_ids = range(entry["first_table"], entry["first_table"] + len(entry["tables"]))
+        column_ids = range(entry["first_column"], entry["first_column"] + entry["columns"])
         db = {
             "card": np.asarray(cards.reconstruct(entry["id"]), dtype=np.float32),
             "table_names": entry["tables"],
             "tables": np.array([tables.reconstruct(i) for i in table_ids], dtype=np.float32).reshape(-1, cards.dim),
+            "columns": np.array([columns.reconstruct(i) for i in column_ids], dtype=np.float32).reshape(-1, cards.dim),
+            "values": values.get(entry["name"], []),
         }
         if lexical:
             db["lexical_dim"] = lexical_dim
@@ -223,15 +230,21 @@ def _dense(sparse_rows, dim, keep, rng):
 
 def synthetic_databases(real, count, seed):
     """Yields (name, add_vectors kwargs) for `count` look-alike databases. Each one blends two real databases: its
-    card is 0.7 x one card + 0.3 x another + noise, its tables are the first one's tables with noise, and its
-    lexical rows keep a random 70% of the first one's non-zeros plus 30% of the second one's card."""
+    card is 0.7 x one card + 0.3 x another + noise, its tables and columns are the first one's with noise, it
+    stores SYNTHETIC_VALUES of the first one's values at random, and its lexical rows keep a random 70% of the first one's
+    non-zeros plus 30% of the second one's card."""
     rng = np.random.default_rng(seed)
     dim = real[0]["card"].shape[0]
     for i in range(count):
         a, b = (real[j] for j in rng.choice(len(real), 2, replace=False))
         card = 0.7 * a["card"] + 0.3 * b["card"] + rng.normal(0.0, 0.3 / np.sqrt(dim), dim).astype(np.float32)
         noise = rng.normal(0.0, 0.3 / np.sqrt(dim), a["tables"].shape).astype(np.float32)
-        kwargs = {"card": card, "table_names": a["table_names"], "table_vectors": a["tables"] + noise}
+        kwargs = {"card": card, "table_names": a["table_names"], "table_vectors": a["tables"] + noise,
+                  "column_vectors": a["columns"] + rng.normal(0.0, 0.3 / np.sqrt(dim), a["columns"].shape)
+                  .astype(np.float32),
+                  "values": [a["values"][j] for j in rng.choice(len(a["values"]), min(SYNTHETIC_VALUES,
+                                                                                        len(a["values"])),
+                                                               replace=False)]}
         if "lexical_card" in a:
             lexical_card = _dense([a["lexical_card"]], a["lexical_dim"], 0.7, rng)
             lexical_card += _dense([b["lexical_card"]], a["lexical_dim"], 0.3, rng)

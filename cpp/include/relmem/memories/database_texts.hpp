@@ -2,6 +2,7 @@
 // The texts the selection memory embeds for one database. The sentence encoder reads at most ~128 tokens, so its
 // texts are compact (names of tables and columns, plus the optional description and example questions first);
 // the lexical encoder reads everything, so its texts are the catalog's full cards with sample values.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ struct DatabaseTexts {
   std::string card;                      // "database concert singer: stadium (name, capacity); singer (...)"
   std::vector<std::string> table_names;
   std::vector<std::string> table_cards;  // "database concert singer: singer (name, country, age)"
+  std::vector<std::string> column_cards;  // "singer country", one per column of every table in order
   std::string lexical_card;              // Catalog::card (with sample values and the description)
   std::vector<std::string> lexical_table_cards;  // Catalog::table_card
 };
@@ -21,5 +23,10 @@ struct DatabaseTexts {
 // options.description, when set, goes into both cards; example questions too.
 DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, const CardOptions& options,
                              const std::vector<std::string>& example_questions = {});
+
+// The normalized (normalize_value) distinct text values of every column, at most `per_column` of each, without
+// numbers and values longer than `max_chars`: what a question may quote ("Anguilla", "Republic").
+std::vector<std::string> database_values(const Catalog& catalog, const std::string& db, int64_t per_column,
+                                         int max_chars);
 
 }  // namespace relmem

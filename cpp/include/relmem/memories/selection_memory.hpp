@@ -1,9 +1,10 @@
 #pragma once
 // Database selection memory: every database of a collection is embedded from its card (schema, optional
-// description and example questions) and from one card per table, by the sentence encoder and by a lexical
-// (hashing) encoder that also reads the sample values. Candidate databases are scored either by fusing the card
-// and best-table cosines of both encoders (untrained) or by a trained RelevanceModel, and every score is turned
-// into a calibrated probability.
+// description and example questions), from one card per table and from one text per column, by the sentence
+// encoder, and its card and tables by a lexical (hashing) encoder that also reads the sample values; its stored
+// text values are indexed too (value_postings.hpp). Candidate databases are scored either by fusing these
+// similarities (untrained, similarity_fusion.hpp) or by a trained RelevanceModel, and every score is turned into a
+// calibrated probability.
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,6 +21,7 @@
 #include "relmem/memories/selection_calibration.hpp"
 #include "relmem/memories/similarity_fusion.hpp"
 #include "relmem/memories/sparse_vectors.hpp"
+#include "relmem/memories/value_postings.hpp"
 
 namespace relmem {
 
@@ -36,6 +38,8 @@ struct SelectionOptions {
   int pool = 2000;
   // Encoder spec of the lexical channel ("" for none). Its vectors are stored sparse.
   std::string lexical_encoder = "hashing:4096";
+  // Distinct text values indexed per column for the value evidence (0: none). Longer than max_value_chars: skipped.
+  int64_t values_per_column = 1000;
 };
 
 struct DatabaseMatch {
@@ -71,10 +75,12 @@ class SelectionMemory {
                const std::map<std::string, std::string>& descriptions = {},
                const std::map<std::string, std::vector<std::string>>& examples = {});
   // Adds a database from precomputed encoder rows: one card row and one row per table (tables may be empty),
-  // and, when the memory has a lexical encoder, the same rows from it.
+  // and, when the memory has a lexical encoder, the same rows from it; optionally rows of its columns and its
+  // normalized stored values (without them, the best table stands in for the best column and values give none).
   void add_vectors(const std::string& db, const float* card, const std::vector<std::string>& table_names,
                    const RowMatrix& table_vectors, const float* lexical_card = nullptr,
-                   const RowMatrix* lexical_tables = nullptr);
+                   const RowMatrix* lexical_tables = nullptr, const RowMatrix* column_vectors = nullptr,
+                   std::vector<std::string> values = {});
   bool remove(const std::string& db);
 
   // Installs (or, with nullptr, removes) the relevance model; calibration resets to the model's threshold.
@@ -84,7 +90,8 @@ class SelectionMemory {
   std::vector<DatabaseMatch> select(const std::string& question, int k) const;
   std::vector<std::vector<DatabaseMatch>> select_batch(const std::vector<std::string>& questions, int k) const;
   // The same from an encoded question (encoder().dim() floats), plus its lexical encoding when the memory has a
-  // lexical encoder (lexical_encoder()->dim() floats). Not with a model that fine-tunes the encoder (it needs text).
+  // lexical encoder (lexical_encoder()->dim() floats). Not with a model that fine-tunes the encoder (it needs text);
+  // without the text, stored values give no evidence.
   std::vector<DatabaseMatch> select_vector(const float* question, int k, const float* lexical_question = nullptr) const;
   // Every candidate whose probability clears the calibrated threshold, best first; at least the best database (of
   // each part of a composite question: see question_parts.hpp).
@@ -97,8 +104,9 @@ class SelectionMemory {
   const SelectionCalibration& calibration() const { return calibration_; }
   void set_calibration(const SelectionCalibration& calibration);
 
-  // A folder: manifest.json (versioned), cards.index, tables.index, lexical_cards.sparse and lexical_tables.sparse
-  // (with a lexical encoder) and relevance.model (with a model).
+  // A folder: manifest.json (versioned), cards.index, tables.index, columns.index, values.json, lexical_cards.sparse
+  // and lexical_tables.sparse (with a lexical encoder) and relevance.model (with a model). Folders saved before
+  // columns and values existed still load, without them.
   void save(const std::string& folder) const;
   // The encoders are reloaded by the names recorded in the manifest unless an encoder is given (its name and
   // dimension must match).
@@ -118,6 +126,8 @@ class SelectionMemory {
     int64_t id = 0;                   // card id in cards_
     std::vector<std::string> tables;  // table ids are first_table .. first_table + tables.size() - 1
     int64_t first_table = 0;
+    int64_t columns = 0;  // column ids are first_column .. first_column + columns - 1
+    int64_t first_column = 0;
     std::string description;
     std::vector<std::string> examples;
     RowMatrix projected;  // with a model: row 0 the projected card, then one row per table (or the card again)
@@ -128,6 +138,7 @@ class SelectionMemory {
   };
   struct EncodedQuestions {
     RowMatrix vectors;
+    std::vector<std::unordered_map<int64_t, float>> value_evidence;  // per question: card id -> evidence
     RowMatrix lexical;  // empty without a lexical encoder
     RowMatrix tuned;    // through the model's fine-tuned encoder top; empty without one
   };
@@ -145,13 +156,17 @@ class SelectionMemory {
   void lexical_changed();
 
   void insert(const std::string& db, Entry entry, const float* card, const RowMatrix& table_vectors,
-              const float* lexical_card, const RowMatrix* lexical_tables);
+              const float* lexical_card, const RowMatrix* lexical_tables, const RowMatrix& column_vectors,
+              std::vector<std::string> values);
   void project(Entry& entry) const;
   std::vector<const Entry*> pool(const float* question) const;
-  std::vector<Candidate> candidates(const float* question, const float* lexical_question) const;
+  std::vector<Candidate> candidates(const float* question, const float* lexical_question,
+                                    const std::unordered_map<int64_t, float>* value_evidence) const;
   // `tuned_question`: the question through the model's fine-tuned encoder top (required with one).
+  // `value_evidence`: of the question's text (none without).
   std::vector<DatabaseMatch> score(const float* question, const float* lexical_question, int k,
-                                   const float* tuned_question = nullptr) const;
+                                   const float* tuned_question = nullptr,
+                                   const std::unordered_map<int64_t, float>* value_evidence = nullptr) const;
   EncodedQuestions encode_questions(const std::vector<std::string>& questions) const;
   // Per question, one ranking per part (question_parts): the best k databases for an ordinary question, every
   // candidate for each part of a composite one.
@@ -170,6 +185,8 @@ class SelectionMemory {
   SelectionCalibration calibration_;
   VectorIndex cards_;
   VectorIndex tables_;
+  VectorIndex columns_;
+  ValuePostings values_;  // by card id
   QuantizedRows card_codes_;  // same ids as cards_, for the pool's approximate pass
   SparseVectors lexical_cards_;   // same ids as cards_
   SparseVectors lexical_tables_;  // same ids as tables_
@@ -180,6 +197,7 @@ class SelectionMemory {
   std::unordered_map<int64_t, const std::string*> name_of_table_;
   int64_t next_card_id_ = 0;
   int64_t next_table_id_ = 0;
+  int64_t next_column_id_ = 0;
 };
 
 }  // namespace relmem
