@@ -14,6 +14,7 @@
 #include "relmem/catalog/catalog.hpp"
 #include "relmem/encoders/encoder.hpp"
 #include "relmem/memories/relevance_training.hpp"
+#include "relmem/memories/selection_memory.hpp"
 
 namespace {
 
@@ -38,6 +39,7 @@ constexpr const char* kUsage =
     "  --projection-dim N    (default 256)\n"
     "  --hidden N            (default 32)\n"
     "  --samples-per-column N  card sample values per column (default 3)\n"
+    "  --values-per-column N  stored text values per column for the value evidence (default 1000; 0: none)\n"
     "  --seed N              (default 0)\n"
     "  --threads N           (default: all)\n"
     "  --device cpu|cuda     matrix products on the CPU or a CUDA GPU (default cpu)\n"
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
   relmem::TrainingOptions options;
   std::string data, dbs, out, encoder_spec = "use-lite", lexical_spec = "hashing:4096";
   int samples_per_column = 3;
+  int64_t values_per_column = relmem::SelectionOptions{}.values_per_column;
   const std::map<std::string, std::function<void(const std::string&)>> flags = {
       {"--data", [&](const std::string& v) { data = v; }},
       {"--dbs", [&](const std::string& v) { dbs = v; }},
@@ -99,6 +102,8 @@ int main(int argc, char** argv) {
       {"--hidden", [&](const std::string& v) { options.hidden_dim = parse_number<int>("--hidden", v); }},
       {"--samples-per-column",
        [&](const std::string& v) { samples_per_column = parse_number<int>("--samples-per-column", v); }},
+      {"--values-per-column",
+       [&](const std::string& v) { values_per_column = parse_number<int64_t>("--values-per-column", v); }},
       {"--seed", [&](const std::string& v) { options.seed = parse_number<uint64_t>("--seed", v); }},
       {"--threads", [&](const std::string& v) { options.threads = parse_number<int>("--threads", v); }},
       {"--device", [&](const std::string& v) { options.device = v; }},
@@ -138,7 +143,7 @@ int main(int argc, char** argv) {
     relmem::CardOptions card;
     card.samples_per_column = samples_per_column;
     std::vector<relmem::DatabaseTexts> databases;
-    for (const auto& db : named) databases.push_back(relmem::database_texts(catalog, db, card));
+    for (const auto& db : named) databases.push_back(relmem::database_texts(catalog, db, card, {}, values_per_column));
     std::printf("%zu questions, %zu databases, encoder %s (%d-d), lexical encoder %s, device %s, fine-tuned layers %d\n",
                 questions.size(), databases.size(), encoder->name().c_str(), encoder->dim(),
                 lexical ? lexical->name().c_str() : "none", options.device.c_str(), options.finetune_layers);

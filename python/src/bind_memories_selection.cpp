@@ -129,6 +129,7 @@ py::dict config_dict(const RelevanceConfig& c) {
   d["input_dim"] = c.input_dim;
   d["projection_dim"] = c.projection_dim;
   d["hidden_dim"] = c.hidden_dim;
+  d["scalar_features"] = c.scalar_features;
   d["encoder"] = c.encoder;
   d["lexical_encoder"] = c.lexical_encoder;
   return d;
@@ -368,7 +369,7 @@ void bind_relevance(py::module_& m) {
       "train_relevance",
       [](const Catalog& catalog, const std::vector<std::string>& questions, const py::list& databases,
          const py::object& encoder, const std::string& lexical_encoder, int samples_per_column,
-         const std::function<void(py::dict)>& progress, const py::kwargs& options) {
+         int64_t values_per_column, const std::function<void(py::dict)>& progress, const py::kwargs& options) {
         auto enc = to_encoder(encoder);
         std::unique_ptr<Encoder> lexical;
         if (!lexical_encoder.empty()) lexical = load_encoder(lexical_encoder);
@@ -380,7 +381,8 @@ void bind_relevance(py::module_& m) {
           CardOptions card;
           card.samples_per_column = samples_per_column;
           std::vector<DatabaseTexts> texts;
-          for (const auto& db : catalog.databases()) texts.push_back(database_texts(catalog, db, card));
+          for (const auto& db : catalog.databases())
+            texts.push_back(database_texts(catalog, db, card, {}, values_per_column));
           result = train_relevance(*enc, lexical.get(), texts, labeled, o, [&](const EpochReport& r) {
             if (!progress) return;
             py::gil_scoped_acquire acquire;
@@ -402,7 +404,8 @@ void bind_relevance(py::module_& m) {
         return py::make_tuple(std::make_shared<RelevanceModel>(std::move(result.model)), report);
       },
       py::arg("catalog"), py::arg("questions"), py::arg("databases"), py::arg("encoder") = py::none(),
-      py::arg("lexical_encoder") = "hashing:4096", py::arg("samples_per_column") = 3, py::arg("progress") = nullptr,
+      py::arg("lexical_encoder") = "hashing:4096", py::arg("samples_per_column") = 3,
+      py::arg("values_per_column") = SelectionOptions{}.values_per_column, py::arg("progress") = nullptr,
       "Trains a RelevanceModel on the catalog's databases (as relmem-train-relevance does); returns (model, report). "
       "Training options are keywords named as relmem-train-relevance's flags: epochs, lr, batch, max_composite, "
       "composite_ratio, negatives, hard_fraction, heldout, weight_decay, projection_lr_scale, direct_lr_scale, "

@@ -34,7 +34,8 @@ RelevanceBatch make_batch(int dim, std::mt19937_64& rng) {
   std::uniform_real_distribution<float> raw(-0.2f, 0.9f);
   for (int q = 0; q < 3; ++q)
     for (int d = 0; d < 4; ++d)
-      batch.pairs.push_back({q, d, (q + d) % 3 == 0 ? 1.0f : 0.0f, {raw(rng), raw(rng), raw(rng), raw(rng)}});
+      batch.pairs.push_back(
+          {q, d, (q + d) % 3 == 0 ? 1.0f : 0.0f, {raw(rng), raw(rng), raw(rng), raw(rng), raw(rng), 3 * raw(rng)}});
   return batch;
 }
 
@@ -107,6 +108,15 @@ TEST(RelevanceGradient, ProjectionAsWideAsInput) {
   expect_gradient_matches(config, 23);
 }
 
+TEST(RelevanceGradient, ModelsWithoutColumnAndValueFeatures) {
+  RelevanceConfig config;
+  config.input_dim = 6;
+  config.projection_dim = 4;
+  config.hidden_dim = 3;
+  config.scalar_features = RelevanceConfig::kScalarFeaturesWithoutColumnsAndValues;
+  expect_gradient_matches(config, 29);
+}
+
 TEST(RelevanceGradient, QuestionRowsGradientMatchesFiniteDifferences) {
   omp_set_num_threads(1);
   RelevanceConfig config;
@@ -144,21 +154,27 @@ TEST(RelevanceGradient, FeatureBackwardMatchesFiniteDifferences) {
   std::mt19937_64 rng(5);
   const int p = 5, tables = 3;
   RowMatrix q = unit_rows(1, p, rng), card = unit_rows(1, p, rng), t = unit_rows(tables, p, rng);
-  const int f = RelevanceConfig::kScalarFeatures + 2 * p;
+  RelevanceConfig config;
+  config.projection_dim = p;
+  const int f = config.feature_dim();
   RowMatrix weights = unit_rows(1, f, rng);  // loss = weights . x
   auto loss = [&]() {
-    DatabaseView view{card.data(), t.data(), tables, {0.3f, 0.4f, 0.2f, 0.1f}};
+    DatabaseView view{card.data(), t.data(), tables, {0.3f, 0.4f, 0.2f, 0.1f, 0.5f, 1.2f}};
     std::vector<float> x(static_cast<size_t>(f));
-    relevance::features_forward(q.data(), view, p, x.data());
+    relevance::features_forward(q.data(), view, config, x.data());
     double sum = 0;
     for (int i = 0; i < f; ++i) sum += static_cast<double>(weights(0, i)) * x[static_cast<size_t>(i)];
     return sum;
   };
-  DatabaseView view{card.data(), t.data(), tables, {0.3f, 0.4f, 0.2f, 0.1f}};
+  DatabaseView view{card.data(), t.data(), tables, {0.3f, 0.4f, 0.2f, 0.1f, 0.5f, 1.2f}};
   std::vector<float> x(static_cast<size_t>(f));
-  const int best = relevance::features_forward(q.data(), view, p, x.data());
+  const int best = relevance::features_forward(q.data(), view, config, x.data());
+  EXPECT_FLOAT_EQ(x[11], 0.5f);  // the column and value features, raw and behind the best (0 here)
+  EXPECT_FLOAT_EQ(x[12], 1.2f);
+  EXPECT_FLOAT_EQ(x[13], 0.5f);
+  EXPECT_FLOAT_EQ(x[14], 1.2f);
   RowMatrix dq = RowMatrix::Zero(1, p), dcard = RowMatrix::Zero(1, p), dt = RowMatrix::Zero(tables, p);
-  relevance::features_backward(q.data(), view, p, best, weights.data(), dq.data(), dcard.data(), dt.data());
+  relevance::features_backward(q.data(), view, config, best, weights.data(), dq.data(), dcard.data(), dt.data());
   for (auto [matrix, grad] : {std::pair{&q, &dq}, std::pair{&card, &dcard}, std::pair{&t, &dt}}) {
     for (int64_t i = 0; i < matrix->size(); ++i) {
       const float original = matrix->data()[i];
@@ -320,7 +336,9 @@ TEST_F(RelevanceModelFile, RoundTripWithAFineTunedEncoderTop) {
 
 // A version 1 file (before fine-tuned encoder layers) written byte by byte still loads.
 TEST_F(RelevanceModelFile, VersionOneFilesStillLoad) {
-  const RelevanceModel model = perturbed_model(config, 6);
+  RelevanceConfig old_config = config;
+  old_config.scalar_features = RelevanceConfig::kScalarFeaturesWithoutColumnsAndValues;
+  const RelevanceModel model = perturbed_model(old_config, 6);
   const std::string header = R"({"format":"relmem-relevance-model","version":1,"input_dim":8,"projection_dim":4,)"
                              R"("hidden_dim":3,"encoder":"hashing:8","lexical_encoder":"hashing:64","threshold":0.25})";
   std::string bytes = "RMRM";
@@ -338,6 +356,7 @@ TEST_F(RelevanceModelFile, VersionOneFilesStillLoad) {
   const RelevanceModel loaded = RelevanceModel::load(dir.file("v1.model"));
   EXPECT_FALSE(loaded.fine_tunes_encoder());
   EXPECT_EQ(loaded.parameters().values(), values);
+  EXPECT_EQ(loaded.config().scalar_features, RelevanceConfig::kScalarFeaturesWithoutColumnsAndValues);
   EXPECT_FLOAT_EQ(loaded.threshold(), 0.25f);
 }
 

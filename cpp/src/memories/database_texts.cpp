@@ -16,10 +16,29 @@ std::string table_summary(const Table& table) {
   return out + ")";
 }
 
+std::vector<std::string> stored_values(const Catalog& catalog, const std::string& db, int64_t per_column,
+                                       int max_chars) {
+  std::vector<std::string> values;
+  if (per_column <= 0) return values;
+  for (const auto& table : catalog.schema(db).tables) {
+    for (const auto& column : table.columns) {
+      for (const Value& value : catalog.distinct_values(db, table.name, column.name, per_column)) {
+        const auto* text = std::get_if<std::string>(&value);
+        if (!text || text->size() > static_cast<size_t>(max_chars)) continue;
+        std::string normalized = normalize_value(*text);
+        const bool has_letter = std::any_of(normalized.begin(), normalized.end(),
+                                            [](unsigned char c) { return std::isalpha(c) || c >= 0x80; });
+        if (has_letter) values.push_back(std::move(normalized));
+      }
+    }
+  }
+  return values;
+}
+
 }  // namespace
 
 DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, const CardOptions& options,
-                             const std::vector<std::string>& example_questions) {
+                             const std::vector<std::string>& example_questions, int64_t values_per_column) {
   const Schema& schema = catalog.schema(db);
   DatabaseTexts texts;
   texts.name = db;
@@ -42,26 +61,8 @@ DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, cons
     for (const auto& column : table.columns)
       texts.column_cards.push_back(humanize_identifier(table.name) + " " + humanize_identifier(column.name));
   }
+  texts.values = stored_values(catalog, db, values_per_column, options.max_value_chars);
   return texts;
-}
-
-std::vector<std::string> database_values(const Catalog& catalog, const std::string& db, int64_t per_column,
-                                         int max_chars) {
-  std::vector<std::string> values;
-  if (per_column <= 0) return values;
-  for (const auto& table : catalog.schema(db).tables) {
-    for (const auto& column : table.columns) {
-      for (const Value& value : catalog.distinct_values(db, table.name, column.name, per_column)) {
-        const auto* text = std::get_if<std::string>(&value);
-        if (!text || text->size() > static_cast<size_t>(max_chars)) continue;
-        std::string normalized = normalize_value(*text);
-        const bool has_letter = std::any_of(normalized.begin(), normalized.end(),
-                                            [](unsigned char c) { return std::isalpha(c) || c >= 0x80; });
-        if (has_letter) values.push_back(std::move(normalized));
-      }
-    }
-  }
-  return values;
 }
 
 }  // namespace relmem

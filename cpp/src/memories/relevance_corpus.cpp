@@ -24,27 +24,35 @@ std::vector<int> top_indices(const float* row, int n, int k) {
 
 namespace {
 
-// Card rows first, then every database's table rows (its card again when it has none).
-void split_rows(const RowMatrix& rows, const std::vector<DatabaseTexts>& databases, RowMatrix& cards,
-                RowMatrix& tables, std::vector<int>& table_offsets) {
-  const int n = static_cast<int>(databases.size());
-  cards = rows.topRows(n);
-  int64_t table_rows = 0;
-  for (const auto& db : databases) table_rows += std::max<int64_t>(1, static_cast<int64_t>(db.table_cards.size()));
-  tables.resize(table_rows, rows.cols());
-  table_offsets.assign(1, 0);
-  int64_t next_source = n, next_row = 0;
-  for (int i = 0; i < n; ++i) {
-    const auto count = static_cast<int64_t>(databases[static_cast<size_t>(i)].table_cards.size());
+// Rows of one kind per database (its texts' `member`, in order, in `rows`), each database owning at least one row:
+// its card when it has none of that kind.
+void group_rows(const RowMatrix& rows, const std::vector<DatabaseTexts>& databases,
+                std::vector<std::string> DatabaseTexts::*member, const RowMatrix& cards, RowMatrix& grouped,
+                std::vector<int>& offsets) {
+  int64_t total = 0;
+  for (const auto& db : databases) total += std::max<int64_t>(1, static_cast<int64_t>((db.*member).size()));
+  grouped.resize(total, cards.cols());
+  offsets.assign(1, 0);
+  int64_t next_source = 0, next_row = 0;
+  for (size_t i = 0; i < databases.size(); ++i) {
+    const auto count = static_cast<int64_t>((databases[i].*member).size());
     if (count == 0) {
-      tables.row(next_row++) = rows.row(i);
+      grouped.row(next_row++) = cards.row(static_cast<int64_t>(i));
     } else {
-      tables.middleRows(next_row, count) = rows.middleRows(next_source, count);
+      grouped.middleRows(next_row, count) = rows.middleRows(next_source, count);
       next_row += count;
       next_source += count;
     }
-    table_offsets.push_back(static_cast<int>(next_row));
+    offsets.push_back(static_cast<int>(next_row));
   }
+}
+
+// Card rows first, then every database's table rows.
+void split_rows(const RowMatrix& rows, const std::vector<DatabaseTexts>& databases, RowMatrix& cards,
+                RowMatrix& tables, std::vector<int>& table_offsets) {
+  const auto n = static_cast<int64_t>(databases.size());
+  cards = rows.topRows(n);
+  group_rows(rows.bottomRows(rows.rows() - n), databases, &DatabaseTexts::table_cards, cards, tables, table_offsets);
 }
 
 // (questions, databases) maxima of question . table over every database's table rows.
@@ -74,6 +82,8 @@ EncodedQuestions EncodedQuestions::bottom_rows(int64_t count) const {
   out.raw_table = raw_table.bottomRows(count);
   out.lexical_card = lexical_card.bottomRows(count);
   out.lexical_table = lexical_table.bottomRows(count);
+  out.raw_column = raw_column.bottomRows(count);
+  out.value = value.bottomRows(count);
   out.best.assign(best.end() - count, best.end());
   return out;
 }
@@ -85,6 +95,8 @@ EncodedCollection encode_collection(const Encoder& encoder, const Encoder* lexic
     texts.push_back(db.card);
     lexical_texts.push_back(db.lexical_card);
   }
+  std::vector<std::string> column_texts;
+  for (const auto& db : databases) column_texts.insert(column_texts.end(), db.column_cards.begin(), db.column_cards.end());
   for (const auto& db : databases) {
     texts.insert(texts.end(), db.table_cards.begin(), db.table_cards.end());
     lexical_texts.insert(lexical_texts.end(), db.lexical_table_cards.begin(), db.lexical_table_cards.end());
@@ -92,6 +104,11 @@ EncodedCollection encode_collection(const Encoder& encoder, const Encoder* lexic
   EncodedCollection collection;
   split_rows(encode_cached(encoder, texts, cache_dir), databases, collection.cards, collection.tables,
              collection.table_offsets);
+  const RowMatrix column_rows = column_texts.empty() ? RowMatrix(0, collection.cards.cols())
+                                                     : encode_cached(encoder, column_texts, cache_dir);
+  group_rows(column_rows, databases, &DatabaseTexts::column_cards, collection.cards, collection.columns,
+             collection.column_offsets);
+  for (size_t i = 0; i < databases.size(); ++i) collection.values.add(static_cast<int64_t>(i), databases[i].values);
   if (lexical) {
     const RowMatrix rows = encode_cached(*lexical, lexical_texts, cache_dir);
     collection.idf = inverse_document_frequencies(document_frequencies(rows), rows.rows());
@@ -110,6 +127,11 @@ EncodedQuestions encode_questions(const Encoder& encoder, const Encoder* lexical
   q.vectors = encode_cached(encoder, texts, cache_dir);
   q.raw_card = q.vectors * collection.cards.transpose();
   q.raw_table = best_table_scores(q.vectors, collection.tables, collection.table_offsets);
+  q.raw_column = best_table_scores(q.vectors, collection.columns, collection.column_offsets);
+  q.value = RowMatrix::Zero(q.raw_card.rows(), q.raw_card.cols());
+  for (size_t i = 0; i < texts.size(); ++i)
+    for (const auto& [db, evidence] : collection.values.question_evidence(texts[i], collection.size()))
+      q.value(static_cast<int64_t>(i), db) = evidence;
   if (lexical && collection.lexical()) {
     const RowMatrix lexical_vectors = weigh_rows(encode_cached(*lexical, texts, cache_dir), collection.idf);
     q.lexical_card = lexical_vectors * collection.lexical_cards.transpose();

@@ -9,6 +9,7 @@
 #include "relmem/memories/relevance_model.hpp"
 #include "relmem/memories/selection_calibration.hpp"
 #include "relmem/memories/similarity_fusion.hpp"
+#include "relmem/memories/value_postings.hpp"
 
 namespace relmem::relevance {
 
@@ -19,6 +20,9 @@ struct EncodedCollection {
   RowMatrix lexical_cards;            // the same rows from the lexical encoder, IDF-weighted; empty without one
   RowMatrix lexical_tables;
   std::vector<float> idf;             // the lexical weights of this collection
+  RowMatrix columns;                  // every database owns >= 1 row: its columns, or its card when it has none
+  std::vector<int> column_offsets{0};
+  ValuePostings values;               // by database index
   int size() const { return static_cast<int>(cards.rows()); }
   bool lexical() const { return lexical_cards.size() > 0; }
 };
@@ -26,13 +30,14 @@ struct EncodedCollection {
 struct EncodedQuestions {
   RowMatrix vectors;                        // (questions, d)
   std::vector<std::vector<int>> databases;  // indices into the collection
-  // (questions, databases) cosines: with the card and the best table, from both encoders (lexical ones 0 without).
-  RowMatrix raw_card, raw_table, lexical_card, lexical_table;
+  // (questions, databases) cosines: with the card and the best table, from both encoders (lexical ones 0 without),
+  // with the best column, and the stored-value evidence.
+  RowMatrix raw_card, raw_table, lexical_card, lexical_table, raw_column, value;
   std::vector<RawSimilarities> best;  // per question: the maxima over the collection
 
   RawSimilarities raw(int64_t question, int database) const {
-    return {raw_card(question, database), raw_table(question, database), lexical_card(question, database),
-            lexical_table(question, database)};
+    return {raw_card(question, database),      raw_table(question, database), lexical_card(question, database),
+            lexical_table(question, database), raw_column(question, database), value(question, database)};
   }
   EncodedQuestions bottom_rows(int64_t count) const;
 };

@@ -13,8 +13,8 @@ float dot(const float* a, const float* b, int n) {
 }
 }  // namespace
 
-int features_forward(const float* question_hat, const DatabaseView& database, int projection_dim, float* x) {
-  const int p = projection_dim;
+int features_forward(const float* question_hat, const DatabaseView& database, const RelevanceConfig& config, float* x) {
+  const int p = config.projection_dim;
   const float scale = static_cast<float>(p);
   int best = 0;
   float best_score = 0.0f, score_sum = 0.0f;
@@ -39,7 +39,13 @@ int features_forward(const float* question_hat, const DatabaseView& database, in
   x[8] = database.raw.table - database.best.table;
   x[9] = database.raw.lexical_card - database.best.lexical_card;
   x[10] = database.raw.lexical_table - database.best.lexical_table;
-  float* card_product = x + RelevanceConfig::kScalarFeatures;
+  if (config.scalar_features == RelevanceConfig::kScalarFeatures) {
+    x[11] = database.raw.column;
+    x[12] = database.raw.value;
+    x[13] = database.raw.column - database.best.column;
+    x[14] = database.raw.value - database.best.value;
+  }
+  float* card_product = x + config.scalar_features;
   float* table_product = card_product + p;
   for (int i = 0; i < p; ++i) {
     card_product[i] = scale * question_hat[i] * card[i];
@@ -48,16 +54,17 @@ int features_forward(const float* question_hat, const DatabaseView& database, in
   return best;
 }
 
-void features_backward(const float* question_hat, const DatabaseView& database, int projection_dim, int best_table,
-                       const float* dx, float* d_question_hat, float* d_card_hat, float* d_tables_hat) {
-  const int p = projection_dim;
+void features_backward(const float* question_hat, const DatabaseView& database, const RelevanceConfig& config,
+                       int best_table, const float* dx, float* d_question_hat, float* d_card_hat,
+                       float* d_tables_hat) {
+  const int p = config.projection_dim;
   const float scale = static_cast<float>(p);
   const float* card = database.card_hat;
   const float* table = database.tables_hat + static_cast<int64_t>(best_table) * p;
   float* d_table = d_tables_hat + static_cast<int64_t>(best_table) * p;
   const float d_card_score = dx[0], d_best_score = dx[1];
   const float d_each_score = dx[2] / static_cast<float>(database.tables);
-  const float* d_card_product = dx + RelevanceConfig::kScalarFeatures;
+  const float* d_card_product = dx + config.scalar_features;
   const float* d_table_product = d_card_product + p;
   for (int i = 0; i < p; ++i) {
     d_question_hat[i] += d_card_score * card[i] + d_best_score * table[i] + scale * d_card_product[i] * card[i] +

@@ -5,12 +5,13 @@
 
 namespace relmem::relevance {
 
-// Writes the feature_dim() floats of one pair into x; returns j*, the best-matching table.
-int features_forward(const float* question_hat, const DatabaseView& database, int projection_dim, float* x);
+// Writes the config.feature_dim() floats of one pair into x; returns j*, the best-matching table.
+int features_forward(const float* question_hat, const DatabaseView& database, const RelevanceConfig& config, float* x);
 
 // Given d(loss)/dx, adds the gradients of the pair's normalized inputs into d_question_hat (p floats),
 // d_card_hat (p floats) and d_tables_hat (database.tables rows of p floats).
-void features_backward(const float* question_hat, const DatabaseView& database, int projection_dim, int best_table,
+void features_backward(const float* question_hat, const DatabaseView& database, const RelevanceConfig& config,
+                       int best_table,
                        const float* dx, float* d_question_hat, float* d_card_hat, float* d_tables_hat);
 
 // Rows divided by their L2 norms (norms clamped below at 1e-12); `norms` receives the clamped norms.

@@ -74,14 +74,14 @@ Forward forward(const RelevanceConfig& config, const RelevanceParameters& parame
   for (int64_t i = 0; i < n; ++i) {
     const auto& pair = batch.pairs[static_cast<size_t>(i)];
     f.best_table[static_cast<size_t>(i)] = relevance::features_forward(
-        f.questions_hat.row(pair.question).data(), view_of(batch, pair, f.cards_hat, f.tables_hat), p,
+        f.questions_hat.row(pair.question).data(), view_of(batch, pair, f.cards_hat, f.tables_hat), config,
         f.features.row(i).data());
   }
   const RowMatrix w1 = parameters.hidden_weights();
   multiplier.gemm(Transpose::No, Transpose::Yes, 1.0f, f.features, w1, 0.0f, f.hidden_pre);
   f.hidden_pre.rowwise() += parameters.hidden_bias().transpose();
   f.logits = f.hidden_pre.cwiseMax(0.0f) * parameters.output_weights() +
-             f.features.leftCols(RelevanceConfig::kScalarFeatures) * parameters.scalar_weights();
+             f.features.leftCols(config.scalar_features) * parameters.scalar_weights();
   f.logits.array() += parameters.output_bias();
   return f;
 }
@@ -141,8 +141,15 @@ RelevanceModel::RelevanceModel(const RelevanceConfig& config, uint64_t seed) : c
   // With a lexical encoder, its two cosines weigh as much as the encoder's four (projected and raw).
   const float semantic = kInitialCosineWeight / (config.lexical_encoder.empty() ? 4.0f : 8.0f);
   const float lexical = config.lexical_encoder.empty() ? 0.0f : kInitialCosineWeight / 4.0f;
-  parameters_.scalar_weights() << semantic, semantic, 0.0f, semantic, semantic, lexical, lexical, 0.0f, 0.0f, 0.0f,
-      0.0f;
+  // The column and value features start with their untrained weights relative to the fused cosines, which count
+  // 10 x (the direct path's cosines sum to 10 x the fused score).
+  auto ws = parameters_.scalar_weights();
+  ws.setZero();
+  ws.head(7) << semantic, semantic, 0.0f, semantic, semantic, lexical, lexical;
+  if (config.scalar_features == RelevanceConfig::kScalarFeatures) {
+    ws[11] = kInitialCosineWeight * kColumnWeight;
+    ws[12] = kInitialCosineWeight * kValueWeight;
+  }
 }
 
 RelevanceModel::RelevanceModel(const RelevanceConfig& config, RelevanceParameters parameters)
@@ -189,13 +196,12 @@ std::vector<float> RelevanceModel::logits(const float* question_hat, const std::
   RowMatrix features(n, config_.feature_dim());
   for (int64_t i = 0; i < n; ++i) {
     if (databases[static_cast<size_t>(i)].tables < 1) throw Error("relevance model: a database view has no tables");
-    relevance::features_forward(question_hat, databases[static_cast<size_t>(i)], config_.projection_dim,
-                                features.row(i).data());
+    relevance::features_forward(question_hat, databases[static_cast<size_t>(i)], config_, features.row(i).data());
   }
   RowMatrix hidden = features * parameters_.hidden_weights().transpose();
   hidden.rowwise() += parameters_.hidden_bias().transpose();
   Eigen::VectorXf out = hidden.cwiseMax(0.0f) * parameters_.output_weights() +
-                        features.leftCols(RelevanceConfig::kScalarFeatures) * parameters_.scalar_weights();
+                        features.leftCols(config_.scalar_features) * parameters_.scalar_weights();
   out.array() += parameters_.output_bias();
   return {out.data(), out.data() + n};
 }
@@ -224,7 +230,7 @@ float RelevanceModel::loss_and_gradient(const RelevanceBatch& batch, RelevancePa
   const RowMatrix hidden = f.hidden_pre.cwiseMax(0.0f);
   gradient.output_weights() += hidden.transpose() * d_logits;
   gradient.output_bias() += d_logits.sum();
-  gradient.scalar_weights() += f.features.leftCols(RelevanceConfig::kScalarFeatures).transpose() * d_logits;
+  gradient.scalar_weights() += f.features.leftCols(config_.scalar_features).transpose() * d_logits;
 
   RowMatrix d_pre = d_logits * parameters_.output_weights().transpose();
   d_pre = d_pre.cwiseProduct((f.hidden_pre.array() > 0.0f).cast<float>().matrix());
@@ -235,7 +241,7 @@ float RelevanceModel::loss_and_gradient(const RelevanceBatch& batch, RelevancePa
   RowMatrix d_features;
   const RowMatrix w1 = parameters_.hidden_weights();
   multiplier.gemm(Transpose::No, Transpose::No, 1.0f, d_pre, w1, 0.0f, d_features);
-  d_features.leftCols(RelevanceConfig::kScalarFeatures) += d_logits * parameters_.scalar_weights().transpose();
+  d_features.leftCols(config_.scalar_features) += d_logits * parameters_.scalar_weights().transpose();
 
   // Pairs share questions and databases, so their input gradients are summed serially (deterministic order).
   RowMatrix d_questions_hat = RowMatrix::Zero(f.questions_hat.rows(), p);
@@ -244,7 +250,7 @@ float RelevanceModel::loss_and_gradient(const RelevanceBatch& batch, RelevancePa
   for (int64_t i = 0; i < n; ++i) {
     const auto& pair = batch.pairs[static_cast<size_t>(i)];
     relevance::features_backward(f.questions_hat.row(pair.question).data(),
-                                 view_of(batch, pair, f.cards_hat, f.tables_hat), p,
+                                 view_of(batch, pair, f.cards_hat, f.tables_hat), config_,
                                  f.best_table[static_cast<size_t>(i)], d_features.row(i).data(),
                                  d_questions_hat.row(pair.question).data(), d_cards_hat.row(pair.database).data(),
                                  d_tables_hat.row(batch.table_offsets[pair.database]).data());

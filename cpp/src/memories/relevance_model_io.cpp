@@ -1,6 +1,7 @@
 // Model file, little-endian:
 //   "RMRM" | u32 version | u64 header bytes | header JSON | u64 parameter count | f32 parameters[count]
-//   | u64 encoder top parameter count | f32 encoder top parameters[count]   (version 2 only; count 0 = frozen)
+//   | u64 encoder top parameter count | f32 encoder top parameters[count]   (version >= 2; count 0 = frozen)
+// Version 3 added the header's "scalar_features" (15: with the column and value features); earlier files have 11.
 //   | u64 FNV-1a checksum of every byte before it.
 // The header's "encoder_top" holds the fine-tuned layers' shape (null when the encoder is frozen).
 #include <cstring>
@@ -15,7 +16,7 @@ namespace relmem {
 namespace {
 
 constexpr char kMagic[4] = {'R', 'M', 'R', 'M'};
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;
 constexpr uint32_t kFirstVersion = 1;  // no encoder top
 constexpr const char* kFormat = "relmem-relevance-model";
 
@@ -92,6 +93,7 @@ void RelevanceModel::save(const std::string& path) const {
                            {"input_dim", config_.input_dim},
                            {"projection_dim", config_.projection_dim},
                            {"hidden_dim", config_.hidden_dim},
+                           {"scalar_features", config_.scalar_features},
                            {"encoder", config_.encoder},
                            {"lexical_encoder", config_.lexical_encoder},
                            {"threshold", threshold_},
@@ -154,6 +156,8 @@ RelevanceModel RelevanceModel::load(const std::string& path) {
     config.input_dim = header.at("input_dim").get<int>();
     config.projection_dim = header.at("projection_dim").get<int>();
     config.hidden_dim = header.at("hidden_dim").get<int>();
+    config.scalar_features = version >= 3 ? header.at("scalar_features").get<int>()
+                                          : RelevanceConfig::kScalarFeaturesWithoutColumnsAndValues;
     config.encoder = header.at("encoder").get<std::string>();
     config.lexical_encoder = header.at("lexical_encoder").get<std::string>();
   } catch (const nlohmann::json::exception& e) {

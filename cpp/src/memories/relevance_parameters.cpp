@@ -6,13 +6,18 @@ namespace relmem {
 
 int64_t RelevanceConfig::parameter_count() const {
   const int64_t p = projection_dim, d = input_dim, h = hidden_dim, f = feature_dim();
-  return 2 * p * d + h * f + h + h + kScalarFeatures + 1;
+  return 2 * p * d + h * f + h + h + scalar_features + 1;
 }
 
 void RelevanceConfig::validate() const {
   if (input_dim <= 0 || projection_dim <= 0 || hidden_dim <= 0) {
     throw Error("relevance model sizes must be positive (input " + std::to_string(input_dim) + ", projection " +
                 std::to_string(projection_dim) + ", hidden " + std::to_string(hidden_dim) + ")");
+  }
+  if (scalar_features != kScalarFeatures && scalar_features != kScalarFeaturesWithoutColumnsAndValues) {
+    throw Error("relevance model: " + std::to_string(scalar_features) + " scalar features (expected " +
+                std::to_string(kScalarFeatures) + ", or " + std::to_string(kScalarFeaturesWithoutColumnsAndValues) +
+                " in older models)");
   }
 }
 
@@ -21,6 +26,7 @@ RelevanceParameters::RelevanceParameters(const RelevanceConfig& config)
       d_(config.input_dim),
       h_(config.hidden_dim),
       f_(config.feature_dim()),
+      s_(config.scalar_features),
       values_(static_cast<size_t>(config.parameter_count()), 0.0f) {
   config.validate();
 }
@@ -38,7 +44,7 @@ RelevanceParameters::VectorView RelevanceParameters::hidden_bias() {
 }
 RelevanceParameters::VectorView RelevanceParameters::output_weights() { return {hidden_bias().data() + h_, h_}; }
 RelevanceParameters::VectorView RelevanceParameters::scalar_weights() {
-  return {output_weights().data() + h_, RelevanceConfig::kScalarFeatures};
+  return {output_weights().data() + h_, s_};
 }
 float& RelevanceParameters::output_bias() { return values_.back(); }
 
@@ -58,7 +64,7 @@ RelevanceParameters::ConstVectorView RelevanceParameters::output_weights() const
   return {hidden_bias().data() + h_, h_};
 }
 RelevanceParameters::ConstVectorView RelevanceParameters::scalar_weights() const {
-  return {output_weights().data() + h_, RelevanceConfig::kScalarFeatures};
+  return {output_weights().data() + h_, s_};
 }
 float RelevanceParameters::output_bias() const { return values_.back(); }
 

@@ -234,7 +234,9 @@ float initial_bias(const RelevanceModel& model, const EncodedQuestions& question
   const auto& w = model.parameters().scalar_weights();
   auto direct = [&](int row, int db) {  // the projected cosines start close to the raw ones
     const RawSimilarities raw = questions.raw(row, db);
-    return (w[0] + w[3]) * raw.card + (w[1] + w[4]) * raw.table + w[5] * raw.lexical_card + w[6] * raw.lexical_table;
+    const float cosines =
+        (w[0] + w[3]) * raw.card + (w[1] + w[4]) * raw.table + w[5] * raw.lexical_card + w[6] * raw.lexical_table;
+    return w.size() > 12 ? cosines + w[11] * raw.column + w[12] * raw.value : cosines;
   };
   double positive = 0.0, negative = 0.0;
   int64_t positives = 0, negatives = 0;

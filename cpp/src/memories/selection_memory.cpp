@@ -12,7 +12,6 @@
 #include "relmem/memories/database_texts.hpp"
 #include "relmem/memories/lexical_weighting.hpp"
 #include "relmem/memories/question_parts.hpp"
-#include "relmem/memories/question_spans.hpp"
 
 namespace relmem {
 namespace {
@@ -20,8 +19,6 @@ namespace {
 // Until calibrate() runs, an untrained memory maps a fused cosine of 0.5 to probability 0.5.
 constexpr float kUntrainedScale = 10.0f;
 constexpr float kUntrainedBias = -5.0f;
-// Question phrases looked up among stored values: up to three words ("united states", "new york city").
-constexpr int kValuePhraseWords = 3;
 
 SelectionCalibration default_calibration(const RelevanceModel* model) {
   SelectionCalibration c;
@@ -97,7 +94,6 @@ void SelectionMemory::add_all(const Catalog& catalog, const std::vector<std::str
                               const std::map<std::string, std::string>& descriptions,
                               const std::map<std::string, std::vector<std::string>>& examples) {
   std::vector<DatabaseTexts> texts;
-  std::vector<std::vector<std::string>> values;
   std::vector<std::string> all, all_lexical;
   for (const auto& db : dbs) {
     CardOptions card;
@@ -106,11 +102,11 @@ void SelectionMemory::add_all(const Catalog& catalog, const std::vector<std::str
     auto d = descriptions.find(db);
     if (d != descriptions.end()) card.description = d->second;
     auto e = examples.find(db);
-    texts.push_back(database_texts(catalog, db, card, e == examples.end() ? std::vector<std::string>{} : e->second));
+    texts.push_back(database_texts(catalog, db, card, e == examples.end() ? std::vector<std::string>{} : e->second,
+                                   options_.values_per_column));
     all.push_back(texts.back().card);
     all.insert(all.end(), texts.back().table_cards.begin(), texts.back().table_cards.end());
     all.insert(all.end(), texts.back().column_cards.begin(), texts.back().column_cards.end());
-    values.push_back(database_values(catalog, db, options_.values_per_column, options_.max_value_chars));
     all_lexical.push_back(texts.back().lexical_card);
     all_lexical.insert(all_lexical.end(), texts.back().lexical_table_cards.begin(),
                        texts.back().lexical_table_cards.end());
@@ -135,7 +131,7 @@ void SelectionMemory::add_all(const Catalog& catalog, const std::vector<std::str
     remove(dbs[i]);
     insert(dbs[i], std::move(entry), rows.row(next).data(), table_rows,
            lexical_ ? lexical_rows.row(next_lexical).data() : nullptr, lexical_ ? &lexical_tables : nullptr,
-           column_rows, std::move(values[i]));
+           column_rows, std::move(texts[i].values));
     next += 1 + count + columns;
     next_lexical += 1 + count;
   }
@@ -446,7 +442,7 @@ SelectionMemory::EncodedQuestions SelectionMemory::encode_questions(const std::v
   if (lexical_) encoded.lexical = lexical_->encode(questions);
   const auto collection = static_cast<int64_t>(entries_.size());
   for (const auto& question : questions)
-    encoded.value_evidence.push_back(values_.evidence(question_phrases(question, kValuePhraseWords), collection));
+    encoded.value_evidence.push_back(values_.question_evidence(question, collection));
   if (model_ && model_->fine_tunes_encoder()) {
     encoded.tuned = dynamic_cast<const UseLiteEncoder&>(*encoder_).encode_with_top(questions, model_->encoder_top());
   }

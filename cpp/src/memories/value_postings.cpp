@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "relmem/memories/question_spans.hpp"
+
 namespace relmem {
 
 void ValuePostings::add(int64_t id, std::vector<std::string> values) {
@@ -49,6 +51,11 @@ std::unordered_map<int64_t, float> ValuePostings::evidence(const std::vector<std
     for (int64_t id : it->second) out[id] += static_cast<float>(weight);
   }
   return out;
+}
+
+std::unordered_map<int64_t, float> ValuePostings::question_evidence(const std::string& question,
+                                                                    int64_t collection_size) const {
+  return evidence(question_phrases(question, 3), collection_size);
 }
 
 }  // namespace relmem

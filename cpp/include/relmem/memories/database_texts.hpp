@@ -18,15 +18,13 @@ struct DatabaseTexts {
   std::vector<std::string> column_cards;  // "singer country", one per column of every table in order
   std::string lexical_card;              // Catalog::card (with sample values and the description)
   std::vector<std::string> lexical_table_cards;  // Catalog::table_card
+  // Normalized (normalize_value) distinct text values of every column, at most values_per_column of each, without
+  // numbers and values longer than options.max_value_chars: what a question may quote ("Anguilla", "Republic").
+  std::vector<std::string> values;
 };
 
 // options.description, when set, goes into both cards; example questions too.
 DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, const CardOptions& options,
-                             const std::vector<std::string>& example_questions = {});
-
-// The normalized (normalize_value) distinct text values of every column, at most `per_column` of each, without
-// numbers and values longer than `max_chars`: what a question may quote ("Anguilla", "Republic").
-std::vector<std::string> database_values(const Catalog& catalog, const std::string& db, int64_t per_column,
-                                         int max_chars);
+                             const std::vector<std::string>& example_questions = {}, int64_t values_per_column = 0);
 
 }  // namespace relmem

@@ -2,12 +2,14 @@
 // Relevance classifier p(question, database) on top of a sentence encoder, trained with binary cross-entropy
 // (relmem-train-relevance); the encoder stays frozen or has its top layer(s) fine-tuned on the question side. With û = normalize(Wq q), ĉ = normalize(Wd card), t̂_j =
 // normalize(Wd table_j) and j* = argmax_j û·t̂_j, one (question, database) pair gets the features
-//   x = [û·ĉ, û·t̂_j*, mean_j û·t̂_j, r, r - r_best, p (û ⊙ ĉ), p (û ⊙ t̂_j*)]
+//   x = [û·ĉ, û·t̂_j*, mean_j û·t̂_j, r, r - r_best, s, s - s_best, p (û ⊙ ĉ), p (û ⊙ t̂_j*)]
 // where r = (q·card, max_j q·table_j, lex(q)·lex(card), max_j lex(q)·lex(table_j)) are the raw cosines of the
-// frozen encoder and of the optional lexical encoder (IDF-weighted hashing; zero without one), and r_best the same
-// cosines' maxima over every candidate database of the question (how far this database is behind the best one
-// tells more than the cosine alone, across collections), and
-//   logit = w2 · relu(W1 x + b1) + ws · x[0:11] + b2,   probability = sigmoid(logit).
+// frozen encoder and of the optional lexical encoder (IDF-weighted hashing; zero without one), s = (max_k q·column_k,
+// stored-value evidence) (see similarity_fusion.hpp), and r_best, s_best the same features' maxima over every
+// candidate database of the question (how far this database is behind the best one tells more than the cosine
+// alone, across collections), and
+//   logit = w2 · relu(W1 x + b1) + ws · x[0:S] + b2,   probability = sigmoid(logit),
+// with S = 15 scalar features (11, without s, in models saved before the column and value features existed).
 // Forward and backward passes are written by hand; tests check every gradient against finite differences.
 #include <cstdint>
 #include <string>
@@ -27,8 +29,10 @@ struct RelevanceConfig {
   std::string encoder;       // name of the encoder the model was trained with, e.g. "use-lite"
   std::string lexical_encoder;  // name of the lexical encoder of features 5 and 6, e.g. "hashing:4096"; "" = none
 
-  static constexpr int kScalarFeatures = 11;
-  int feature_dim() const { return kScalarFeatures + 2 * projection_dim; }
+  static constexpr int kScalarFeatures = 15;
+  static constexpr int kScalarFeaturesWithoutColumnsAndValues = 11;
+  int scalar_features = kScalarFeatures;  // S: 15, or 11 in older model files
+  int feature_dim() const { return scalar_features + 2 * projection_dim; }
   // Number of floats in the flat parameter vector.
   int64_t parameter_count() const;
   void validate() const;  // relmem::Error on non-positive sizes
@@ -51,7 +55,7 @@ class RelevanceParameters {
   MatrixView hidden_weights();       // W1 (H, F)
   VectorView hidden_bias();          // b1 (H)
   VectorView output_weights();       // w2 (H)
-  VectorView scalar_weights();       // ws (11)
+  VectorView scalar_weights();       // ws (S)
   float& output_bias();              // b2
   ConstMatrixView question_projection() const;
   ConstMatrixView database_projection() const;
@@ -66,7 +70,7 @@ class RelevanceParameters {
   void set_zero();
 
  private:
-  int p_ = 0, d_ = 0, h_ = 0, f_ = 0;
+  int p_ = 0, d_ = 0, h_ = 0, f_ = 0, s_ = 0;
   std::vector<float> values_;
 };
 

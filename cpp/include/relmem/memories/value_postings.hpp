@@ -21,6 +21,8 @@ class ValuePostings {
 
   // The evidence of every database storing at least one of the (normalized, unique) phrases.
   std::unordered_map<int64_t, float> evidence(const std::vector<std::string>& phrases, int64_t collection_size) const;
+  // The same for a question's phrases of up to three words ("new york city").
+  std::unordered_map<int64_t, float> question_evidence(const std::string& question, int64_t collection_size) const;
 
  private:
   std::unordered_map<std::string, std::vector<int64_t>> holders_;  // value -> databases storing it
