@@ -47,6 +47,13 @@ void expect_error(const std::function<void()>& action, const std::string& fragme
   }
 }
 
+// Opening a file holding `bytes` fails with a message containing `fragment`.
+void expect_open_error(const ChecksummedFormat& format, const std::string& path, const std::string& bytes,
+                       const std::string& fragment) {
+  relmem_test::write_bytes(path, bytes);
+  expect_error([&] { ChecksummedFileReader(format, path); }, fragment);
+}
+
 }  // namespace
 
 TEST(ChecksummedFile, WritesMagicVersionPayloadAndChecksum) {
@@ -91,8 +98,7 @@ TEST(ChecksummedFile, ForeignFilesAndOtherVersionsAreRefused) {
   relmem_test::TempDir dir;
   const std::string path = dir.file("f");
   auto expect_load_error = [&](const std::string& bytes, const std::string& fragment) {
-    relmem_test::write_bytes(path, bytes);
-    expect_error([&] { ChecksummedFileReader(kByteFormat, path); }, fragment);
+    expect_open_error(kByteFormat, path, bytes, fragment);
   };
   expect_load_error("", path + " is not a relmem test file (bad magic)");
   expect_load_error("RMT", "bad magic");
@@ -108,8 +114,7 @@ TEST(ChecksummedFile, DamageIsReportedBeforeAnyFieldIsRead) {
   relmem_test::TempDir dir;
   const std::string path = dir.file("d");
   auto expect_load_error = [&](const std::string& bytes, const std::string& fragment) {
-    relmem_test::write_bytes(path, bytes);
-    expect_error([&] { ChecksummedFileReader(kWordFormat, path); }, fragment);
+    expect_open_error(kWordFormat, path, bytes, fragment);
   };
   expect_load_error(kWordFile.substr(0, 6), "test file " + path + " is truncated");
   expect_load_error(kWordFile.substr(0, 12), "is truncated");  // no room for a checksum

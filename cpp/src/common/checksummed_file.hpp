@@ -28,7 +28,9 @@ class ChecksummedFileWriter {
   ~ChecksummedFileWriter();  // removes the temporary file unless commit() succeeded
 
   void write(const void* data, size_t size) {
-    file_.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+    // The stream buffer directly: ostream::write's per-call checks cost more than a field's copy.
+    const auto count = static_cast<std::streamsize>(size);
+    if (file_.rdbuf()->sputn(static_cast<const char*>(data), count) != count) file_.setstate(std::ios::badbit);
   }
   template <typename... T>
   void write_values(const T&... values) {
