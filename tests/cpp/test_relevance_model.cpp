@@ -360,6 +360,30 @@ TEST_F(RelevanceModelFile, VersionOneFilesStillLoad) {
   EXPECT_FLOAT_EQ(loaded.threshold(), 0.25f);
 }
 
+// The version 3 layout is fixed: files written by earlier builds must keep loading.
+TEST_F(RelevanceModelFile, FileBytesFollowTheDocumentedLayout) {
+  RelevanceModel model = perturbed_model(config, 7);
+  model.set_threshold(0.25f);
+  model.set_training_info_json(R"({"epochs": 3})");
+  const std::string header = R"({"encoder":"hashing:8","encoder_top":null,"format":"relmem-relevance-model",)"
+                             R"("hidden_dim":3,"input_dim":8,"lexical_encoder":"hashing:64","projection_dim":4,)"
+                             R"("scalar_features":15,"threshold":0.25,"training":{"epochs":3},"version":3})";
+  std::string expected = "RMRM";
+  auto append = [&](const auto& value) { expected.append(reinterpret_cast<const char*>(&value), sizeof value); };
+  append(uint32_t{3});
+  append(static_cast<uint64_t>(header.size()));
+  expected += header;
+  const auto& values = model.parameters().values();
+  append(static_cast<uint64_t>(values.size()));
+  for (float value : values) append(value);
+  append(uint64_t{0});                        // no fine-tuned encoder top
+  uint64_t checksum = 0xcbf29ce484222325ULL;  // FNV-1a of every byte before it
+  for (char c : expected) checksum = (checksum ^ static_cast<uint8_t>(c)) * 0x100000001b3ULL;
+  append(checksum);
+  model.save(dir.file("m.model"));
+  EXPECT_EQ(relmem_test::read_bytes(dir.file("m.model")), expected);
+}
+
 TEST_F(RelevanceModelFile, DamagedFilesGiveClearErrors) {
   const std::string path = dir.file("m.model");
   perturbed_model(config, 4).save(path);

@@ -56,3 +56,24 @@ TEST(SparseVectors, FrequenciesFollowChangesAndFilesRoundTrip) {
   relmem_test::write_bytes(dir.file("bad.sparse"), "RMSV garbage");
   EXPECT_THROW(SparseVectors::load(dir.file("bad.sparse")), Error);
 }
+
+// The file layout is fixed: files written by earlier versions must keep loading.
+TEST(SparseVectors, FileBytesFollowTheDocumentedLayout) {
+  SparseVectors vectors(4);
+  const float seven[4] = {0, 1.5f, 0, -2}, three[4] = {0.25f, 0, 0, 0};
+  vectors.add(7, seven);
+  vectors.add(3, three);
+  std::string expected = "RMSV";
+  auto append = [&](const auto& value) { expected.append(reinterpret_cast<const char*>(&value), sizeof value); };
+  append(uint32_t{1});  // version
+  append(uint32_t{4});  // dim
+  append(uint64_t{2});  // rows, by id
+  append(int64_t{3}), append(uint32_t{1}), append(uint32_t{0}), append(0.25f);
+  append(int64_t{7}), append(uint32_t{2}), append(uint32_t{1}), append(1.5f), append(uint32_t{3}), append(-2.0f);
+  append(uint64_t{0xb878c868c669018cULL});  // FNV-1a of the bytes before it
+  relmem_test::TempDir dir;
+  vectors.save(dir.file("v.sparse"));
+  EXPECT_EQ(relmem_test::read_bytes(dir.file("v.sparse")), expected);
+  relmem_test::write_bytes(dir.file("v.sparse"), expected);
+  EXPECT_EQ(SparseVectors::load(dir.file("v.sparse")).ids(), (std::vector<int64_t>{3, 7}));
+}

@@ -165,6 +165,29 @@ TEST(VectorIndex, CorruptOrForeignFilesAreRefused) {
   EXPECT_THROW(VectorIndex::load(dir.file("missing.bin")), Error);
 }
 
+// The file layout is fixed: files written by earlier versions must keep loading.
+TEST(VectorIndex, FileBytesFollowTheDocumentedLayout) {
+  const float rows[9] = {1, 2, 3, -0.5f, 0, 4, 0.125f, -8, 2.5f};
+  const int64_t ids[3] = {5, 9, 11};
+  VectorIndex index(3, Metric::InnerProduct);
+  index.add(rows, 3, ids);
+  std::string expected = "RMVI";
+  auto append = [&](const auto& value) { expected.append(reinterpret_cast<const char*>(&value), sizeof value); };
+  append(uint32_t{1});  // version
+  append(uint32_t{3});  // dim
+  append(uint32_t{1});  // metric: inner product
+  append(uint64_t{3});  // count
+  append(int64_t{12});  // next id
+  for (int64_t id : ids) append(id);
+  for (float value : rows) append(value);
+  append(uint64_t{0x56c67e3a11abb968ULL});  // FNV-1a over 64-bit words, the 4 tail bytes zero-padded
+  relmem_test::TempDir dir;
+  index.save(dir.file("index.bin"));
+  EXPECT_EQ(relmem_test::read_bytes(dir.file("index.bin")), expected);
+  relmem_test::write_bytes(dir.file("index.bin"), expected);
+  EXPECT_EQ(VectorIndex::load(dir.file("index.bin")).reconstruct(11), (std::vector<float>{0.125f, -8, 2.5f}));
+}
+
 TEST(VectorIndex, RejectsBadInput) {
   EXPECT_THROW(VectorIndex(0), Error);
   VectorIndex index(4);

@@ -1,58 +1,34 @@
 // Model file, little-endian:
 //   "RMRM" | u32 version | u64 header bytes | header JSON | u64 parameter count | f32 parameters[count]
 //   | u64 encoder top parameter count | f32 encoder top parameters[count]   (version >= 2; count 0 = frozen)
-// Version 3 added the header's "scalar_features" (15: with the column and value features); earlier files have 11.
 //   | u64 FNV-1a checksum of every byte before it.
-// The header's "encoder_top" holds the fine-tuned layers' shape (null when the encoder is frozen).
-#include <cstring>
-#include <fstream>
-#include <iterator>
-
+// The header's "encoder_top" holds the fine-tuned layers' shape (null when the encoder is frozen). Version 3 added
+// the header's "scalar_features" (15: with the column and value features); earlier files have 11.
 #include <nlohmann/json.hpp>
 
+#include "../common/checksummed_file.hpp"
 #include "relmem/memories/relevance_model.hpp"
 
 namespace relmem {
 namespace {
 
-constexpr char kMagic[4] = {'R', 'M', 'R', 'M'};
-constexpr uint32_t kVersion = 3;
-constexpr uint32_t kFirstVersion = 1;  // no encoder top
+// Version 1 (no encoder top) and version 2 (no column and value features) files still load.
+constexpr ChecksummedFormat kRelevanceModelFile{"relevance model", "RMRM", 1, 3, /*checksum_word_size=*/1};
 constexpr const char* kFormat = "relmem-relevance-model";
 
-uint64_t fnv1a(const char* data, size_t size) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < size; ++i) hash = (hash ^ static_cast<uint8_t>(data[i])) * 0x100000001b3ULL;
-  return hash;
+void write_floats(ChecksummedFileWriter& file, const std::vector<float>& values) {
+  file.write_values(static_cast<uint64_t>(values.size()));
+  file.write(values.data(), values.size() * sizeof(float));
 }
 
-template <typename T>
-void append(std::string& out, const T& value) {
-  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+// A count and that many floats; `what` names them when the count is not the `expected` one of the header.
+std::vector<float> read_floats(ChecksummedFileReader& file, int64_t expected, const std::string& what) {
+  const auto count = file.read_value<uint64_t>();
+  if (static_cast<int64_t>(count) != expected) {
+    throw file.error("holds " + std::to_string(count) + " " + what + "; its header needs " + std::to_string(expected));
+  }
+  return file.read_array<float>(count);
 }
-
-class Reader {
- public:
-  Reader(const std::string& bytes, const std::string& path) : bytes_(bytes), path_(path) {}
-  template <typename T>
-  T read() {
-    T value;
-    std::memcpy(&value, take(sizeof value), sizeof value);
-    return value;
-  }
-  const char* take(size_t size) {
-    if (size > bytes_.size() - offset_) throw Error("relevance model file " + path_ + " is truncated");
-    const char* at = bytes_.data() + offset_;
-    offset_ += size;
-    return at;
-  }
-  size_t offset() const { return offset_; }
-
- private:
-  const std::string& bytes_;
-  const std::string& path_;
-  size_t offset_ = 0;
-};
 
 nlohmann::json top_shape_json(const UseLiteTop& top) {
   if (top.empty()) return nullptr;
@@ -89,7 +65,7 @@ UseLiteTopShape top_shape_of(const nlohmann::json& json) {
 
 void RelevanceModel::save(const std::string& path) const {
   nlohmann::json header = {{"format", kFormat},
-                           {"version", kVersion},
+                           {"version", kRelevanceModelFile.version},
                            {"input_dim", config_.input_dim},
                            {"projection_dim", config_.projection_dim},
                            {"hidden_dim", config_.hidden_dim},
@@ -101,93 +77,44 @@ void RelevanceModel::save(const std::string& path) const {
                            {"training", nlohmann::json::parse(training_info_json_, nullptr, false)}};
   if (header["training"].is_discarded()) header["training"] = nlohmann::json::object();
   const std::string header_text = header.dump();
-  std::string bytes(kMagic, sizeof kMagic);
-  append(bytes, kVersion);
-  append(bytes, static_cast<uint64_t>(header_text.size()));
-  bytes += header_text;
-  const auto& values = parameters_.values();
-  append(bytes, static_cast<uint64_t>(values.size()));
-  bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
-  const auto& top = encoder_top_.parameters();
-  append(bytes, static_cast<uint64_t>(top.size()));
-  bytes.append(reinterpret_cast<const char*>(top.data()), top.size() * sizeof(float));
-  append(bytes, fnv1a(bytes.data(), bytes.size()));
-
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error("cannot write relevance model file " + path);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) throw Error("failed writing relevance model file " + path);
+  ChecksummedFileWriter file(kRelevanceModelFile, path);
+  file.write_values(static_cast<uint64_t>(header_text.size()));
+  file.write(header_text.data(), header_text.size());
+  write_floats(file, parameters_.values());
+  write_floats(file, encoder_top_.parameters());
+  file.commit();
 }
 
 RelevanceModel RelevanceModel::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open relevance model file " + path);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Reader reader(bytes, path);
-  if (bytes.size() < sizeof kMagic || std::memcmp(reader.take(sizeof kMagic), kMagic, sizeof kMagic) != 0) {
-    throw Error(path + " is not a relmem relevance model file (bad magic)");
-  }
-  const auto version = reader.read<uint32_t>();
-  if (version < kFirstVersion || version > kVersion) {
-    throw Error("relevance model file " + path + " has format version " + std::to_string(version) +
-                "; this relmem reads versions " + std::to_string(kFirstVersion) + " to " + std::to_string(kVersion));
-  }
-  if (bytes.size() < sizeof(uint64_t) ||
-      fnv1a(bytes.data(), bytes.size() - sizeof(uint64_t)) !=
-          [&] {
-            uint64_t stored;
-            std::memcpy(&stored, bytes.data() + bytes.size() - sizeof stored, sizeof stored);
-            return stored;
-          }()) {
-    throw Error("relevance model file " + path + " is corrupt (checksum mismatch)");
-  }
-  const auto header_size = reader.read<uint64_t>();
-  if (header_size > bytes.size()) throw Error("relevance model file " + path + " is truncated");
-  const char* header_bytes = reader.take(static_cast<size_t>(header_size));
-  const auto header = nlohmann::json::parse(header_bytes, header_bytes + header_size, nullptr, false);
+  ChecksummedFileReader file(kRelevanceModelFile, path);
+  const std::vector<char> header_text = file.read_array<char>(file.read_value<uint64_t>());
+  const auto header = nlohmann::json::parse(header_text.begin(), header_text.end(), nullptr, false);
   if (header.is_discarded() || !header.is_object() || header.value("format", "") != kFormat) {
-    throw Error("relevance model file " + path + " has a malformed header");
+    throw file.error("has a malformed header");
   }
   RelevanceConfig config;
   UseLiteTopShape top_shape;
   try {
-    if (version >= 2 && !header.at("encoder_top").is_null()) top_shape = top_shape_of(header.at("encoder_top"));
+    if (file.version() >= 2 && !header.at("encoder_top").is_null()) top_shape = top_shape_of(header.at("encoder_top"));
     config.input_dim = header.at("input_dim").get<int>();
     config.projection_dim = header.at("projection_dim").get<int>();
     config.hidden_dim = header.at("hidden_dim").get<int>();
-    config.scalar_features = version >= 3 ? header.at("scalar_features").get<int>()
-                                          : RelevanceConfig::kScalarFeaturesWithoutColumnsAndValues;
+    config.scalar_features = file.version() >= 3 ? header.at("scalar_features").get<int>()
+                                                 : RelevanceConfig::kScalarFeaturesWithoutColumnsAndValues;
     config.encoder = header.at("encoder").get<std::string>();
     config.lexical_encoder = header.at("lexical_encoder").get<std::string>();
   } catch (const nlohmann::json::exception& e) {
-    throw Error("relevance model file " + path + " has a malformed header: " + e.what());
+    throw file.error(std::string("has a malformed header: ") + e.what());
   }
   config.validate();
-  const auto count = reader.read<uint64_t>();
-  if (static_cast<int64_t>(count) != config.parameter_count()) {
-    throw Error("relevance model file " + path + " holds " + std::to_string(count) + " parameters; its header needs " +
-                std::to_string(config.parameter_count()));
-  }
-  if (count > bytes.size() / sizeof(float)) throw Error("relevance model file " + path + " is truncated");
-  const char* values = reader.take(count * sizeof(float));
   RelevanceParameters parameters(config);
-  std::memcpy(parameters.values().data(), values, count * sizeof(float));
+  parameters.values() = read_floats(file, config.parameter_count(), "parameters");
   std::vector<float> top_values;
-  if (version >= 2) {
+  if (file.version() >= 2) {
     top_shape.validate();
-    const auto top_count = reader.read<uint64_t>();
-    if (static_cast<int64_t>(top_count) != top_shape.parameter_count()) {
-      throw Error("relevance model file " + path + " holds " + std::to_string(top_count) +
-                  " encoder top parameters; its header needs " + std::to_string(top_shape.parameter_count()));
-    }
-    if (top_count > bytes.size() / sizeof(float)) throw Error("relevance model file " + path + " is truncated");
-    top_values.resize(static_cast<size_t>(top_count));
-    std::memcpy(top_values.data(), reader.take(top_count * sizeof(float)), top_count * sizeof(float));
+    top_values = read_floats(file, top_shape.parameter_count(), "encoder top parameters");
   }
-  if (reader.offset() + sizeof(uint64_t) != bytes.size()) {
-    throw Error("relevance model file " + path + " has trailing bytes");
-  }
+  file.finish();
   RelevanceModel model(config, std::move(parameters));
   if (!top_shape.layers.empty()) model.set_encoder_top(UseLiteTop(std::move(top_shape), std::move(top_values)));
   model.set_threshold(header.value("threshold", 0.5f));

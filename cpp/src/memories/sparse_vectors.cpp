@@ -2,28 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 
+#include "../common/checksummed_file.hpp"
 #include "relmem/common.hpp"
 
 namespace relmem {
 namespace {
 
-constexpr char kMagic[4] = {'R', 'M', 'S', 'V'};
-constexpr uint32_t kVersion = 1;
-
-uint64_t fnv1a(const char* data, size_t size) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < size; ++i) hash = (hash ^ static_cast<uint8_t>(data[i])) * 0x100000001b3ULL;
-  return hash;
-}
-
-template <typename T>
-void append(std::string& out, const T& value) {
-  out.append(reinterpret_cast<const char*>(&value), sizeof value);
-}
+constexpr ChecksummedFormat kSparseVectorFile{"sparse vector", "RMSV", 1, 1, /*checksum_word_size=*/1};
 
 }  // namespace
 
@@ -83,73 +69,41 @@ float SparseVectors::dot(int64_t id, const float* query) const {
 
 void SparseVectors::save(const std::string& path) const {
   const std::vector<int64_t> ids = this->ids();  // sorted: the same memory always writes the same bytes
-  std::string bytes(kMagic, sizeof kMagic);
-  append(bytes, kVersion);
-  append(bytes, static_cast<uint32_t>(dim_));
-  append(bytes, static_cast<uint64_t>(ids.size()));
+  ChecksummedFileWriter file(kSparseVectorFile, path);
+  file.write_values(static_cast<uint32_t>(dim_), static_cast<uint64_t>(ids.size()));
   for (int64_t id : ids) {
     const auto& row = rows_.at(id);
-    append(bytes, id);
-    append(bytes, static_cast<uint32_t>(row.size()));
-    for (const auto& [index, value] : row) {
-      append(bytes, index);
-      append(bytes, value);
-    }
+    file.write_values(id, static_cast<uint32_t>(row.size()));
+    static_assert(sizeof row[0] == sizeof(uint32_t) + sizeof(float), "a row is the file's (u32, f32) pairs");
+    file.write(row.data(), row.size() * sizeof row[0]);
   }
-  append(bytes, fnv1a(bytes.data(), bytes.size()));
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error("cannot write sparse vector file " + path);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) throw Error("failed writing sparse vector file " + path);
+  file.commit();
 }
 
 SparseVectors SparseVectors::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open sparse vector file " + path);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t offset = 0;
-  auto take = [&](void* out, size_t size) {
-    if (size > bytes.size() - offset) throw Error("sparse vector file " + path + " is truncated");
-    std::memcpy(out, bytes.data() + offset, size);
-    offset += size;
-  };
-  char magic[4];
-  if (bytes.size() < sizeof magic + 8) throw Error(path + " is not a relmem sparse vector file");
-  take(magic, sizeof magic);
-  if (std::memcmp(magic, kMagic, sizeof magic) != 0) throw Error(path + " is not a relmem sparse vector file");
-  uint32_t version, dim;
-  take(&version, sizeof version);
-  if (version != kVersion) {
-    throw Error("sparse vector file " + path + " has version " + std::to_string(version) + "; this relmem reads " +
-                std::to_string(kVersion));
-  }
-  uint64_t stored;
-  std::memcpy(&stored, bytes.data() + bytes.size() - sizeof stored, sizeof stored);
-  if (fnv1a(bytes.data(), bytes.size() - sizeof stored) != stored) {
-    throw Error("sparse vector file " + path + " is corrupt (checksum mismatch)");
-  }
-  take(&dim, sizeof dim);
+  ChecksummedFileReader file(kSparseVectorFile, path);
+  const auto dim = file.read_value<uint32_t>();
   SparseVectors vectors(static_cast<int>(dim));
-  uint64_t count;
-  take(&count, sizeof count);
+  const auto count = file.read_value<uint64_t>();
   for (uint64_t r = 0; r < count; ++r) {
-    int64_t id;
-    uint32_t nnz;
-    take(&id, sizeof id);
-    take(&nnz, sizeof nnz);
-    if (nnz > dim) throw Error("sparse vector file " + path + " is malformed");
-    std::vector<std::pair<uint32_t, float>> row(nnz);
-    for (auto& [index, value] : row) {
-      take(&index, sizeof index);
-      take(&value, sizeof value);
-      if (index >= dim) throw Error("sparse vector file " + path + " is malformed");
+    const auto id = file.read_value<int64_t>();
+    const auto nnz = file.read_value<uint32_t>();
+    if (nnz > dim) throw file.error("is malformed");
+    struct Entry {
+      uint32_t index;
+      float value;
+    };
+    std::vector<std::pair<uint32_t, float>> row;
+    row.reserve(nnz);
+    for (const auto& [index, value] : file.read_array<Entry>(nnz)) {  // a row at a time: millions of entries load
+      if (index >= dim) throw file.error("is malformed");
       ++vectors.document_frequency_[index];
+      row.emplace_back(index, value);
     }
-    if (vectors.rows_.count(id)) throw Error("sparse vector file " + path + " repeats id " + std::to_string(id));
+    if (vectors.rows_.count(id)) throw file.error("repeats id " + std::to_string(id));
     vectors.rows_[id] = std::move(row);
   }
-  if (offset + sizeof stored != bytes.size()) throw Error("sparse vector file " + path + " has trailing bytes");
+  file.finish();
   return vectors;
 }
 
