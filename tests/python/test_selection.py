@@ -45,6 +45,29 @@ def test_add_remove_and_save_load(tmp_path, catalog, memory):
     assert [(m.database, round(m.score, 5)) for m in loaded.select(question, 7)] == before
 
 
+def test_stored_values_and_column_vectors(catalog):
+    plain = relmem.SelectionMemory.build(catalog, encoder="hashing", samples_per_column=0, values_per_column=0)
+    valued = relmem.SelectionMemory.build(catalog, encoder="hashing", samples_per_column=0)
+    question = "Which restaurants are in Los Angeles?"
+    scores = {m.database: m.score for m in plain.select(question, 7)}
+    boosted = {m.database: m.score for m in valued.select(question, 7)}
+    gained = [db for db in scores if boosted[db] > scores[db] + 1e-6]
+    assert "world_cities" in gained  # it stores 'Los Angeles'
+    assert "restaurants" not in gained  # it stores 'LA': mapping that is the value memory's job
+    assert all(boosted[db] >= scores[db] - 1e-6 for db in scores)
+
+    encoder = relmem.load_encoder("hashing")
+    memory = relmem.SelectionMemory(encoder="hashing", lexical_encoder="")
+    card, table, columns = encoder.encode(["database clinic"]), encoder.encode(["clinic"]), \
+        encoder.encode(["clinic doctor", "doctor specialty"])
+    memory.add_vectors("clinic", card[0], ["clinic"], table, column_vectors=columns, values=["Mercy General"])
+    memory.add_vectors("other", card[0], ["clinic"], table)
+    top = memory.select("doctor specialty at Mercy General", 2)
+    assert top[0].database == "clinic" and top[0].score > top[1].score
+    with pytest.raises(relmem.Error):
+        memory.add_vectors("bad", card[0], [], column_vectors=columns[:, :5])
+
+
 def test_bad_inputs_are_clear_errors(tmp_path, catalog):
     with pytest.raises(relmem.Error):
         relmem.SelectionMemory.load(str(tmp_path / "missing"))
