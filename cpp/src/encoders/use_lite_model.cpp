@@ -34,6 +34,16 @@ void append_unpacked(const gemm::PackedMatrix& matrix, std::vector<float>& out) 
 
 void append(const std::vector<float>& values, std::vector<float>& out) { out.insert(out.end(), values.begin(), values.end()); }
 
+// `factor` times each row minus the row's mean.
+std::vector<float> centered(const std::vector<float>& rows, int width, float factor) {
+  std::vector<float> out(rows.size());
+  for (std::size_t r = 0; r < rows.size() / width; ++r) {
+    const Eigen::Map<const Eigen::ArrayXf> in(rows.data() + r * width, width);
+    Eigen::Map<Eigen::ArrayXf>(out.data() + r * width, width) = factor * (in - in.mean());
+  }
+  return out;
+}
+
 }  // namespace
 
 struct UseLiteModel::Workspace {
@@ -75,6 +85,7 @@ UseLiteModel::UseLiteModel(const TfjsWeights& weights) {
       layers_[1].input_width != layers_[0].width || layers_[1].width != layers_[0].width) {
     throw Error("model.json: USE-lite layer widths are not 256 -> 512 -> 512-like");
   }
+  build_first_layer_tables();
   const int width = layers_[1].width;
   output_width_ = static_cast<int>(size_of(weights, "module/Encoder_en/hidden_layers/tanh_layer_0/bias"));
   tanh_weights_ = packed(weights.floats("module/Encoder_en/hidden_layers/tanh_layer_0/weights", {width, output_width_}),
@@ -136,6 +147,30 @@ void UseLiteModel::load_layer(const TfjsWeights& weights, int index, Layer& laye
   layer.ffn_out =
       packed(weights.floats(kStack + name + "FFN/conv2/Tensordot/Reshape_1", {hidden, width}), hidden, width);
   layer.ffn_out_bias = weights.floats(kEncode + name + "FFN/conv2/bias/ConcatPartitions/concat", {width});
+}
+
+void UseLiteModel::build_first_layer_tables() {
+  const Layer& first = layers_[0];
+  const int in = embedding_width_;
+  const int qkv_width = first.qkv.n();
+  const int row = qkv_width + first.width;
+  std::vector<float> scaled_qkv;  // diag(norm scale) W_qkv
+  append_unpacked(first.qkv, scaled_qkv);
+  for (int r = 0; r < in; ++r)
+    for (int c = 0; c < qkv_width; ++c) scaled_qkv[static_cast<int64_t>(r) * qkv_width + c] *= first.norm_scale[r];
+  const gemm::PackedMatrix scaled = packed(scaled_qkv, in, qkv_width);
+
+  std::vector<float> doubled(embeddings_.size());
+  for (std::size_t i = 0; i < doubled.size(); ++i) doubled[i] = 2.0f * embeddings_[i];
+  token_table_.resize(static_cast<std::size_t>(vocabulary_size_) * row);
+  gemm::multiply(centered(embeddings_, in, 2.0f).data(), vocabulary_size_, in, scaled, token_table_.data(), row);
+  gemm::multiply(doubled.data(), vocabulary_size_, in, first.residual, token_table_.data() + qkv_width, row);
+  position_table_.resize(static_cast<std::size_t>(max_tokens_) * row);
+  gemm::multiply(centered(timing_, in, 1.0f).data(), max_tokens_, in, scaled, position_table_.data(), row);
+  gemm::multiply(timing_.data(), max_tokens_, in, first.residual, position_table_.data() + qkv_width, row,
+                 {first.residual_bias.data()});
+  first_qkv_bias_.resize(qkv_width);
+  gemm::multiply(first.norm_bias.data(), 1, in, first.qkv, first_qkv_bias_.data(), qkv_width, {first.qkv_bias.data()});
 }
 
 void UseLiteModel::layer_norm(const float* in, int rows, int width, const std::vector<float>& scale,
@@ -226,21 +261,37 @@ std::vector<int> UseLiteModel::embed_inputs(const std::vector<const std::vector<
   return offsets;
 }
 
-// Layer 0 from ws.inputs into ws.hidden: the residual branch projects the inputs from the embedding width to the
-// layer width.
-void UseLiteModel::first_layer(const std::vector<int>& offsets, Workspace& ws) const {
+// Layer 0 from ws.inputs (the sentences' x0) into ws.hidden, its input products looked up in the tables.
+void UseLiteModel::first_layer(const std::vector<const std::vector<int32_t>*>& sentences,
+                               const std::vector<int>& offsets, Workspace& ws) const {
   const Layer& first = layers_[0];
   const int width = first.width;
   const int tokens = offsets.back();
-  const int first_qkv = 3 * first.heads * first.head_width;
-  layer_norm(ws.inputs.data(), tokens, embedding_width_, first.norm_scale, first.norm_bias, ws.normed.data());
-  gemm::multiply(ws.normed.data(), tokens, embedding_width_, first.qkv, ws.qkv.data(), first_qkv,
-                 {first.qkv_bias.data()});
+  const int first_qkv = first.qkv.n();
+  const int row = first_qkv + width;
+  const Eigen::Map<const Eigen::ArrayXf> qkv_bias(first_qkv_bias_.data(), first_qkv);
+  const int count = static_cast<int>(sentences.size());
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && tokens >= 256)
+  for (int s = 0; s < count; ++s) {
+    const std::vector<int32_t>& ids = *sentences[s];
+    for (int t = 0; t < static_cast<int>(ids.size()); ++t) {
+      const int64_t i = offsets[s] + t;
+      const Eigen::Map<const Eigen::ArrayXf> x(ws.inputs.data() + i * embedding_width_, embedding_width_);
+      const float inverse_deviation = 1.0f / std::sqrt((x - x.mean()).square().mean() + norm_epsilon_);
+      const float* by_token = token_table_.data() + static_cast<int64_t>(ids[t]) * row;
+      const float* by_position = position_table_.data() + static_cast<int64_t>(t) * row;
+      Eigen::Map<Eigen::ArrayXf>(ws.qkv.data() + i * first_qkv, first_qkv) =
+          inverse_deviation * (Eigen::Map<const Eigen::ArrayXf>(by_token, first_qkv) +
+                               Eigen::Map<const Eigen::ArrayXf>(by_position, first_qkv)) +
+          qkv_bias;
+      Eigen::Map<Eigen::ArrayXf>(ws.hidden.data() + i * width, width) =
+          Eigen::Map<const Eigen::ArrayXf>(by_token + first_qkv, width) +
+          Eigen::Map<const Eigen::ArrayXf>(by_position + first_qkv, width);
+    }
+  }
   attention(first, offsets, ws.qkv.data(), ws.context.data());
   gemm::multiply(ws.context.data(), tokens, first_qkv / 3, first.output, ws.hidden.data(), width,
-                 {first.output_bias.data()});
-  gemm::multiply(ws.inputs.data(), tokens, embedding_width_, first.residual, ws.hidden.data(), width,
-                 {first.residual_bias.data(), true});
+                 {first.output_bias.data(), true});
   layer_norm(ws.hidden.data(), tokens, width, first.ffn_norm_scale, first.ffn_norm_bias, ws.normed.data());
   gemm::multiply(ws.normed.data(), tokens, width, first.ffn_in, ws.ffn.data(), first.ffn_in.n(),
                  {first.ffn_in_bias.data(), false, true});
@@ -260,7 +311,7 @@ void UseLiteModel::token_states(const std::vector<const std::vector<int32_t>*>& 
     std::copy(ws.inputs.begin(), ws.inputs.begin() + static_cast<int64_t>(tokens) * embedding_width_, out);
     return;
   }
-  first_layer(offsets, ws);
+  first_layer(sentences, offsets, ws);
   std::copy(ws.hidden.begin(), ws.hidden.begin() + static_cast<int64_t>(tokens) * layers_[0].width, out);
 }
 
@@ -271,7 +322,7 @@ void UseLiteModel::embed(const std::vector<const std::vector<int32_t>*>& sentenc
   for (const auto* sentence : sentences) tokens += static_cast<int>(sentence->size());
   Workspace& ws = workspace(tokens);
   const std::vector<int> offsets = embed_inputs(sentences, ws);
-  first_layer(offsets, ws);
+  first_layer(sentences, offsets, ws);
 
   const Layer& second = layers_[1];
   const int width = second.width;
