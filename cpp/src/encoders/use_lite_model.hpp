@@ -11,9 +11,12 @@
 // The last FFN's output projection is linear, so it is applied once to the token mean instead of to every token.
 // Layer 0's products with its input are linear in (embedding, timing) as well: they come from per-id and per-position
 // tables computed at load time (see token_table_).
+// The int8 variant ("use-lite-int8") runs the six large per-token products (layer 0: attention output and FFN, layer 1:
+// query/key/value, attention output, FFN input) as u8 x s8 products (int8_gemm.hpp); the rest stays fp32.
 #include <cstdint>
 #include <vector>
 
+#include "int8_gemm.hpp"
 #include "packed_gemm.hpp"
 #include "relmem/encoders/tfjs_weights.hpp"
 #include "relmem/encoders/use_lite_top.hpp"
@@ -22,7 +25,8 @@ namespace relmem {
 
 class UseLiteModel {
  public:
-  explicit UseLiteModel(const TfjsWeights& weights);
+  // `quantized`: the int8 variant (the caller checks gemm::int8_available()).
+  explicit UseLiteModel(const TfjsWeights& weights, bool quantized = false);
 
   int dim() const { return output_width_; }
   int max_tokens() const { return max_tokens_; }
@@ -41,6 +45,13 @@ class UseLiteModel {
   void token_states(const std::vector<const std::vector<int32_t>*>& sentences, int layers, float* out) const;
 
  private:
+  // A weight matrix in fp32 and, where the int8 variant quantizes it, as s8.
+  struct Projection {
+    gemm::PackedMatrix weights;
+    gemm::Int8Matrix quantized;  // empty unless quantized
+    int n() const { return weights.n(); }
+    void apply(const float* a, int m, int64_t lda, float* c, int64_t ldc, const gemm::Epilogue& epilogue = {}) const;
+  };
   struct Layer {
     int input_width = 0;
     int width = 0;
@@ -48,21 +59,21 @@ class UseLiteModel {
     int head_width = 0;
     float attention_scale = 0.0f;
     std::vector<float> norm_scale, norm_bias;
-    gemm::PackedMatrix qkv;  // layer 0: used through token_table_, kept for top_parameters
+    Projection qkv;  // layer 0: used through token_table_, kept for top_parameters
     std::vector<float> qkv_bias;
-    gemm::PackedMatrix output;
+    Projection output;
     std::vector<float> output_bias;
     gemm::PackedMatrix residual;  // layer 0 only: the input projected to the layer's width (through the tables)
     std::vector<float> residual_bias;
     std::vector<float> ffn_norm_scale, ffn_norm_bias;
-    gemm::PackedMatrix ffn_in;
+    Projection ffn_in;
     std::vector<float> ffn_in_bias;
-    gemm::PackedMatrix ffn_out;
+    Projection ffn_out;
     std::vector<float> ffn_out_bias;
   };
   struct Workspace;
 
-  void load_layer(const TfjsWeights& weights, int index, Layer& layer) const;
+  void load_layer(const TfjsWeights& weights, int index, bool quantized, Layer& layer) const;
   Workspace& workspace(int tokens) const;  // this thread's buffers, sized for `tokens`
   std::vector<int> embed_inputs(const std::vector<const std::vector<int32_t>*>& sentences, Workspace& ws) const;
   void build_first_layer_tables();
