@@ -20,6 +20,9 @@ std::map<std::string, EncoderFactory> builtin_encoders() {
     return std::make_unique<BertEncoder>(model_dir);
   };
   factories["use-lite"] = [](const std::string& model_dir) { return std::make_unique<UseLiteEncoder>(model_dir); };
+  factories["use-lite-int8"] = [](const std::string& model_dir) {
+    return std::make_unique<UseLiteEncoder>(model_dir, UseLitePrecision::kInt8);
+  };
   return factories;
 }
 

@@ -7,6 +7,7 @@
 #include <exception>
 #include <filesystem>
 
+#include "int8_gemm.hpp"
 #include "relmem/encoders/tfjs_weights.hpp"
 #include "use_lite_model.hpp"
 
@@ -59,6 +60,15 @@ std::vector<std::pair<std::size_t, std::size_t>> batches(const std::vector<int>&
   return out;
 }
 
+// Checked before anything is loaded, so that the message is about the CPU, not the installation.
+UseLitePrecision supported(UseLitePrecision precision) {
+  if (precision == UseLitePrecision::kInt8 && !gemm::int8_available()) {
+    throw Error("encoder 'use-lite-int8' needs a CPU with AVX512-VNNI (vpdpbusd), which this one lacks "
+                "(or RELMEM_GEMM_KERNEL forces a non-AVX-512 kernel): use 'use-lite'");
+  }
+  return precision;
+}
+
 }  // namespace
 
 std::string UseLiteEncoder::resolve_model_dir(const std::string& model_dir) {
@@ -81,10 +91,13 @@ std::string UseLiteEncoder::resolve_model_dir(const std::string& model_dir) {
   throw Error("USE-lite weights not found (looked in: " + looked + ")" + kInstallHint);
 }
 
-UseLiteEncoder::UseLiteEncoder(const std::string& model_dir)
-    : model_dir_(resolve_model_dir(model_dir)), tokenizer_(load_tokenizer(model_dir_)) {
+UseLiteEncoder::UseLiteEncoder(const std::string& model_dir, UseLitePrecision precision)
+    : precision_(supported(precision)),
+      model_dir_(resolve_model_dir(model_dir)),
+      tokenizer_(load_tokenizer(model_dir_)) {
   try {
-    model_ = std::make_unique<UseLiteModel>(TfjsWeights::load(model_dir_, kInstallHint));
+    model_ = std::make_unique<UseLiteModel>(TfjsWeights::load(model_dir_, kInstallHint),
+                                            precision_ == UseLitePrecision::kInt8);
   } catch (const Error& e) {
     const std::string message = e.what();
     throw Error(message.find(kInstallHint) == std::string::npos ? message + kInstallHint : message);

@@ -25,6 +25,14 @@ gemm::PackedMatrix packed(const std::vector<float>& matrix, int rows, int cols) 
   return out;
 }
 
+template <typename Projection>
+Projection projection(const std::vector<float>& matrix, int rows, int cols, bool quantize) {
+  Projection out;
+  out.weights = packed(matrix, rows, cols);
+  if (quantize) out.quantized.quantize(matrix.data(), rows, cols);
+  return out;
+}
+
 // Appends the row-major (k, n) source of a packed matrix.
 void append_unpacked(const gemm::PackedMatrix& matrix, std::vector<float>& out) {
   const int width = matrix.panel_width();
@@ -34,13 +42,32 @@ void append_unpacked(const gemm::PackedMatrix& matrix, std::vector<float>& out) 
 
 void append(const std::vector<float>& values, std::vector<float>& out) { out.insert(out.end(), values.begin(), values.end()); }
 
+// `factor` times each row minus the row's mean.
+std::vector<float> centered(const std::vector<float>& rows, int width, float factor) {
+  std::vector<float> out(rows.size());
+  for (std::size_t r = 0; r < rows.size() / width; ++r) {
+    const Eigen::Map<const Eigen::ArrayXf> in(rows.data() + r * width, width);
+    Eigen::Map<Eigen::ArrayXf>(out.data() + r * width, width) = factor * (in - in.mean());
+  }
+  return out;
+}
+
 }  // namespace
 
 struct UseLiteModel::Workspace {
   std::vector<float> inputs, normed, qkv, context, hidden, ffn, pooled_hidden, pooled_ffn;
 };
 
-UseLiteModel::UseLiteModel(const TfjsWeights& weights) {
+void UseLiteModel::Projection::apply(const float* a, int m, int64_t lda, float* c, int64_t ldc,
+                                     const gemm::Epilogue& epilogue) const {
+  if (quantized.n() > 0) {
+    gemm::multiply_quantized(a, m, lda, quantized, c, ldc, epilogue);
+  } else {
+    gemm::multiply(a, m, lda, weights, c, ldc, epilogue);
+  }
+}
+
+UseLiteModel::UseLiteModel(const TfjsWeights& weights, bool quantized) {
   const TfjsTensor& embeddings = weights.tensor("module/Embeddings_en");
   if (embeddings.shape.size() != 2 || embeddings.dtype != "float32") throw Error("model.json: malformed Embeddings_en");
   vocabulary_size_ = static_cast<int>(embeddings.shape[0]);
@@ -68,13 +95,14 @@ UseLiteModel::UseLiteModel(const TfjsWeights& weights) {
     }
   }
 
-  load_layer(weights, 0, layers_[0]);
-  load_layer(weights, 1, layers_[1]);
+  load_layer(weights, 0, quantized, layers_[0]);
+  load_layer(weights, 1, quantized, layers_[1]);
   // Layer 0 widens the embeddings (its residual branch has a projection), layer 1 keeps its width.
   if (layers_[0].input_width != embedding_width_ || layers_[0].width == embedding_width_ ||
       layers_[1].input_width != layers_[0].width || layers_[1].width != layers_[0].width) {
     throw Error("model.json: USE-lite layer widths are not 256 -> 512 -> 512-like");
   }
+  build_first_layer_tables();
   const int width = layers_[1].width;
   output_width_ = static_cast<int>(size_of(weights, "module/Encoder_en/hidden_layers/tanh_layer_0/bias"));
   tanh_weights_ = packed(weights.floats("module/Encoder_en/hidden_layers/tanh_layer_0/weights", {width, output_width_}),
@@ -86,7 +114,7 @@ UseLiteModel::UseLiteModel(const TfjsWeights& weights) {
   finish(zeros.data(), 1, empty_embedding_.data());
 }
 
-void UseLiteModel::load_layer(const TfjsWeights& weights, int index, Layer& layer) const {
+void UseLiteModel::load_layer(const TfjsWeights& weights, int index, bool quantized, Layer& layer) const {
   const std::string name = "Layer_" + std::to_string(index) + "/TransformerLayer/";
   const std::string attention = name + "MultiheadAttention/";
   const std::string norm = "layer_prepostprocess/layer_norm/layer_norm_";
@@ -113,14 +141,16 @@ void UseLiteModel::load_layer(const TfjsWeights& weights, int index, Layer& laye
 
   layer.norm_scale = weights.floats(kEncode + name + norm + "scale/ConcatPartitions/concat", {in});
   layer.norm_bias = weights.floats(kEncode + name + norm + "bias/ConcatPartitions/concat", {in});
-  layer.qkv =
-      packed(weights.floats(kVariables + attention + "qkv_transform_single/kernel/part_0", {1, 1, in, 3 * qkv_width}),
-             in, 3 * qkv_width);
+  // The int8 variant keeps layer 0's query/key/value product (it is in the tables) and layer 1's FFN output (it acts
+  // on token means only) in fp32.
+  layer.qkv = projection<Projection>(
+      weights.floats(kVariables + attention + "qkv_transform_single/kernel/part_0", {1, 1, in, 3 * qkv_width}), in,
+      3 * qkv_width, quantized && index == 1);
   layer.qkv_bias =
       weights.floats(kEncode + attention + "qkv_transform_single/bias/ConcatPartitions/concat", {3 * qkv_width});
-  layer.output =
-      packed(weights.floats(kVariables + attention + "output_transform_single/kernel/part_0", {1, 1, qkv_width, width}),
-             qkv_width, width);
+  layer.output = projection<Projection>(
+      weights.floats(kVariables + attention + "output_transform_single/kernel/part_0", {1, 1, qkv_width, width}),
+      qkv_width, width, quantized);
   layer.output_bias =
       weights.floats(kEncode + attention + "output_transform_single/bias/ConcatPartitions/concat", {width});
   if (in != width) {
@@ -130,12 +160,38 @@ void UseLiteModel::load_layer(const TfjsWeights& weights, int index, Layer& laye
   }
   layer.ffn_norm_scale = weights.floats(kEncode + name + "FFN/" + norm + "scale/ConcatPartitions/concat", {width});
   layer.ffn_norm_bias = weights.floats(kEncode + name + "FFN/" + norm + "bias/ConcatPartitions/concat", {width});
-  layer.ffn_in =
-      packed(weights.floats(kStack + name + "FFN/conv1/Tensordot/Reshape_1", {width, hidden}), width, hidden);
+  layer.ffn_in = projection<Projection>(
+      weights.floats(kStack + name + "FFN/conv1/Tensordot/Reshape_1", {width, hidden}), width, hidden, quantized);
   layer.ffn_in_bias = weights.floats(kEncode + name + "FFN/conv1/bias/ConcatPartitions/concat", {hidden});
-  layer.ffn_out =
-      packed(weights.floats(kStack + name + "FFN/conv2/Tensordot/Reshape_1", {hidden, width}), hidden, width);
+  layer.ffn_out = projection<Projection>(
+      weights.floats(kStack + name + "FFN/conv2/Tensordot/Reshape_1", {hidden, width}), hidden, width,
+      quantized && index == 0);
   layer.ffn_out_bias = weights.floats(kEncode + name + "FFN/conv2/bias/ConcatPartitions/concat", {width});
+}
+
+void UseLiteModel::build_first_layer_tables() {
+  const Layer& first = layers_[0];
+  const int in = embedding_width_;
+  const int qkv_width = first.qkv.n();
+  const int row = qkv_width + first.width;
+  std::vector<float> scaled_qkv;  // diag(norm scale) W_qkv
+  append_unpacked(first.qkv.weights, scaled_qkv);
+  for (int r = 0; r < in; ++r)
+    for (int c = 0; c < qkv_width; ++c) scaled_qkv[static_cast<int64_t>(r) * qkv_width + c] *= first.norm_scale[r];
+  const gemm::PackedMatrix scaled = packed(scaled_qkv, in, qkv_width);
+
+  std::vector<float> doubled(embeddings_.size());
+  for (std::size_t i = 0; i < doubled.size(); ++i) doubled[i] = 2.0f * embeddings_[i];
+  token_table_.resize(static_cast<std::size_t>(vocabulary_size_) * row);
+  gemm::multiply(centered(embeddings_, in, 2.0f).data(), vocabulary_size_, in, scaled, token_table_.data(), row);
+  gemm::multiply(doubled.data(), vocabulary_size_, in, first.residual, token_table_.data() + qkv_width, row);
+  position_table_.resize(static_cast<std::size_t>(max_tokens_) * row);
+  gemm::multiply(centered(timing_, in, 1.0f).data(), max_tokens_, in, scaled, position_table_.data(), row);
+  gemm::multiply(timing_.data(), max_tokens_, in, first.residual, position_table_.data() + qkv_width, row,
+                 {first.residual_bias.data()});
+  first_qkv_bias_.resize(qkv_width);
+  gemm::multiply(first.norm_bias.data(), 1, in, first.qkv.weights, first_qkv_bias_.data(), qkv_width,
+                 {first.qkv_bias.data()});
 }
 
 void UseLiteModel::layer_norm(const float* in, int rows, int width, const std::vector<float>& scale,
@@ -226,26 +282,42 @@ std::vector<int> UseLiteModel::embed_inputs(const std::vector<const std::vector<
   return offsets;
 }
 
-// Layer 0 from ws.inputs into ws.hidden: the residual branch projects the inputs from the embedding width to the
-// layer width.
-void UseLiteModel::first_layer(const std::vector<int>& offsets, Workspace& ws) const {
+// Layer 0 from ws.inputs (the sentences' x0) into ws.hidden, its input products looked up in the tables.
+void UseLiteModel::first_layer(const std::vector<const std::vector<int32_t>*>& sentences,
+                               const std::vector<int>& offsets, Workspace& ws) const {
   const Layer& first = layers_[0];
   const int width = first.width;
   const int tokens = offsets.back();
-  const int first_qkv = 3 * first.heads * first.head_width;
-  layer_norm(ws.inputs.data(), tokens, embedding_width_, first.norm_scale, first.norm_bias, ws.normed.data());
-  gemm::multiply(ws.normed.data(), tokens, embedding_width_, first.qkv, ws.qkv.data(), first_qkv,
-                 {first.qkv_bias.data()});
+  const int first_qkv = first.qkv.n();
+  const int row = first_qkv + width;
+  const Eigen::Map<const Eigen::ArrayXf> qkv_bias(first_qkv_bias_.data(), first_qkv);
+  const int count = static_cast<int>(sentences.size());
+#pragma omp parallel for schedule(static) if (!omp_in_parallel() && tokens >= 256)
+  for (int s = 0; s < count; ++s) {
+    const std::vector<int32_t>& ids = *sentences[s];
+    for (int t = 0; t < static_cast<int>(ids.size()); ++t) {
+      const int64_t i = offsets[s] + t;
+      const Eigen::Map<const Eigen::ArrayXf> x(ws.inputs.data() + i * embedding_width_, embedding_width_);
+      const float inverse_deviation = 1.0f / std::sqrt((x - x.mean()).square().mean() + norm_epsilon_);
+      const float* by_token = token_table_.data() + static_cast<int64_t>(ids[t]) * row;
+      const float* by_position = position_table_.data() + static_cast<int64_t>(t) * row;
+      Eigen::Map<Eigen::ArrayXf>(ws.qkv.data() + i * first_qkv, first_qkv) =
+          inverse_deviation * (Eigen::Map<const Eigen::ArrayXf>(by_token, first_qkv) +
+                               Eigen::Map<const Eigen::ArrayXf>(by_position, first_qkv)) +
+          qkv_bias;
+      Eigen::Map<Eigen::ArrayXf>(ws.hidden.data() + i * width, width) =
+          Eigen::Map<const Eigen::ArrayXf>(by_token + first_qkv, width) +
+          Eigen::Map<const Eigen::ArrayXf>(by_position + first_qkv, width);
+    }
+  }
   attention(first, offsets, ws.qkv.data(), ws.context.data());
-  gemm::multiply(ws.context.data(), tokens, first_qkv / 3, first.output, ws.hidden.data(), width,
-                 {first.output_bias.data()});
-  gemm::multiply(ws.inputs.data(), tokens, embedding_width_, first.residual, ws.hidden.data(), width,
-                 {first.residual_bias.data(), true});
+  first.output.apply(ws.context.data(), tokens, first_qkv / 3, ws.hidden.data(), width,
+                     {first.output_bias.data(), true});
   layer_norm(ws.hidden.data(), tokens, width, first.ffn_norm_scale, first.ffn_norm_bias, ws.normed.data());
-  gemm::multiply(ws.normed.data(), tokens, width, first.ffn_in, ws.ffn.data(), first.ffn_in.n(),
-                 {first.ffn_in_bias.data(), false, true});
-  gemm::multiply(ws.ffn.data(), tokens, first.ffn_in.n(), first.ffn_out, ws.hidden.data(), width,
-                 {first.ffn_out_bias.data(), true});
+  first.ffn_in.apply(ws.normed.data(), tokens, width, ws.ffn.data(), first.ffn_in.n(),
+                     {first.ffn_in_bias.data(), false, true});
+  first.ffn_out.apply(ws.ffn.data(), tokens, first.ffn_in.n(), ws.hidden.data(), width,
+                      {first.ffn_out_bias.data(), true});
 }
 
 void UseLiteModel::token_states(const std::vector<const std::vector<int32_t>*>& sentences, int layers,
@@ -260,7 +332,7 @@ void UseLiteModel::token_states(const std::vector<const std::vector<int32_t>*>& 
     std::copy(ws.inputs.begin(), ws.inputs.begin() + static_cast<int64_t>(tokens) * embedding_width_, out);
     return;
   }
-  first_layer(offsets, ws);
+  first_layer(sentences, offsets, ws);
   std::copy(ws.hidden.begin(), ws.hidden.begin() + static_cast<int64_t>(tokens) * layers_[0].width, out);
 }
 
@@ -271,7 +343,7 @@ void UseLiteModel::embed(const std::vector<const std::vector<int32_t>*>& sentenc
   for (const auto* sentence : sentences) tokens += static_cast<int>(sentence->size());
   Workspace& ws = workspace(tokens);
   const std::vector<int> offsets = embed_inputs(sentences, ws);
-  first_layer(offsets, ws);
+  first_layer(sentences, offsets, ws);
 
   const Layer& second = layers_[1];
   const int width = second.width;
@@ -279,13 +351,13 @@ void UseLiteModel::embed(const std::vector<const std::vector<int32_t>*>& sentenc
   // Layer 1, up to the FFN's hidden activations.
   const int second_qkv = 3 * second.heads * second.head_width;
   layer_norm(ws.hidden.data(), tokens, width, second.norm_scale, second.norm_bias, ws.normed.data());
-  gemm::multiply(ws.normed.data(), tokens, width, second.qkv, ws.qkv.data(), second_qkv, {second.qkv_bias.data()});
+  second.qkv.apply(ws.normed.data(), tokens, width, ws.qkv.data(), second_qkv, {second.qkv_bias.data()});
   attention(second, offsets, ws.qkv.data(), ws.context.data());
-  gemm::multiply(ws.context.data(), tokens, second_qkv / 3, second.output, ws.hidden.data(), width,
-                 {second.output_bias.data(), true});
+  second.output.apply(ws.context.data(), tokens, second_qkv / 3, ws.hidden.data(), width,
+                      {second.output_bias.data(), true});
   layer_norm(ws.hidden.data(), tokens, width, second.ffn_norm_scale, second.ffn_norm_bias, ws.normed.data());
-  gemm::multiply(ws.normed.data(), tokens, width, second.ffn_in, ws.ffn.data(), second.ffn_in.n(),
-                 {second.ffn_in_bias.data(), false, true});
+  second.ffn_in.apply(ws.normed.data(), tokens, width, ws.ffn.data(), second.ffn_in.n(),
+                      {second.ffn_in_bias.data(), false, true});
 
   // Mean over each sentence's tokens; the last FFN projection and its residual are linear, so they act on the means.
   const int second_hidden = second.ffn_in.n();
@@ -304,8 +376,8 @@ void UseLiteModel::embed(const std::vector<const std::vector<int32_t>*>& sentenc
     pooled_hidden *= inverse_length;
     pooled_ffn *= inverse_length;
   }
-  gemm::multiply(ws.pooled_ffn.data(), count, second_hidden, second.ffn_out, ws.pooled_hidden.data(), width,
-                 {second.ffn_out_bias.data(), true});
+  second.ffn_out.apply(ws.pooled_ffn.data(), count, second_hidden, ws.pooled_hidden.data(), width,
+                       {second.ffn_out_bias.data(), true});
   finish(ws.pooled_hidden.data(), count, out);
 }
 
@@ -330,9 +402,9 @@ std::vector<float> UseLiteModel::top_parameters(int layers) const {
     const Layer& l = layers_[i];
     append(l.norm_scale, out);
     append(l.norm_bias, out);
-    append_unpacked(l.qkv, out);
+    append_unpacked(l.qkv.weights, out);
     append(l.qkv_bias, out);
-    append_unpacked(l.output, out);
+    append_unpacked(l.output.weights, out);
     append(l.output_bias, out);
     if (l.input_width != l.width) {
       append_unpacked(l.residual, out);
@@ -340,9 +412,9 @@ std::vector<float> UseLiteModel::top_parameters(int layers) const {
     }
     append(l.ffn_norm_scale, out);
     append(l.ffn_norm_bias, out);
-    append_unpacked(l.ffn_in, out);
+    append_unpacked(l.ffn_in.weights, out);
     append(l.ffn_in_bias, out);
-    append_unpacked(l.ffn_out, out);
+    append_unpacked(l.ffn_out.weights, out);
     append(l.ffn_out_bias, out);
   }
   append_unpacked(tanh_weights_, out);

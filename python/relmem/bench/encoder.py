@@ -146,8 +146,8 @@ def run(args):
         "reference_unavailable": None,
     }
 
-    if encoder.name != "use-lite":
-        report["reference_unavailable"] = "the node reference exists for use-lite only"
+    if not encoder.name.startswith("use-lite"):
+        report["reference_unavailable"] = "the node reference exists for use-lite (and use-lite-int8) only"
     elif args.no_reference:
         report["reference_unavailable"] = "skipped (--no-reference)"
     else:

@@ -1,0 +1,295 @@
+#include "int8_gemm.hpp"
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "relmem/common.hpp"
+
+namespace relmem::gemm {
+namespace {
+
+constexpr int kPanelWidth = Int8Matrix::kPanelWidth;
+constexpr int kTileRows = 12;  // 24 zmm accumulators, as in the fp32 AVX-512 tile
+constexpr int64_t kParallelMinProduct = int64_t{1} << 27;  // ~4x the fp32 threshold: vpdpbusd does 4x the work
+constexpr int64_t kRowBlockBytes = 256 * 1024;            // packed u8 rows of A, kept in L2 while the panels pass
+
+// Rows of A for the kernel: tiles of kTileRows rows, each k/4 steps of kTileRows 4-byte groups (zero-padded rows),
+// with each row's quantization scale and zero point (1 and 0 for exact u8 input).
+struct PackedRows {
+  std::vector<uint8_t> tiles;
+  std::vector<float> scales;
+  std::vector<int32_t> zero_points;
+  std::vector<uint8_t> quantized;  // row-major staging for multiply_quantized
+};
+
+struct Tile {
+  int steps;  // k / 4
+  const uint8_t* a;
+  const int8_t* b;
+  int rows;
+  int cols;
+  int32_t* raw;  // exact accumulators when set, else dequantized into c
+  float* c;
+  int64_t ldc;
+  const float* row_scales;
+  const int32_t* row_zero_points;
+  const float* col_scales;
+  const int32_t* col_sums;
+  const float* bias;
+  bool accumulate;
+  bool relu;
+};
+using TileFn = void (*)(const Tile&);
+
+template <int kRows>
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile_vnni_rows(const Tile& t) {
+  __m512i lo[kRows], hi[kRows];
+#pragma GCC unroll 16
+  for (int r = 0; r < kRows; ++r) lo[r] = hi[r] = _mm512_setzero_si512();
+  const uint8_t* a = t.a;
+  const int8_t* b = t.b;
+  for (int p = 0; p < t.steps; ++p, a += 4 * kTileRows, b += 4 * kPanelWidth) {
+    _mm_prefetch(reinterpret_cast<const char*>(b + 1024), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 1088), _MM_HINT_T0);
+    const __m512i b_lo = _mm512_loadu_si512(b);
+    const __m512i b_hi = _mm512_loadu_si512(b + 64);
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) {
+      int32_t group;
+      std::memcpy(&group, a + 4 * r, 4);
+      const __m512i x = _mm512_set1_epi32(group);
+      lo[r] = _mm512_dpbusd_epi32(lo[r], x, b_lo);
+      hi[r] = _mm512_dpbusd_epi32(hi[r], x, b_hi);
+    }
+  }
+  const __mmask16 mask_lo = t.cols >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << t.cols) - 1);
+  const __mmask16 mask_hi = t.cols >= 32 ? 0xFFFF : t.cols > 16 ? static_cast<__mmask16>((1u << (t.cols - 16)) - 1) : 0;
+  if (t.raw) {
+#pragma GCC unroll 16
+    for (int r = 0; r < kRows; ++r) {
+      _mm512_mask_storeu_epi32(t.raw + r * t.ldc, mask_lo, lo[r]);
+      _mm512_mask_storeu_epi32(t.raw + r * t.ldc + 16, mask_hi, hi[r]);
+    }
+    return;
+  }
+  const __m512 zero = _mm512_setzero_ps();
+  const __m512 scale_lo = _mm512_maskz_loadu_ps(mask_lo, t.col_scales);
+  const __m512 scale_hi = _mm512_maskz_loadu_ps(mask_hi, t.col_scales + 16);
+  const __m512i sums_lo = _mm512_maskz_loadu_epi32(mask_lo, t.col_sums);
+  const __m512i sums_hi = _mm512_maskz_loadu_epi32(mask_hi, t.col_sums + 16);
+  const __m512 bias_lo = t.bias ? _mm512_maskz_loadu_ps(mask_lo, t.bias) : zero;
+  const __m512 bias_hi = t.bias ? _mm512_maskz_loadu_ps(mask_hi, t.bias + 16) : zero;
+#pragma GCC unroll 16
+  for (int r = 0; r < kRows; ++r) {
+    float* row = t.c + r * t.ldc;
+    // (sum q_a q_b - zero point * sum q_b) * row scale * column scale
+    const __m512i zero_point = _mm512_set1_epi32(t.row_zero_points[r]);
+    const __m512 row_scale = _mm512_set1_ps(t.row_scales[r]);
+    const __m512i exact_lo = _mm512_sub_epi32(lo[r], _mm512_mullo_epi32(zero_point, sums_lo));
+    const __m512i exact_hi = _mm512_sub_epi32(hi[r], _mm512_mullo_epi32(zero_point, sums_hi));
+    __m512 v_lo = _mm512_fmadd_ps(_mm512_cvtepi32_ps(exact_lo), _mm512_mul_ps(row_scale, scale_lo), bias_lo);
+    __m512 v_hi = _mm512_fmadd_ps(_mm512_cvtepi32_ps(exact_hi), _mm512_mul_ps(row_scale, scale_hi), bias_hi);
+    if (t.accumulate) {
+      v_lo = _mm512_add_ps(v_lo, _mm512_maskz_loadu_ps(mask_lo, row));
+      v_hi = _mm512_add_ps(v_hi, _mm512_maskz_loadu_ps(mask_hi, row + 16));
+    }
+    if (t.relu) {
+      v_lo = _mm512_mask_max_ps(v_lo, 0xFFFF, v_lo, zero);
+      v_hi = _mm512_mask_max_ps(v_hi, 0xFFFF, v_hi, zero);
+    }
+    _mm512_mask_storeu_ps(row, mask_lo, v_lo);
+    _mm512_mask_storeu_ps(row + 16, mask_hi, v_hi);
+  }
+}
+
+template <int... kRows>
+constexpr std::array<TileFn, sizeof...(kRows)> vnni_tiles(std::integer_sequence<int, kRows...>) {
+  return {tile_vnni_rows<kRows + 1>...};
+}
+constexpr auto kVnniTiles = vnni_tiles(std::make_integer_sequence<int, kTileRows>{});
+
+// Row-major u8 rows (k bytes each, stride lda) into out.tiles.
+void pack_rows(const uint8_t* a, int64_t lda, int count, int k, PackedRows& out) {
+  const int tiles = (count + kTileRows - 1) / kTileRows;
+  const int steps = k / 4;
+  out.tiles.assign(static_cast<std::size_t>(tiles) * kTileRows * k, 0);
+  for (int row = 0; row < count; ++row) {
+    uint8_t* dst = out.tiles.data() + static_cast<int64_t>(row / kTileRows) * kTileRows * k + 4 * (row % kTileRows);
+    const uint8_t* src = a + row * lda;
+    for (int p = 0; p < steps; ++p) std::memcpy(dst + static_cast<int64_t>(p) * 4 * kTileRows, src + 4 * p, 4);
+  }
+}
+
+// One row to u8: q = round(x / scale) + zero point, over the range of its values and 0.
+__attribute__((target("avx512f"))) void quantize_row(const float* x, int k, uint8_t* q, float& scale,
+                                                      int32_t& zero_point) {
+  __m512 low = _mm512_setzero_ps(), high = _mm512_setzero_ps();
+  for (int j = 0; j < k; j += 16) {
+    const __mmask16 mask = k - j >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (k - j)) - 1);
+    const __m512 v = _mm512_maskz_loadu_ps(mask, x + j);
+    low = _mm512_min_ps(low, v);
+    high = _mm512_max_ps(high, v);
+  }
+  const float min = _mm512_reduce_min_ps(low), max = _mm512_reduce_max_ps(high);
+  scale = max > min ? (max - min) / 255.0f : 1.0f;
+  zero_point = static_cast<int32_t>(std::lrint(-min / scale));
+  const __m512 inverse = _mm512_set1_ps(1.0f / scale);
+  const __m512 offset = _mm512_set1_ps(static_cast<float>(zero_point));
+  const __m512i zero = _mm512_setzero_si512();
+  for (int j = 0; j < k; j += 16) {
+    const __mmask16 mask = k - j >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (k - j)) - 1);
+    const __m512 v = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, x + j), inverse, offset);
+    const __m512i rounded = _mm512_max_epi32(_mm512_cvtps_epi32(v), zero);  // saturated to 255 by the narrowing
+    _mm512_mask_cvtusepi32_storeu_epi8(q + j, mask, rounded);
+  }
+}
+
+struct Output {
+  int32_t* raw;
+  float* c;
+  int64_t ldc;
+  Epilogue epilogue;
+};
+
+// A block of packed rows (prepared by `prepare(first row, rows, packed)`) stays in L2 while every panel passes.
+template <typename Prepare>
+void multiply_blocks(int m, const Int8Matrix& b, const Output& out, Prepare prepare) {
+  const int k = b.k();
+  const int panels = (b.n() + kPanelWidth - 1) / kPanelWidth;
+  const int block_rows =
+      std::max(kTileRows, static_cast<int>(kRowBlockBytes / std::max(k, 1)) / kTileRows * kTileRows);
+  const bool parallel = !omp_in_parallel() && panels > 1 && int64_t{m} * b.n() * k >= kParallelMinProduct;
+  thread_local PackedRows packed_rows;
+  PackedRows& packed = packed_rows;  // the calling thread's buffers, shared by the team below
+#pragma omp parallel if (parallel)
+  for (int first_row = 0; first_row < m; first_row += block_rows) {
+    const int rows = std::min(block_rows, m - first_row);
+#pragma omp single
+    prepare(first_row, rows, packed);
+#pragma omp for schedule(static)
+    for (int p = 0; p < panels; ++p) {
+      const int col = p * kPanelWidth;
+      Tile t{};
+      t.steps = k / 4;
+      t.b = b.panel(p);
+      t.cols = std::min(kPanelWidth, b.n() - col);
+      t.ldc = out.ldc;
+      t.col_scales = b.column_scales() + col;
+      t.col_sums = b.column_sums() + col;
+      t.bias = out.epilogue.bias ? out.epilogue.bias + col : nullptr;
+      t.accumulate = out.epilogue.accumulate;
+      t.relu = out.epilogue.relu;
+      for (int row = 0; row < rows; row += kTileRows) {
+        t.a = packed.tiles.data() + static_cast<int64_t>(row) * k;
+        t.rows = std::min(kTileRows, rows - row);
+        const int64_t offset = (first_row + row) * out.ldc + col;
+        if (out.raw) {
+          t.raw = out.raw + offset;
+        } else {
+          t.c = out.c + offset;
+          t.row_scales = packed.scales.data() + row;
+          t.row_zero_points = packed.zero_points.data() + row;
+        }
+        kVnniTiles[static_cast<std::size_t>(t.rows - 1)](t);
+      }
+    }
+  }
+}
+
+void check_available() {
+  if (!int8_available()) throw Error("the int8 matrix product needs a CPU with AVX512-VNNI");
+}
+
+}  // namespace
+
+bool int8_available() {
+  static const bool supported = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vnni");
+  }();
+  const char* forced = std::getenv("RELMEM_GEMM_KERNEL");
+  return supported && !(forced && (std::string(forced) == "avx2" || std::string(forced) == "portable"));
+}
+
+void Int8Matrix::pack(const int8_t* data, int k, int n) {
+  if (k <= 0 || n <= 0 || k % 4 != 0) throw Error("int8 matrix: k must be a positive multiple of 4");
+  k_ = k;
+  n_ = n;
+  const int panels = (n + kPanelWidth - 1) / kPanelWidth;
+  data_.assign(static_cast<std::size_t>(panels) * k * kPanelWidth, 0);
+  sums_.assign(n, 0);
+  scales_.assign(n, 1.0f);
+  for (int r = 0; r < k; ++r) {
+    for (int c = 0; c < n; ++c) {
+      const int8_t value = data[static_cast<int64_t>(r) * n + c];
+      // panel c / 32, step r / 4, 16-column half, column within it, byte r % 4
+      const int64_t at = static_cast<int64_t>(c / kPanelWidth) * k * kPanelWidth + (r / 4) * 4 * kPanelWidth +
+                         (c % kPanelWidth) * 4 + r % 4;
+      data_[at] = value;
+      sums_[c] += value;
+    }
+  }
+}
+
+void Int8Matrix::quantize(const float* data, int k, int n) {
+  std::vector<float> scales(n, 0.0f);
+  for (int r = 0; r < k; ++r)
+    for (int c = 0; c < n; ++c) scales[c] = std::max(scales[c], std::fabs(data[static_cast<int64_t>(r) * n + c]));
+  for (float& s : scales) s = s > 0.0f ? s / 127.0f : 1.0f;
+  std::vector<int8_t> values(static_cast<std::size_t>(k) * n);
+  for (int r = 0; r < k; ++r) {
+    for (int c = 0; c < n; ++c) {
+      const int64_t i = static_cast<int64_t>(r) * n + c;
+      values[i] = static_cast<int8_t>(std::clamp<long>(std::lrint(data[i] / scales[c]), -127, 127));
+    }
+  }
+  pack(values.data(), k, n);
+  scales_ = std::move(scales);
+}
+
+void multiply_u8s8(const uint8_t* a, int m, int64_t lda, const Int8Matrix& b, int32_t* c, int64_t ldc) {
+  check_available();
+  if (m <= 0) return;
+  multiply_blocks(m, b, {c, nullptr, ldc, {}}, [&](int first, int rows, PackedRows& packed) {
+    pack_rows(a + first * lda, lda, rows, b.k(), packed);
+  });
+}
+
+void multiply_u8s8_reference(const uint8_t* a, int m, int64_t lda, const int8_t* b, int k, int n, int32_t* c,
+                             int64_t ldc) {
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      int32_t sum = 0;
+      for (int p = 0; p < k; ++p) sum += int32_t{a[i * lda + p]} * int32_t{b[static_cast<int64_t>(p) * n + j]};
+      c[i * ldc + j] = sum;
+    }
+  }
+}
+
+void multiply_quantized(const float* a, int m, int64_t lda, const Int8Matrix& b, float* c, int64_t ldc,
+                        const Epilogue& epilogue) {
+  check_available();
+  if (m <= 0) return;
+  const int k = b.k();
+  multiply_blocks(m, b, {nullptr, c, ldc, epilogue}, [&](int first, int rows, PackedRows& packed) {
+    packed.quantized.resize(static_cast<std::size_t>(rows) * k);
+    packed.scales.resize(rows);
+    packed.zero_points.resize(rows);
+    for (int r = 0; r < rows; ++r) {
+      quantize_row(a + (first + r) * lda, k, packed.quantized.data() + static_cast<int64_t>(r) * k, packed.scales[r],
+                   packed.zero_points[r]);
+    }
+    pack_rows(packed.quantized.data(), k, rows, k, packed);
+  });
+}
+
+}  // namespace relmem::gemm
