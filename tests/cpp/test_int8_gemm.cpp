@@ -11,6 +11,7 @@
 
 #include "../../cpp/src/encoders/int8_gemm.hpp"
 #include "relmem/common.hpp"
+#include "test_util.hpp"
 
 using namespace relmem::gemm;
 
@@ -18,13 +19,6 @@ namespace {
 
 #define REQUIRE_VNNI() \
   if (!int8_available()) GTEST_SKIP() << "this CPU has no AVX512-VNNI"
-
-std::vector<float> random_values(std::size_t n, std::mt19937& rng) {
-  std::normal_distribution<float> normal;
-  std::vector<float> out(n);
-  for (auto& v : out) v = normal(rng);
-  return out;
-}
 
 }  // namespace
 
@@ -76,11 +70,11 @@ TEST(Int8Gemm, QuantizedProductStaysWithinTheRoundingBound) {
   for (const auto& shape : shapes) {
     const int m = shape[0], k = shape[1], n = shape[2];
     const int64_t lda = k + 2, ldc = n + 1;
-    auto a = random_values(static_cast<std::size_t>(m) * lda, rng);
+    auto a = relmem_test::normal_values(static_cast<std::size_t>(m) * lda, rng);
     for (int i = 0; i < m; ++i) a[i * lda] += 3.0f;  // rows with an offset, so their zero points differ
-    const auto b = random_values(static_cast<std::size_t>(k) * n, rng);
-    const auto bias = random_values(n, rng);
-    const auto initial = random_values(static_cast<std::size_t>(m) * ldc, rng);
+    const auto b = relmem_test::normal_values(static_cast<std::size_t>(k) * n, rng);
+    const auto bias = relmem_test::normal_values(n, rng);
+    const auto initial = relmem_test::normal_values(static_cast<std::size_t>(m) * ldc, rng);
     Int8Matrix packed;
     packed.quantize(b.data(), k, n);
     for (int variant = 0; variant < 3; ++variant) {

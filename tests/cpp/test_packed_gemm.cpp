@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../../cpp/src/encoders/packed_gemm.hpp"
+#include "test_util.hpp"
 
 using namespace relmem::gemm;
 
@@ -19,13 +20,6 @@ std::vector<Kernel> runnable_kernels() {
   return kernels;
 }
 
-std::vector<float> random_values(std::size_t n, std::mt19937& rng) {
-  std::normal_distribution<float> normal;
-  std::vector<float> out(n);
-  for (auto& v : out) v = normal(rng);
-  return out;
-}
-
 }  // namespace
 
 TEST(PackedGemm, MatchesADoublePrecisionProduct) {
@@ -36,10 +30,10 @@ TEST(PackedGemm, MatchesADoublePrecisionProduct) {
     for (const auto& shape : shapes) {
       const int m = shape[0], k = shape[1], n = shape[2];
       const int64_t lda = k + 3, ldc = n + 5;  // leading dimensions wider than the matrices
-      const auto a = random_values(static_cast<std::size_t>(m) * lda, rng);
-      const auto b = random_values(static_cast<std::size_t>(k) * n, rng);
-      const auto bias = random_values(n, rng);
-      const auto initial = random_values(static_cast<std::size_t>(m) * ldc, rng);
+      const auto a = relmem_test::normal_values(static_cast<std::size_t>(m) * lda, rng);
+      const auto b = relmem_test::normal_values(static_cast<std::size_t>(k) * n, rng);
+      const auto bias = relmem_test::normal_values(n, rng);
+      const auto initial = relmem_test::normal_values(static_cast<std::size_t>(m) * ldc, rng);
       for (int variant = 0; variant < 4; ++variant) {
         const bool transposed = variant & 1, accumulate = variant & 2, relu = variant == 3;
         PackedMatrix packed;
@@ -77,9 +71,9 @@ TEST(PackedGemm, EveryTileHeightGivesTheSameRows) {
   // between matrix-vector and matrix-matrix products, which round differently.)
   std::mt19937 rng(11);
   const int m = 25, k = 70, n = 40;
-  const auto a = random_values(static_cast<std::size_t>(m) * k, rng);
-  const auto b = random_values(static_cast<std::size_t>(k) * n, rng);
-  const auto bias = random_values(n, rng);
+  const auto a = relmem_test::normal_values(static_cast<std::size_t>(m) * k, rng);
+  const auto b = relmem_test::normal_values(static_cast<std::size_t>(k) * n, rng);
+  const auto bias = relmem_test::normal_values(n, rng);
   for (Kernel kernel : runnable_kernels()) {
     if (kernel == Kernel::kPortable) continue;
     PackedMatrix packed;
@@ -97,9 +91,9 @@ TEST(PackedGemm, EveryTileHeightGivesTheSameRows) {
 
 TEST(PackedGemm, RepackingReusesTheMatrix) {
   std::mt19937 rng(3);
-  const auto a = random_values(4 * 8, rng);
-  const auto big = random_values(8 * 40, rng);
-  const auto small = random_values(8 * 3, rng);
+  const auto a = relmem_test::normal_values(4 * 8, rng);
+  const auto big = relmem_test::normal_values(8 * 40, rng);
+  const auto small = relmem_test::normal_values(8 * 3, rng);
   PackedMatrix packed;
   packed.pack(big.data(), 8, 40, 40, 1);
   packed.pack(small.data(), 8, 3, 3, 1);

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace relmem_test {
 
@@ -62,5 +63,13 @@ inline const char* kConcertScript = R"sql(
                              (3, 'Balmoor', 'LA', 4000);
   INSERT INTO concert VALUES (1, 'Auditions', 2014, 1), (2, 'Super bootcamp', 2014, 2), (3, 'Home Visits', 2015, 1);
 )sql";
+
+// n standard normal floats.
+inline std::vector<float> normal_values(std::size_t n, std::mt19937& rng) {
+  std::normal_distribution<float> normal;
+  std::vector<float> out(n);
+  for (auto& v : out) v = normal(rng);
+  return out;
+}
 
 }  // namespace relmem_test
