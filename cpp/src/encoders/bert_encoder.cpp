@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "bert_model.hpp"
-#include "json_file.hpp"
+#include "../common/json_file.hpp"
 #include "relmem/encoders/safetensors.hpp"
 
 namespace relmem {

@@ -5,7 +5,7 @@
 #include <array>
 #include <cmath>
 
-#include "json_file.hpp"
+#include "../common/json_file.hpp"
 
 namespace relmem {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "json_file.hpp"
+#include "../common/json_file.hpp"
 #include "nfkc.hpp"
 #include "relmem/common.hpp"
 #include "unicode_text.hpp"

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "json_file.hpp"
+#include "../common/json_file.hpp"
 #include "relmem/common.hpp"
 #include "unicode_text.hpp"
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../common/json_file.hpp"
 #include "relmem/memories/selection_memory.hpp"
 
 namespace relmem {
@@ -32,14 +33,6 @@ void write_text(const std::string& path, const std::string& text) {
   if (!out) throw Error("cannot write " + path);
   out << text;
   if (!out) throw Error("failed writing " + path);
-}
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot open " + path);
-  auto json = nlohmann::json::parse(in, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) throw Error(path + " is not a valid JSON object");
-  return json;
 }
 
 }  // namespace
@@ -141,7 +134,8 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
     nlohmann::json values = nlohmann::json::object();
     if (has_columns) {
       memory.columns_ = VectorIndex::load(join(folder, kColumns));
-      values = read_json(join(folder, kValues));
+      values = read_json_file(join(folder, kValues));
+      if (!values.is_object()) throw Error(join(folder, kValues) + " is not a JSON object");
     }
     if (memory.lexical_) {
       memory.lexical_cards_ = SparseVectors::load(join(folder, kLexicalCards));

@@ -1,5 +1,5 @@
 #pragma once
-// Reading the small JSON configuration files of a Hugging Face / sentence-transformers model directory.
+// Reading small JSON files: model configurations, saved memories' side files.
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
