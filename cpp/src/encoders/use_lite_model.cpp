@@ -216,36 +216,84 @@ void UseLiteModel::attention(const Layer& layer, const std::vector<int>& offsets
   for (int s = 0; s < sentences; ++s) {
     const int length = offsets[s + 1] - offsets[s];
     const float* base = qkv + offsets[s] * stride;
-    thread_local gemm::PackedMatrix keys, values;
-    thread_local std::vector<float> weights;
-    weights.resize(static_cast<std::size_t>(length) * length);
-    for (int h = 0; h < layer.heads; ++h) {
-      const int column = h * layer.head_width;
-      keys.pack(base + width + column, layer.head_width, length, 1, stride);  // K^T
-      gemm::multiply(base + column, length, stride, keys, weights.data(), length);
-      // softmax(scale q k^T) row by row; scaling the logits equals the graph's scaling of q.
-      for (int i = 0; i < length; ++i) {
-        Eigen::Map<Eigen::ArrayXf> row(weights.data() + static_cast<int64_t>(i) * length, length);
-        row = ((row - row.maxCoeff()) * layer.attention_scale).exp();
-        row /= row.sum();
-      }
-      values.pack(base + 2 * width + column, length, layer.head_width, stride, 1);
-      gemm::multiply(weights.data(), length, length, values, context + offsets[s] * width + column, width);
+    float* out = context + offsets[s] * width;
+    if (length <= kDirectAttentionMaxTokens) {
+      attend_directly(layer, length, base, out);
+    } else {
+      attend_by_products(layer, length, base, out);
     }
+  }
+}
+
+// softmax(scale q k^T) v of one short sentence, its keys in vector lanes: each query's logits are head-width lane
+// products, without the horizontal sums of per-key dot products or the packing of the matrix kernel.
+void UseLiteModel::attend_directly(const Layer& layer, int length, const float* qkv, float* context) const {
+  using Lanes = Eigen::Array<float, kDirectAttentionMaxTokens, 1>;
+  using RowMajorMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int width = layer.heads * layer.head_width;
+  const int64_t stride = 3 * width;
+  const int hw = layer.head_width;
+  thread_local std::vector<Lanes, Eigen::aligned_allocator<Lanes>> keys;  // keys[d][j] = k_j[d]
+  keys.assign(hw, Lanes::Zero());
+  for (int h = 0; h < layer.heads; ++h) {
+    const float* queries = qkv + h * hw;
+    for (int j = 0; j < length; ++j) {
+      const float* key = queries + width + j * stride;
+      for (int d = 0; d < hw; ++d) keys[d][j] = key[d];
+    }
+    const Eigen::Map<const RowMajorMatrix, 0, Eigen::OuterStride<>> value_rows(queries + 2 * width, length, hw,
+                                                                                Eigen::OuterStride<>(stride));
+    for (int i = 0; i < length; ++i) {
+      const float* query = queries + i * stride;
+      // Four sums, so that consecutive multiply-adds do not wait on each other.
+      Lanes sum0 = Lanes::Zero(), sum1 = Lanes::Zero(), sum2 = Lanes::Zero(), sum3 = Lanes::Zero();
+      int d = 0;
+      for (; d + 4 <= hw; d += 4) {
+        sum0 += query[d] * keys[d];
+        sum1 += query[d + 1] * keys[d + 1];
+        sum2 += query[d + 2] * keys[d + 2];
+        sum3 += query[d + 3] * keys[d + 3];
+      }
+      for (; d < hw; ++d) sum0 += query[d] * keys[d];
+      const Lanes logits = (sum0 + sum1) + (sum2 + sum3);
+      // softmax of the scaled logits (scaling them equals the graph's scaling of q), 0 beyond the sentence.
+      const float highest = logits.head(length).maxCoeff();
+      Lanes weights = ((logits - highest) * layer.attention_scale).exp();
+      weights.tail(kDirectAttentionMaxTokens - length).setZero();
+      weights /= weights.sum();
+      Eigen::Map<Eigen::VectorXf>(context + static_cast<int64_t>(i) * width + h * hw, hw).noalias() =
+          value_rows.transpose() * weights.head(length).matrix();
+    }
+  }
+}
+
+// The same through the matrix kernel, for longer sentences.
+void UseLiteModel::attend_by_products(const Layer& layer, int length, const float* qkv, float* context) const {
+  const int width = layer.heads * layer.head_width;
+  const int64_t stride = 3 * width;
+  thread_local gemm::PackedMatrix keys, values;
+  thread_local std::vector<float> weights;
+  weights.resize(static_cast<std::size_t>(length) * length);
+  for (int h = 0; h < layer.heads; ++h) {
+    const int column = h * layer.head_width;
+    keys.pack(qkv + width + column, layer.head_width, length, 1, stride);  // K^T
+    gemm::multiply(qkv + column, length, stride, keys, weights.data(), length);
+    for (int i = 0; i < length; ++i) {
+      Eigen::Map<Eigen::ArrayXf> row(weights.data() + static_cast<int64_t>(i) * length, length);
+      row = ((row - row.maxCoeff()) * layer.attention_scale).exp();
+      row /= row.sum();
+    }
+    values.pack(qkv + 2 * width + column, length, layer.head_width, stride, 1);
+    gemm::multiply(weights.data(), length, length, values, context + column, width);
   }
 }
 
 void UseLiteModel::finish(const float* pooled, int count, float* out) const {
   gemm::multiply(pooled, count, layers_[1].width, tanh_weights_, out, output_width_, {tanh_bias_.data()});
   for (int s = 0; s < count; ++s) {
-    float* row = out + static_cast<int64_t>(s) * output_width_;
-    float squares = 0.0f;
-    for (int j = 0; j < output_width_; ++j) {
-      row[j] = std::tanh(row[j]);
-      squares += row[j] * row[j];
-    }
-    const float inverse_norm = 1.0f / std::sqrt(std::max(squares, l2_epsilon_));
-    for (int j = 0; j < output_width_; ++j) row[j] *= inverse_norm;
+    Eigen::Map<Eigen::ArrayXf> row(out + static_cast<int64_t>(s) * output_width_, output_width_);
+    row = row.tanh();
+    row /= std::sqrt(std::max(row.square().sum(), l2_epsilon_));
   }
 }
 

@@ -82,7 +82,11 @@ class UseLiteModel {
   void layer_norm(const float* in, int rows, int width, const std::vector<float>& scale, const std::vector<float>& bias,
                   float* out) const;
   void attention(const Layer& layer, const std::vector<int>& offsets, const float* qkv, float* context) const;
+  void attend_directly(const Layer& layer, int length, const float* qkv, float* context) const;
+  void attend_by_products(const Layer& layer, int length, const float* qkv, float* context) const;
   void finish(const float* pooled, int count, float* out) const;
+
+  static constexpr int kDirectAttentionMaxTokens = 16;
 
   int vocabulary_size_ = 0;
   int embedding_width_ = 0;
