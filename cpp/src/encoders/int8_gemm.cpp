@@ -21,14 +21,19 @@ constexpr int kTileRows = 12;  // 24 zmm accumulators, as in the fp32 AVX-512 ti
 constexpr int64_t kParallelMinProduct = int64_t{1} << 27;  // ~4x the fp32 threshold: vpdpbusd does 4x the work
 constexpr int64_t kRowBlockBytes = 256 * 1024;            // packed u8 rows of A, kept in L2 while the panels pass
 
-// Rows of A for the kernel: tiles of kTileRows rows, each k/4 steps of kTileRows 4-byte groups (zero-padded rows),
-// with each row's quantization scale and zero point (1 and 0 for exact u8 input).
+// Rows of A for the kernel: tiles of kTileRows rows, each k/4 steps of kTileRows 4-byte groups, with each row's
+// quantization scale and zero point (1 and 0 for exact u8 input). A last tile's missing rows are never read (the
+// kernel is instantiated per row count), so they stay unset.
 struct PackedRows {
   std::vector<uint8_t> tiles;
   std::vector<float> scales;
   std::vector<int32_t> zero_points;
-  std::vector<uint8_t> quantized;  // row-major staging for multiply_quantized
 };
+
+// Where row `row`'s first group goes in PackedRows::tiles (its next groups follow every 4 * kTileRows bytes).
+uint8_t* tile_row(PackedRows& out, int row, int k) {
+  return out.tiles.data() + static_cast<int64_t>(row / kTileRows) * kTileRows * k + 4 * (row % kTileRows);
+}
 
 struct Tile {
   int steps;  // k / 4
@@ -118,17 +123,16 @@ constexpr auto kVnniTiles = vnni_tiles(std::make_integer_sequence<int, kTileRows
 
 // Row-major u8 rows (k bytes each, stride lda) into out.tiles.
 void pack_rows(const uint8_t* a, int64_t lda, int count, int k, PackedRows& out) {
-  const int tiles = (count + kTileRows - 1) / kTileRows;
-  const int steps = k / 4;
-  out.tiles.assign(static_cast<std::size_t>(tiles) * kTileRows * k, 0);
+  out.tiles.resize(static_cast<std::size_t>((count + kTileRows - 1) / kTileRows) * kTileRows * k);
   for (int row = 0; row < count; ++row) {
-    uint8_t* dst = out.tiles.data() + static_cast<int64_t>(row / kTileRows) * kTileRows * k + 4 * (row % kTileRows);
+    uint8_t* dst = tile_row(out, row, k);
     const uint8_t* src = a + row * lda;
-    for (int p = 0; p < steps; ++p) std::memcpy(dst + static_cast<int64_t>(p) * 4 * kTileRows, src + 4 * p, 4);
+    for (int p = 0; p < k / 4; ++p) std::memcpy(dst + static_cast<int64_t>(p) * 4 * kTileRows, src + 4 * p, 4);
   }
 }
 
-// One row to u8: q = round(x / scale) + zero point, over the range of its values and 0.
+// One row to u8, written in tile order from `q`: q = round(x / scale) + zero point, over the range of its values
+// and 0.
 __attribute__((target("avx512f"))) void quantize_row(const float* x, int k, uint8_t* q, float& scale,
                                                       int32_t& zero_point) {
   __m512 low = _mm512_setzero_ps(), high = _mm512_setzero_ps();
@@ -147,8 +151,14 @@ __attribute__((target("avx512f"))) void quantize_row(const float* x, int k, uint
   for (int j = 0; j < k; j += 16) {
     const __mmask16 mask = k - j >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (k - j)) - 1);
     const __m512 v = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, x + j), inverse, offset);
-    const __m512i rounded = _mm512_max_epi32(_mm512_cvtps_epi32(v), zero);  // saturated to 255 by the narrowing
-    _mm512_mask_cvtusepi32_storeu_epi8(q + j, mask, rounded);
+    const __m512i rounded = _mm512_max_epi32(_mm512_cvtps_epi32(v), zero);
+    const __m128i bytes = _mm512_cvtusepi32_epi8(rounded);  // saturated to 255
+    uint8_t* group = q + static_cast<int64_t>(j / 4) * 4 * kTileRows;
+    const int groups = std::min(16, k - j) / 4;
+    _mm_storeu_si32(group, bytes);
+    if (groups > 1) _mm_storeu_si32(group + 4 * kTileRows, _mm_srli_si128(bytes, 4));
+    if (groups > 2) _mm_storeu_si32(group + 8 * kTileRows, _mm_srli_si128(bytes, 8));
+    if (groups > 3) _mm_storeu_si32(group + 12 * kTileRows, _mm_srli_si128(bytes, 12));
   }
 }
 
@@ -281,14 +291,12 @@ void multiply_quantized(const float* a, int m, int64_t lda, const Int8Matrix& b,
   if (m <= 0) return;
   const int k = b.k();
   multiply_blocks(m, b, {nullptr, c, ldc, epilogue}, [&](int first, int rows, PackedRows& packed) {
-    packed.quantized.resize(static_cast<std::size_t>(rows) * k);
+    packed.tiles.resize(static_cast<std::size_t>((rows + kTileRows - 1) / kTileRows) * kTileRows * k);
     packed.scales.resize(rows);
     packed.zero_points.resize(rows);
     for (int r = 0; r < rows; ++r) {
-      quantize_row(a + (first + r) * lda, k, packed.quantized.data() + static_cast<int64_t>(r) * k, packed.scales[r],
-                   packed.zero_points[r]);
+      quantize_row(a + (first + r) * lda, k, tile_row(packed, r, k), packed.scales[r], packed.zero_points[r]);
     }
-    pack_rows(packed.quantized.data(), k, rows, k, packed);
   });
 }
 
