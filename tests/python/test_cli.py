@@ -48,3 +48,16 @@ def test_bench_index_json():
     report = json.loads(out.stdout)
     assert report["relmem"]["queries_per_s"] > 0 and report["numpy_argpartition"]["queries_per_s"] > 0
     assert report["top_k_agreement_with_numpy"] == 1.0
+
+
+def test_bench_encoder_reports_medians_of_its_short_runs():
+    out = relmem_cli("bench", "encoder", "--encoder", "hashing", "--texts", "8", "--batch-sizes", "1,4",
+                     "--min-seconds", "0.02", "--repeats", "3", "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["repeats_short"] == 3 and report["reference"] is None
+    assert "use-lite" in report["reference_unavailable"]
+    for batch in ("1", "4"):
+        runs = [run["sentences_per_s"] for run in report["short_runs"][batch]]
+        assert len(runs) == 3 and report["sentences_per_s"]["short"][batch] == sorted(runs)[1]
+        assert report["sentences_per_s"]["medium"][batch] > 0 and report["sentences_per_s"]["long"][batch] > 0

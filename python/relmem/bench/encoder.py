@@ -1,12 +1,17 @@
 """Sentence encoder throughput: sentences/s for short, medium and long texts at several batch sizes, peak memory,
 and, for USE-lite, the TensorFlow.js reference (node) on the same short texts, measured in the same run.
 
+On a machine shared with other work, throughput drifts within minutes, so the short texts, where the two are
+compared, are measured --repeats times with the reference run between our measurements; each figure is the median
+of its runs, and every run is in the JSON ("short_runs").
+
 The reference is scripts/reference/use_lite_reference.mjs with the npm packages that
 `scripts/install_models.sh --with-reference` installs; without node or those packages it is reported as null with
 the reason.
 """
 import json
 import os
+import statistics
 import random
 import resource
 import shutil
@@ -47,6 +52,8 @@ def add_arguments(parser):
                              "$RELMEM_HOME/reference/use-lite)")
     parser.add_argument("--reference-seconds", type=float, default=5.0, help="time spent per reference measurement")
     parser.add_argument("--no-reference", action="store_true", help="skip the node reference")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="measurements of the short texts (alternating with the reference); figures are medians")
     parser.add_argument("--seed", type=int, default=0)
 
 
@@ -111,6 +118,39 @@ def run_reference(args, command, texts, extra=()):
     return json.loads(proc.stdout.strip().splitlines()[-1]), None
 
 
+def median_run(runs):
+    """The median of each figure over runs (dicts with the same numeric keys)."""
+    return {key: statistics.median(run[key] for run in runs) for key in ("sentences_per_s", "sentences_per_cpu_s")}
+
+
+def reference_status(args, encoder):
+    """None when the node reference can run for this encoder, else the reason it does not."""
+    if not encoder.name.startswith("use-lite"):
+        return "the node reference exists for use-lite (and use-lite-int8) only"
+    if args.no_reference:
+        return "skipped (--no-reference)"
+    return None
+
+
+def measure_short(args, encoder, texts, batch_sizes, with_reference):
+    """Ours and, when asked, the reference's runs on the short texts, alternating; (ours, reference, reason)."""
+    ours = {str(b): [] for b in batch_sizes}
+    reference = {str(b): [] for b in batch_sizes} if with_reference else None
+    reason = None
+    for _ in range(max(1, args.repeats)):
+        for b in batch_sizes:
+            ours[str(b)].append(measure(encoder, texts, b, args.min_seconds))
+            if reference is None:
+                continue
+            measured, reason = run_reference(args, "bench", texts,
+                                             ["--batch-size", str(b), "--min-seconds", str(args.reference_seconds)])
+            if measured is None:
+                reference = None
+                continue
+            reference[str(b)].append(measured)
+    return ours, reference, reason
+
+
 def run(args):
     batch_sizes = [int(b) for b in args.batch_sizes.split(",")]
     texts = {size: make_texts(size, args.texts, args.seed) for size in SIZES}
@@ -120,8 +160,12 @@ def run(args):
     encoder = load_encoder(args.encoder)
     load_seconds = time.perf_counter() - start
 
-    results = {size: {str(b): measure(encoder, texts[size], b, args.min_seconds) for b in batch_sizes}
-               for size in SIZES}
+    unavailable = reference_status(args, encoder)
+    short_runs, reference_runs, reason = measure_short(args, encoder, texts["short"], batch_sizes, unavailable is None)
+    unavailable = unavailable or reason
+    results = {"short": {b: median_run(runs) for b, runs in short_runs.items()}}
+    for size in ("medium", "long"):
+        results[size] = {str(b): measure(encoder, texts[size], b, args.min_seconds) for b in batch_sizes}
     peak_rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     report = {
@@ -132,50 +176,43 @@ def run(args):
         "load_seconds": load_seconds,
         "texts_per_length": args.texts,
         "words_per_text": {size: list(bounds) for size, bounds in SIZES.items()},
+        "repeats_short": max(1, args.repeats),
         "sentences_per_s": {size: {b: r["sentences_per_s"] for b, r in by_batch.items()}
                             for size, by_batch in results.items()},
         # Throughput per second of CPU time (all threads): comparable on a machine shared with other work.
         "sentences_per_cpu_s": {size: {b: r["sentences_per_cpu_s"] for b, r in by_batch.items()}
                                 for size, by_batch in results.items()},
+        "short_runs": short_runs,
         "load_average_before": load_before,
         "load_average_after": os.getloadavg()[0],
         "peak_rss_mib": peak_rss_mib,
         "rss_before_load_mib": rss_before_mib,
         "tokens_per_text": None,
         "reference": None,
-        "reference_unavailable": None,
+        "reference_unavailable": unavailable,
     }
+    if reference_runs is None:
+        return report
 
-    if not encoder.name.startswith("use-lite"):
-        report["reference_unavailable"] = "the node reference exists for use-lite (and use-lite-int8) only"
-    elif args.no_reference:
-        report["reference_unavailable"] = "skipped (--no-reference)"
-    else:
-        tokens = {}
-        for size in SIZES:
-            stats, reason = run_reference(args, "tokens", texts[size])
-            if stats is None:
-                break
-            tokens[size] = stats
-        report["tokens_per_text"] = tokens or None
-        reference = {}
-        for b in batch_sizes:
-            measured, reason = run_reference(args, "bench", texts["short"],
-                                             ["--batch-size", str(b), "--min-seconds", str(args.reference_seconds)])
-            if measured is None:
-                report["reference_unavailable"] = reason
-                break
-            reference[str(b)] = measured
-        if reference:
-            report["reference"] = {
-                "implementation": "@energetic-ai/embeddings (TensorFlow.js, %s backend)" % next(iter(reference.values()))["backend"],
-                "short_sentences_per_s": {b: r["sentences_per_s"] for b, r in reference.items()},
-                "short_sentences_per_cpu_s": {b: r["sentences_per_cpu_s"] for b, r in reference.items()},
-                "speedup_short": {b: report["sentences_per_s"]["short"][b] / r["sentences_per_s"]
-                                  for b, r in reference.items()},
-                "speedup_short_per_cpu_s": {b: report["sentences_per_cpu_s"]["short"][b] / r["sentences_per_cpu_s"]
-                                            for b, r in reference.items()},
-            }
-            best = max(report["sentences_per_s"]["short"].values())
-            report["reference"]["speedup_best_short"] = best / max(r["sentences_per_s"] for r in reference.values())
+    tokens = {}
+    for size in SIZES:
+        stats, _ = run_reference(args, "tokens", texts[size])
+        if stats is None:
+            break
+        tokens[size] = stats
+    report["tokens_per_text"] = tokens or None
+    reference = {b: median_run(runs) for b, runs in reference_runs.items()}
+    first = next(iter(reference_runs.values()))[0]
+    report["reference"] = {
+        "implementation": "@energetic-ai/embeddings (TensorFlow.js, %s backend)" % first["backend"],
+        "short_sentences_per_s": {b: r["sentences_per_s"] for b, r in reference.items()},
+        "short_sentences_per_cpu_s": {b: r["sentences_per_cpu_s"] for b, r in reference.items()},
+        "short_runs": reference_runs,
+        "speedup_short": {b: results["short"][b]["sentences_per_s"] / r["sentences_per_s"]
+                          for b, r in reference.items()},
+        "speedup_short_per_cpu_s": {b: results["short"][b]["sentences_per_cpu_s"] / r["sentences_per_cpu_s"]
+                                    for b, r in reference.items()},
+    }
+    best = max(report["sentences_per_s"]["short"].values())
+    report["reference"]["speedup_best_short"] = best / max(r["sentences_per_s"] for r in reference.values())
     return report
