@@ -30,6 +30,11 @@ struct PackedRows {
   std::vector<int32_t> zero_points;
 };
 
+// Room in out.tiles for `count` rows of k bytes, in whole tiles.
+void size_tiles(PackedRows& out, int count, int k) {
+  out.tiles.resize(static_cast<std::size_t>((count + kTileRows - 1) / kTileRows) * kTileRows * k);
+}
+
 // Where row `row`'s first group goes in PackedRows::tiles (its next groups follow every 4 * kTileRows bytes).
 uint8_t* tile_row(PackedRows& out, int row, int k) {
   return out.tiles.data() + static_cast<int64_t>(row / kTileRows) * kTileRows * k + 4 * (row % kTileRows);
@@ -123,7 +128,7 @@ constexpr auto kVnniTiles = vnni_tiles(std::make_integer_sequence<int, kTileRows
 
 // Row-major u8 rows (k bytes each, stride lda) into out.tiles.
 void pack_rows(const uint8_t* a, int64_t lda, int count, int k, PackedRows& out) {
-  out.tiles.resize(static_cast<std::size_t>((count + kTileRows - 1) / kTileRows) * kTileRows * k);
+  size_tiles(out, count, k);
   for (int row = 0; row < count; ++row) {
     uint8_t* dst = tile_row(out, row, k);
     const uint8_t* src = a + row * lda;
@@ -291,7 +296,7 @@ void multiply_quantized(const float* a, int m, int64_t lda, const Int8Matrix& b,
   if (m <= 0) return;
   const int k = b.k();
   multiply_blocks(m, b, {nullptr, c, ldc, epilogue}, [&](int first, int rows, PackedRows& packed) {
-    packed.tiles.resize(static_cast<std::size_t>((rows + kTileRows - 1) / kTileRows) * kTileRows * k);
+    size_tiles(packed, rows, k);
     packed.scales.resize(rows);
     packed.zero_points.resize(rows);
     for (int r = 0; r < rows; ++r) {
