@@ -65,6 +65,29 @@ double cosine(const float* a, const float* b, int n) {
   return dot / std::sqrt(na * nb);
 }
 
+// Every `step`-th text of the reference sentences.
+std::vector<std::string> reference_texts(std::size_t step = 1) {
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < reference().size(); i += step) texts.push_back(reference()[i].text);
+  return texts;
+}
+
+// Each of a spread of texts gets the same vector alone as in one batch with the others.
+void expect_batching_changes_nothing(const UseLiteEncoder& encoder) {
+  const std::vector<std::string> texts = reference_texts(9);
+  const relmem::RowMatrix together = encoder.encode(texts);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const relmem::RowMatrix alone = encoder.encode({texts[i]});
+    EXPECT_GE(cosine(alone.data(), together.row(i).data(), 512), 0.999999) << texts[i];
+  }
+}
+
+void record_worst_cosine(double worst) {
+  std::ostringstream text;
+  text << std::setprecision(9) << worst;
+  ::testing::Test::RecordProperty("worst_cosine", text.str());
+}
+
 std::u32string u32(const std::string& utf8) {
   std::u32string out;
   for (std::size_t i = 0; i < utf8.size();) {
@@ -171,8 +194,7 @@ TEST(UseLite, TokenIdsMatchTheReferenceExactly) {
 
 TEST(UseLite, EmbeddingsMatchTheReference) {
   REQUIRE_MODEL();
-  std::vector<std::string> texts;
-  for (const auto& item : reference()) texts.push_back(item.text);
+  const std::vector<std::string> texts = reference_texts();
   const relmem::RowMatrix embeddings = encoder->encode(texts);
   ASSERT_EQ(embeddings.rows(), static_cast<Eigen::Index>(texts.size()));
   ASSERT_EQ(embeddings.cols(), 512);
@@ -183,20 +205,12 @@ TEST(UseLite, EmbeddingsMatchTheReference) {
     EXPECT_GE(c, 0.9999) << nlohmann::json(texts[i]).dump();
     EXPECT_NEAR(embeddings.row(i).norm(), 1.0, 1e-5);
   }
-  std::ostringstream worst_text;
-  worst_text << std::setprecision(9) << worst;
-  RecordProperty("worst_cosine", worst_text.str());
+  record_worst_cosine(worst);
 }
 
 TEST(UseLite, BatchingDoesNotChangeEmbeddings) {
   REQUIRE_MODEL();
-  std::vector<std::string> texts;
-  for (std::size_t i = 0; i < reference().size(); i += 9) texts.push_back(reference()[i].text);
-  const relmem::RowMatrix together = encoder->encode(texts);
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    const relmem::RowMatrix alone = encoder->encode({texts[i]});
-    EXPECT_GE(cosine(alone.data(), together.row(i).data(), 512), 0.999999) << texts[i];
-  }
+  expect_batching_changes_nothing(*encoder);
   EXPECT_EQ(encoder->encode({}).rows(), 0);
 }
 
@@ -302,8 +316,7 @@ const UseLiteEncoder* installed_int8_encoder() {
 
 TEST(UseLiteInt8, EmbeddingsStayCloseToTheReference) {
   REQUIRE_INT8_MODEL();
-  std::vector<std::string> texts;
-  for (const auto& item : reference()) texts.push_back(item.text);
+  const std::vector<std::string> texts = reference_texts();
   const relmem::RowMatrix embeddings = int8_encoder->encode(texts);
   const relmem::RowMatrix exact = encoder->encode(texts);
   double worst = 1.0, sum = 0.0, closest_to_fp32 = 0.0;
@@ -318,20 +331,12 @@ TEST(UseLiteInt8, EmbeddingsStayCloseToTheReference) {
   }
   EXPECT_GE(sum / texts.size(), 0.9995);
   EXPECT_LT(closest_to_fp32, 0.9999999) << "the int8 products did not run";  // not the fp32 model under another name
-  std::ostringstream worst_text;
-  worst_text << std::setprecision(9) << worst;
-  RecordProperty("worst_cosine", worst_text.str());
+  record_worst_cosine(worst);
 }
 
 TEST(UseLiteInt8, BatchingDoesNotChangeEmbeddings) {
   REQUIRE_INT8_MODEL();
-  std::vector<std::string> texts;
-  for (std::size_t i = 0; i < reference().size(); i += 9) texts.push_back(reference()[i].text);
-  const relmem::RowMatrix together = int8_encoder->encode(texts);
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    const relmem::RowMatrix alone = int8_encoder->encode({texts[i]});
-    EXPECT_GE(cosine(alone.data(), together.row(i).data(), 512), 0.999999) << texts[i];
-  }
+  expect_batching_changes_nothing(*int8_encoder);
 }
 
 TEST(UseLiteInt8, LoadsThroughTheRegistryUnderItsOwnName) {
