@@ -11,10 +11,10 @@ the reason.
 """
 import json
 import os
-import statistics
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
@@ -132,12 +132,12 @@ def reference_status(args, encoder):
     return None
 
 
-def measure_short(args, encoder, texts, batch_sizes, with_reference):
+def measure_short(args, encoder, texts, batch_sizes, repeats, with_reference):
     """Ours and, when asked, the reference's runs on the short texts, alternating; (ours, reference, reason)."""
     ours = {str(b): [] for b in batch_sizes}
     reference = {str(b): [] for b in batch_sizes} if with_reference else None
     reason = None
-    for _ in range(max(1, args.repeats)):
+    for _ in range(repeats):
         for b in batch_sizes:
             ours[str(b)].append(measure(encoder, texts, b, args.min_seconds))
             if reference is None:
@@ -160,8 +160,10 @@ def run(args):
     encoder = load_encoder(args.encoder)
     load_seconds = time.perf_counter() - start
 
+    repeats = max(1, args.repeats)
     unavailable = reference_status(args, encoder)
-    short_runs, reference_runs, reason = measure_short(args, encoder, texts["short"], batch_sizes, unavailable is None)
+    short_runs, reference_runs, reason = measure_short(args, encoder, texts["short"], batch_sizes, repeats,
+                                                       unavailable is None)
     unavailable = unavailable or reason
     results = {"short": {b: median_run(runs) for b, runs in short_runs.items()}}
     for size in ("medium", "long"):
@@ -176,7 +178,7 @@ def run(args):
         "load_seconds": load_seconds,
         "texts_per_length": args.texts,
         "words_per_text": {size: list(bounds) for size, bounds in SIZES.items()},
-        "repeats_short": max(1, args.repeats),
+        "repeats_short": repeats,
         "sentences_per_s": {size: {b: r["sentences_per_s"] for b, r in by_batch.items()}
                             for size, by_batch in results.items()},
         # Throughput per second of CPU time (all threads): comparable on a machine shared with other work.
