@@ -40,6 +40,11 @@ bool ranks_before(const DatabaseMatch& a, const DatabaseMatch& b) {
   return a.score > b.score || (a.score == b.score && a.database < b.database);
 }
 
+// Appends the ids first, first + 1, ..., first + count - 1 (a database's tables or columns).
+void append_ids(int64_t first, int64_t count, std::vector<int64_t>& out) {
+  for (int64_t i = 0; i < count; ++i) out.push_back(first + i);
+}
+
 int dim_of(const std::shared_ptr<const Encoder>& encoder) {
   if (!encoder) throw Error("selection memory needs an encoder");
   return encoder->dim();
@@ -171,14 +176,14 @@ void SelectionMemory::insert(const std::string& db, Entry entry, const float* ca
   entry.first_table = next_table_id_;
   entry.first_column = next_column_id_;
   entry.columns = column_vectors.rows();
-  std::vector<int64_t> column_ids(static_cast<size_t>(entry.columns));
-  for (int64_t i = 0; i < entry.columns; ++i) column_ids[static_cast<size_t>(i)] = entry.first_column + i;
+  std::vector<int64_t> column_ids;
+  append_ids(entry.first_column, entry.columns, column_ids);
   if (entry.columns > 0) columns_.add(column_vectors.data(), entry.columns, column_ids.data());
   if (!values.empty()) values_.add(entry.id, std::move(values));
   next_column_id_ += entry.columns;
   const auto count = static_cast<int64_t>(entry.tables.size());
-  std::vector<int64_t> table_ids(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) table_ids[static_cast<size_t>(i)] = entry.first_table + i;
+  std::vector<int64_t> table_ids;
+  append_ids(entry.first_table, count, table_ids);
   cards_.add(card, 1, &entry.id);
   card_codes_.add(entry.id, cards_.reconstruct(entry.id).data());  // the normalized card
   if (count > 0) tables_.add(table_vectors.data(), count, table_ids.data());
@@ -201,12 +206,12 @@ bool SelectionMemory::remove(const std::string& db) {
   if (it == entries_.end()) return false;
   const Entry& entry = it->second;
   std::vector<int64_t> table_ids;
-  for (int64_t i = 0; i < static_cast<int64_t>(entry.tables.size()); ++i) table_ids.push_back(entry.first_table + i);
+  append_ids(entry.first_table, static_cast<int64_t>(entry.tables.size()), table_ids);
   cards_.remove({entry.id});
   card_codes_.remove(entry.id);
   tables_.remove(table_ids);
   std::vector<int64_t> column_ids;
-  for (int64_t i = 0; i < entry.columns; ++i) column_ids.push_back(entry.first_column + i);
+  append_ids(entry.first_column, entry.columns, column_ids);
   columns_.remove(column_ids);
   values_.remove(entry.id);
   lexical_cards_.remove(entry.id);
@@ -306,7 +311,7 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
   for (const Entry* entry : entries) {
     card_ids.push_back(entry->id);
     first_table_of.push_back(table_ids.size());
-    for (int64_t i = 0; i < static_cast<int64_t>(entry->tables.size()); ++i) table_ids.push_back(entry->first_table + i);
+    append_ids(entry->first_table, static_cast<int64_t>(entry->tables.size()), table_ids);
   }
   std::vector<float> card_scores(card_ids.size()), table_scores(table_ids.size());
   cards_.inner_products(question, card_ids.data(), static_cast<int64_t>(card_ids.size()), card_scores.data());
@@ -346,10 +351,8 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
   }
   // Exact cosines of the chosen databases' columns.
   std::vector<int64_t> column_ids;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (!chosen[i]) continue;
-    for (int64_t c = 0; c < entries[i]->columns; ++c) column_ids.push_back(entries[i]->first_column + c);
-  }
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (chosen[i]) append_ids(entries[i]->first_column, entries[i]->columns, column_ids);
   std::vector<float> column_scores(column_ids.size());
   columns_.inner_products(question, column_ids.data(), static_cast<int64_t>(column_ids.size()), column_scores.data());
   size_t next_column = 0;
