@@ -80,7 +80,6 @@ std::vector<QuestionSpan> question_spans(const std::string& question, int max_wo
   return spans;
 }
 
-
 std::vector<std::string> question_phrases(const std::string& question, int max_words) {
   std::vector<std::string> phrases;
   for (const QuestionSpan& span : question_spans(question, max_words)) {
