@@ -231,20 +231,22 @@ def _dense(sparse_rows, dim, keep, rng):
 def synthetic_databases(real, count, seed):
     """Yields (name, add_vectors kwargs) for `count` look-alike databases. Each one blends two real databases: its
     card is 0.7 x one card + 0.3 x another + noise, its tables and columns are the first one's with noise, it
-    stores SYNTHETIC_VALUES of the first one's values at random, and its lexical rows keep a random 70% of the first one's
-    non-zeros plus 30% of the second one's card."""
+    stores SYNTHETIC_VALUES of the first one's values at random, and its lexical rows keep a random 70% of the first
+    one's non-zeros plus 30% of the second one's card."""
     rng = np.random.default_rng(seed)
     dim = real[0]["card"].shape[0]
+
+    def noise(shape):
+        return rng.normal(0.0, 0.3 / np.sqrt(dim), shape).astype(np.float32)
+
     for i in range(count):
         a, b = (real[j] for j in rng.choice(len(real), 2, replace=False))
-        card = 0.7 * a["card"] + 0.3 * b["card"] + rng.normal(0.0, 0.3 / np.sqrt(dim), dim).astype(np.float32)
-        noise = rng.normal(0.0, 0.3 / np.sqrt(dim), a["tables"].shape).astype(np.float32)
-        kwargs = {"card": card, "table_names": a["table_names"], "table_vectors": a["tables"] + noise,
-                  "column_vectors": a["columns"] + rng.normal(0.0, 0.3 / np.sqrt(dim), a["columns"].shape)
-                  .astype(np.float32),
-                  "values": [a["values"][j] for j in rng.choice(len(a["values"]), min(SYNTHETIC_VALUES,
-                                                                                        len(a["values"])),
-                                                               replace=False)]}
+        card = 0.7 * a["card"] + 0.3 * b["card"] + noise(dim)
+        tables = a["tables"] + noise(a["tables"].shape)
+        columns = a["columns"] + noise(a["columns"].shape)
+        kept_values = rng.choice(len(a["values"]), min(SYNTHETIC_VALUES, len(a["values"])), replace=False)
+        kwargs = {"card": card, "table_names": a["table_names"], "table_vectors": tables, "column_vectors": columns,
+                  "values": [a["values"][j] for j in kept_values]}
         if "lexical_card" in a:
             lexical_card = _dense([a["lexical_card"]], a["lexical_dim"], 0.7, rng)
             lexical_card += _dense([b["lexical_card"]], a["lexical_dim"], 0.3, rng)
