@@ -9,7 +9,6 @@
 
 #include "relmem/encoders/use_lite.hpp"
 #include "relmem/index/topk.hpp"
-#include "relmem/memories/database_texts.hpp"
 #include "relmem/memories/lexical_weighting.hpp"
 #include "relmem/memories/question_parts.hpp"
 
@@ -19,6 +18,10 @@ namespace {
 // Until calibrate() runs, an untrained memory maps a fused cosine of 0.5 to probability 0.5.
 constexpr float kUntrainedScale = 10.0f;
 constexpr float kUntrainedBias = -5.0f;
+
+// Databases are encoded together until their texts reach this many rows: few encoder calls, bounded memory, and
+// progress every few databases.
+constexpr size_t kTextsPerEncode = 1024;
 
 SelectionCalibration default_calibration(const RelevanceModel* model) {
   SelectionCalibration c;
@@ -75,15 +78,31 @@ SelectionMemory SelectionMemory::build(const Catalog& catalog, std::shared_ptr<c
                                        std::shared_ptr<const RelevanceModel> model,
                                        const std::map<std::string, std::string>& descriptions,
                                        const std::map<std::string, std::vector<std::string>>& examples,
-                                       const SelectionOptions& options) {
+                                       const SelectionOptions& options, const BuildProgress& progress) {
   for (const auto& [db, _] : descriptions)
     if (!catalog.contains(db)) throw Error("description given for unknown database '" + db + "'");
   for (const auto& [db, _] : examples)
     if (!catalog.contains(db)) throw Error("example questions given for unknown database '" + db + "'");
   SelectionMemory memory(std::move(encoder), options);
   memory.set_model(std::move(model));
-  memory.add_all(catalog, catalog.databases(), descriptions, examples);
+  memory.add_all(catalog, catalog.databases(), descriptions, examples, progress);
   return memory;
+}
+
+RefreshReport SelectionMemory::refresh(const Catalog& catalog, const BuildProgress& progress) {
+  std::map<std::string, DatabaseFile> held;
+  std::map<std::string, std::string> descriptions;
+  std::map<std::string, std::vector<std::string>> examples;
+  for (const auto& [name, entry] : entries_) {
+    held[name] = entry.file;
+    if (!entry.description.empty()) descriptions[name] = entry.description;
+    if (!entry.examples.empty()) examples[name] = entry.examples;
+  }
+  RefreshReport report;
+  const std::vector<std::string> rebuild = plan_refresh(catalog, held, report);
+  for (const auto& name : report.removed) remove(name);
+  add_all(catalog, rebuild, descriptions, examples, progress);
+  return report;
 }
 
 void SelectionMemory::add(const Catalog& catalog, const std::string& db, const std::string& description,
@@ -97,32 +116,51 @@ void SelectionMemory::add(const Catalog& catalog, const std::string& db, const s
 
 void SelectionMemory::add_all(const Catalog& catalog, const std::vector<std::string>& dbs,
                               const std::map<std::string, std::string>& descriptions,
-                              const std::map<std::string, std::vector<std::string>>& examples) {
+                              const std::map<std::string, std::vector<std::string>>& examples,
+                              const BuildProgress& progress) {
+  std::vector<std::string> chunk;
   std::vector<DatabaseTexts> texts;
-  std::vector<std::string> all, all_lexical;
-  for (const auto& db : dbs) {
+  size_t rows = 0;
+  for (size_t i = 0; i < dbs.size(); ++i) {
     CardOptions card;
     card.samples_per_column = options_.samples_per_column;
     card.max_value_chars = options_.max_value_chars;
-    auto d = descriptions.find(db);
+    auto d = descriptions.find(dbs[i]);
     if (d != descriptions.end()) card.description = d->second;
-    auto e = examples.find(db);
-    texts.push_back(database_texts(catalog, db, card, e == examples.end() ? std::vector<std::string>{} : e->second,
+    auto e = examples.find(dbs[i]);
+    chunk.push_back(dbs[i]);
+    texts.push_back(database_texts(catalog, dbs[i], card,
+                                   e == examples.end() ? std::vector<std::string>{} : e->second,
                                    options_.values_per_column));
-    all.push_back(texts.back().card);
-    all.insert(all.end(), texts.back().table_cards.begin(), texts.back().table_cards.end());
-    all.insert(all.end(), texts.back().column_cards.begin(), texts.back().column_cards.end());
-    all_lexical.push_back(texts.back().lexical_card);
-    all_lexical.insert(all_lexical.end(), texts.back().lexical_table_cards.begin(),
-                       texts.back().lexical_table_cards.end());
+    rows += 1 + texts.back().table_cards.size() + texts.back().column_cards.size();
+    if (rows < kTextsPerEncode && i + 1 < dbs.size()) continue;
+    insert_texts(chunk, texts, catalog, descriptions, examples);
+    if (progress)
+      for (size_t done = i + 2 - chunk.size(); done <= i + 1; ++done) progress(dbs[done - 1], done, dbs.size());
+    chunk.clear();
+    texts.clear();
+    rows = 0;
   }
-  if (all.empty()) return;
+}
+
+void SelectionMemory::insert_texts(const std::vector<std::string>& dbs, std::vector<DatabaseTexts>& texts,
+                                   const Catalog& catalog, const std::map<std::string, std::string>& descriptions,
+                                   const std::map<std::string, std::vector<std::string>>& examples) {
+  std::vector<std::string> all, all_lexical;
+  for (const auto& t : texts) {
+    all.push_back(t.card);
+    all.insert(all.end(), t.table_cards.begin(), t.table_cards.end());
+    all.insert(all.end(), t.column_cards.begin(), t.column_cards.end());
+    all_lexical.push_back(t.lexical_card);
+    all_lexical.insert(all_lexical.end(), t.lexical_table_cards.begin(), t.lexical_table_cards.end());
+  }
   const RowMatrix rows = encoder_->encode(all);
   const RowMatrix lexical_rows = lexical_ ? lexical_->encode(all_lexical) : RowMatrix();
   int64_t next = 0, next_lexical = 0;
   for (size_t i = 0; i < dbs.size(); ++i) {
     Entry entry;
     entry.tables = texts[i].table_names;
+    entry.file = database_file(catalog, dbs[i]);
     auto d = descriptions.find(dbs[i]);
     if (d != descriptions.end()) entry.description = d->second;
     auto e = examples.find(dbs[i]);
@@ -596,6 +634,19 @@ std::vector<std::string> SelectionMemory::databases() const {
   std::vector<std::string> names;
   for (const auto& [name, _] : entries_) names.push_back(name);
   return names;
+}
+
+size_t SelectionMemory::memory_bytes() const {
+  const int64_t dense_rows = cards_.size() + tables_.size() + columns_.size();
+  size_t bytes = static_cast<size_t>(dense_rows) * (encoder_->dim() * sizeof(float) + sizeof(int64_t));
+  bytes += card_codes_.memory_bytes() + lexical_cards_.memory_bytes() + lexical_tables_.memory_bytes() +
+           values_.memory_bytes();
+  for (const auto& [name, entry] : entries_) {
+    bytes += name.size() + entry.description.size() + static_cast<size_t>(entry.projected.size()) * sizeof(float);
+    for (const auto& table : entry.tables) bytes += table.size();
+    for (const auto& example : entry.examples) bytes += example.size();
+  }
+  return bytes;
 }
 
 std::vector<std::string> SelectionMemory::tables(const std::string& db) const {

@@ -50,7 +50,10 @@ void SelectionMemory::save(const std::string& folder) const {
                          {"first_column", entry.first_column},
                          {"columns", entry.columns},
                          {"description", entry.description},
-                         {"examples", entry.examples}});
+                         {"examples", entry.examples},
+                         {"path", entry.file.path},
+                         {"size", entry.file.stamp.size},
+                         {"mtime_ns", entry.file.stamp.mtime_ns}});
   }
   const nlohmann::json manifest = {
       {"format", kFormat},
@@ -166,6 +169,9 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
       }
       entry.description = item.value("description", "");
       entry.examples = item.value("examples", std::vector<std::string>{});
+      // Folders saved before refresh() existed lack the file: refresh() re-embeds their databases.
+      entry.file.path = item.value("path", "");
+      entry.file.stamp = FileStamp{item.value("size", int64_t{-1}), item.value("mtime_ns", int64_t{0})};
       if (!memory.cards_.contains(entry.id) || (memory.lexical_ && !memory.lexical_cards_.contains(entry.id))) {
         throw Error("selection memory in " + folder + ": card of '" + name + "' is missing from " + kCards);
       }

@@ -54,6 +54,12 @@ std::vector<int64_t> SparseVectors::ids() const {
   return out;
 }
 
+size_t SparseVectors::memory_bytes() const {
+  size_t bytes = document_frequency_.size() * sizeof(int64_t);
+  for (const auto& [_, row] : rows_) bytes += sizeof(int64_t) + sizeof(row) + row.size() * sizeof(row[0]);
+  return bytes;
+}
+
 float SparseVectors::dot(int64_t id, const float* query) const {
   auto it = rows_.find(id);
   if (it == rows_.end()) throw Error("sparse vectors: unknown id " + std::to_string(id));

@@ -113,7 +113,7 @@ ValueMemory::ValueMemory(std::shared_ptr<const Encoder> encoder, ValueMemoryOpti
 }
 
 ValueMemory ValueMemory::build(const Catalog& catalog, std::shared_ptr<const Encoder> encoder,
-                               const ValueMemoryOptions& options, const Progress& progress) {
+                               const ValueMemoryOptions& options, const BuildProgress& progress) {
   ValueMemory memory(std::move(encoder), options);
   const auto names = catalog.databases();
   for (size_t i = 0; i < names.size(); ++i) {
@@ -131,29 +131,12 @@ void ValueMemory::add_database(const Catalog& catalog, const std::string& db) {
 
 bool ValueMemory::remove_database(const std::string& db) { return databases_.erase(db) > 0; }
 
-RefreshReport ValueMemory::refresh(const Catalog& catalog, const Progress& progress) {
+RefreshReport ValueMemory::refresh(const Catalog& catalog, const BuildProgress& progress) {
+  std::map<std::string, DatabaseFile> held;
+  for (const auto& [name, values] : databases_) held[name] = {values->path, values->stamp};
   RefreshReport report;
-  std::vector<std::string> rebuild;
-  for (const auto& name : catalog.databases()) {
-    auto it = databases_.find(name);
-    if (it == databases_.end()) {
-      report.added.push_back(name);
-      rebuild.push_back(name);
-    } else if (it->second->path != catalog.path(name) || it->second->stamp != stamp_file(catalog.path(name))) {
-      report.updated.push_back(name);
-      rebuild.push_back(name);
-    } else {
-      ++report.unchanged;
-    }
-  }
-  for (auto it = databases_.begin(); it != databases_.end();) {
-    if (!catalog.contains(it->first)) {
-      report.removed.push_back(it->first);
-      it = databases_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  const std::vector<std::string> rebuild = plan_refresh(catalog, held, report);
+  for (const auto& name : report.removed) databases_.erase(name);
   for (size_t i = 0; i < rebuild.size(); ++i) {
     add_database(catalog, rebuild[i]);
     if (progress) progress(rebuild[i], i + 1, rebuild.size());

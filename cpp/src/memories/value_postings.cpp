@@ -32,6 +32,13 @@ void ValuePostings::remove(int64_t id) {
   values_.erase(it);
 }
 
+size_t ValuePostings::memory_bytes() const {
+  size_t bytes = 0;
+  for (const auto& [value, ids] : holders_) bytes += sizeof(value) + value.size() + ids.size() * sizeof(int64_t);
+  for (const auto& [_, keys] : values_) bytes += sizeof(int64_t) + keys.size() * sizeof(const std::string*);
+  return bytes;
+}
+
 std::vector<std::string> ValuePostings::values(int64_t id) const {
   std::vector<std::string> out;
   auto it = values_.find(id);

@@ -1,7 +1,5 @@
 #include "relmem/memories/value_store.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 
@@ -128,13 +126,6 @@ ColumnKind parse_column_kind(const std::string& name) {
        {ColumnKind::Text, ColumnKind::Numeric, ColumnKind::Date, ColumnKind::FreeText, ColumnKind::Empty})
     if (column_kind_name(kind) == name) return kind;
   throw Error("unknown column kind '" + name + "'");
-}
-
-FileStamp stamp_file(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) return FileStamp{};
-  return FileStamp{static_cast<int64_t>(info.st_size),
-                   static_cast<int64_t>(info.st_mtim.tv_sec) * 1000000000LL + info.st_mtim.tv_nsec};
 }
 
 void DatabaseValues::index_lexical() {

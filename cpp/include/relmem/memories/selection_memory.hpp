@@ -16,7 +16,9 @@
 #include "relmem/encoders/encoder.hpp"
 #include "relmem/index/quantized_rows.hpp"
 #include "relmem/index/vector_index.hpp"
+#include "relmem/memories/database_texts.hpp"
 #include "relmem/memories/labeled_questions.hpp"
+#include "relmem/memories/memory_refresh.hpp"
 #include "relmem/memories/relevance_model.hpp"
 #include "relmem/memories/selection_calibration.hpp"
 #include "relmem/memories/similarity_fusion.hpp"
@@ -60,20 +62,26 @@ class SelectionMemory {
  public:
   explicit SelectionMemory(std::shared_ptr<const Encoder> encoder, const SelectionOptions& options = {});
 
-  // Embeds every database of the catalog. descriptions / examples: optional text per database name.
+  // Embeds every database of the catalog, encoding many databases' texts per encoder call; `progress` is called
+  // after each database. descriptions / examples: optional text per database name.
   static SelectionMemory build(const Catalog& catalog, std::shared_ptr<const Encoder> encoder,
                                std::shared_ptr<const RelevanceModel> model = nullptr,
                                const std::map<std::string, std::string>& descriptions = {},
                                const std::map<std::string, std::vector<std::string>>& examples = {},
-                               const SelectionOptions& options = {});
+                               const SelectionOptions& options = {}, const BuildProgress& progress = {});
+  // Re-embeds the databases whose file changed (size or modification time), adds new ones and drops those the
+  // catalog lacks (databases added from vectors among them). Re-embedded databases keep their description and
+  // example questions.
+  RefreshReport refresh(const Catalog& catalog, const BuildProgress& progress = {});
 
   // Adds (or re-embeds) one database of the catalog without touching the others.
   void add(const Catalog& catalog, const std::string& db, const std::string& description = "",
            const std::vector<std::string>& examples = {});
-  // Adds several at once (one encoder call).
+  // Adds several at once (many per encoder call).
   void add_all(const Catalog& catalog, const std::vector<std::string>& dbs,
                const std::map<std::string, std::string>& descriptions = {},
-               const std::map<std::string, std::vector<std::string>>& examples = {});
+               const std::map<std::string, std::vector<std::string>>& examples = {},
+               const BuildProgress& progress = {});
   // Adds a database from precomputed encoder rows: one card row and one row per table (tables may be empty),
   // and, when the memory has a lexical encoder, the same rows from it; optionally rows of its columns and its
   // normalized stored values (without them, the best table stands in for the best column and values give none).
@@ -120,6 +128,8 @@ class SelectionMemory {
   const Encoder* lexical_encoder() const { return lexical_.get(); }
   std::shared_ptr<const Encoder> encoder_ptr() const { return encoder_; }
   const SelectionOptions& options() const { return options_; }
+  // Bytes of the stored vectors (dense, int8 and sparse) and values.
+  size_t memory_bytes() const;
 
  private:
   struct Entry {
@@ -130,6 +140,7 @@ class SelectionMemory {
     int64_t first_column = 0;
     std::string description;
     std::vector<std::string> examples;
+    DatabaseFile file;  // empty path when added from vectors
     RowMatrix projected;  // with a model: row 0 the projected card, then one row per table (or the card again)
   };
   struct Candidate {
@@ -155,6 +166,10 @@ class SelectionMemory {
   std::shared_ptr<const LexicalWeights> lexical_weights() const;
   void lexical_changed();
 
+  // Encodes the texts of `dbs` in one encoder call and inserts them.
+  void insert_texts(const std::vector<std::string>& dbs, std::vector<DatabaseTexts>& texts, const Catalog& catalog,
+                    const std::map<std::string, std::string>& descriptions,
+                    const std::map<std::string, std::vector<std::string>>& examples);
   void insert(const std::string& db, Entry entry, const float* card, const RowMatrix& table_vectors,
               const float* lexical_card, const RowMatrix* lexical_tables, const RowMatrix& column_vectors,
               std::vector<std::string> values);

@@ -3,6 +3,7 @@
 // dimensions, so storing only those keeps a large collection's lexical vectors small. Dot products take a dense
 // query. Saved as "RMSV" | u32 version | u32 dim | u64 rows | per row: i64 id, u32 nnz, (u32 index, f32 value)*nnz
 // | u64 FNV-1a checksum.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -29,6 +30,8 @@ class SparseVectors {
   bool contains(int64_t id) const { return rows_.count(id) > 0; }
   int64_t size() const { return static_cast<int64_t>(rows_.size()); }
   int dim() const { return dim_; }
+  // Bytes of the stored non-zeros and ids.
+  size_t memory_bytes() const;
 
   void save(const std::string& path) const;
   static SparseVectors load(const std::string& path);

@@ -2,7 +2,6 @@
 // Data value memory: per database and column, the distinct stored text values (lexical structures + encoder
 // vectors) and the range of numeric and date columns. Maps how a question or a SQL literal writes a value
 // ("Los Angeles") to how the database stores it ('LA').
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -10,6 +9,7 @@
 
 #include "relmem/catalog/catalog.hpp"
 #include "relmem/encoders/encoder.hpp"
+#include "relmem/memories/memory_refresh.hpp"
 #include "relmem/memories/value_scoring.hpp"
 #include "relmem/memories/value_store.hpp"
 
@@ -40,11 +40,6 @@ struct LinkOptions {
   int candidates_per_span = 20;  // semantic neighbours considered per span
 };
 
-struct RefreshReport {
-  std::vector<std::string> added, updated, removed;
-  int unchanged = 0;
-};
-
 struct MemoryUsage {
   size_t string_bytes = 0;   // stored values and their normalized forms
   size_t lexical_bytes = 0;  // trigram sets, posting lists, key maps
@@ -54,9 +49,6 @@ struct MemoryUsage {
 
 class ValueMemory {
  public:
-  // Called after each database with (database, done, total).
-  using Progress = std::function<void(const std::string& db, size_t done, size_t total)>;
-
   ValueMemory(std::shared_ptr<const Encoder> encoder, ValueMemoryOptions options = {});
   ValueMemory(ValueMemory&&) = default;
   ValueMemory& operator=(ValueMemory&&) = default;
@@ -64,9 +56,9 @@ class ValueMemory {
   ValueMemory& operator=(const ValueMemory&) = delete;
 
   static ValueMemory build(const Catalog& catalog, std::shared_ptr<const Encoder> encoder,
-                           const ValueMemoryOptions& options = {}, const Progress& progress = {});
+                           const ValueMemoryOptions& options = {}, const BuildProgress& progress = {});
   // Rebuilds the databases whose file changed (size or modification time), adds new ones, drops missing ones.
-  RefreshReport refresh(const Catalog& catalog, const Progress& progress = {});
+  RefreshReport refresh(const Catalog& catalog, const BuildProgress& progress = {});
   // (Re)indexes one database of the catalog.
   void add_database(const Catalog& catalog, const std::string& db);
   bool remove_database(const std::string& db);

@@ -4,6 +4,7 @@
 //   evidence(question, db) = sum over phrases p stored in db of log(N / number of databases storing p)
 // with N the collection's size. "Anguilla" or "Republic" points to the world database; "name" or "yes", stored
 // almost everywhere, points nowhere.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -18,6 +19,8 @@ class ValuePostings {
   void remove(int64_t id);
   bool contains(int64_t id) const { return values_.count(id) > 0; }
   std::vector<std::string> values(int64_t id) const;  // sorted, unique; empty for an unknown id
+  // Bytes of the stored values and their holders.
+  size_t memory_bytes() const;
 
   // The evidence of every database storing at least one of the (normalized, unique) phrases.
   std::unordered_map<int64_t, float> evidence(const std::vector<std::string>& phrases, int64_t collection_size) const;

@@ -10,6 +10,7 @@
 #include "relmem/catalog/catalog.hpp"
 #include "relmem/encoders/encoder.hpp"
 #include "relmem/index/vector_index.hpp"
+#include "relmem/memories/memory_refresh.hpp"
 
 namespace relmem {
 
@@ -51,15 +52,6 @@ struct ColumnValues {
   uint32_t vectors = 0;  // the first `vectors` of them have encoder vectors (ids first .. first + vectors)
   Value min, max;        // numeric range (Date: range of all values); monostate when none
 };
-
-// Identifies one version of a database file.
-struct FileStamp {
-  int64_t size = -1;
-  int64_t mtime_ns = 0;
-  bool operator==(const FileStamp& other) const { return size == other.size && mtime_ns == other.mtime_ns; }
-  bool operator!=(const FileStamp& other) const { return !(*this == other); }
-};
-FileStamp stamp_file(const std::string& path);
 
 struct DatabaseValues {
   std::string name;

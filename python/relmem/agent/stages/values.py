@@ -14,20 +14,20 @@ def pending(state):
 
 
 def _column(check):
-    return f"{check['table']}.{check['column']}"
+    return f"{check.table}.{check.column}"
 
 
 def _check_summary(check):
-    summary = {"value": check["value"], "column": _column(check), "op": check["op"], "status": check["status"]}
-    if check["case_matches"]:
-        summary["stored"] = check["case_matches"]
-    if check["similar"]:
-        summary["similar"] = [{"value": c["value"], "score": round(c["score"], 4)} for c in check["similar"]]
+    summary = {"value": check.value, "column": _column(check), "op": check.op, "status": check.status}
+    if check.case_matches:
+        summary["stored"] = check.case_matches
+    if check.similar:
+        summary["similar"] = [{"value": c.value, "score": round(c.score, 4)} for c in check.similar]
     return summary
 
 
 def needs_correction(check):
-    return check["status"] != "found" and bool(check["case_matches"] or check["similar"])
+    return check.status != "found" and bool(check.case_matches or check.similar)
 
 
 class LinkValues(Stage):
@@ -108,23 +108,23 @@ class PostProcessValues(Stage):
                 except Error as error:
                     step.fail(error)
                     continue
-                replaced = [{"value": r["value"], "column": _column(r), "replacement": r["replacement"],
-                             "reason": r["reason"], "score": round(r["score"], 4)} for r in corrected["replacements"]]
+                replaced = [{"value": r.value, "column": _column(r), "replacement": r.replacement,
+                             "reason": r.reason, "score": round(r.score, 4)} for r in corrected.replacements]
                 step.decide(replacements=replaced)
-                target.revise(self.name, corrected["sql"])
-                target.value_checks = corrected["checks"]
+                target.revise(self.name, corrected.sql)
+                target.value_checks = corrected.checks
 
 
 def candidates_text(checks):
     lines = []
     for check in checks:
-        head = f"'{check['value']}' ({_column(check)} {check['op']})"
-        if check["status"] == "found":
+        head = f"'{check.value}' ({_column(check)} {check.op})"
+        if check.status == "found":
             lines.append(f"{head}: stored as written")
-        elif check["case_matches"]:
-            lines.append(f"{head}: stored as " + ", ".join(f"'{v}'" for v in check["case_matches"]))
-        elif check["similar"]:
-            lines.append(f"{head}: " + ", ".join(f"'{c['value']}'" for c in check["similar"]))
+        elif check.case_matches:
+            lines.append(f"{head}: stored as " + ", ".join(f"'{v}'" for v in check.case_matches))
+        elif check.similar:
+            lines.append(f"{head}: " + ", ".join(f"'{c.value}'" for c in check.similar))
         else:
             lines.append(f"{head}: no similar stored value")
     return "\n".join(lines)
