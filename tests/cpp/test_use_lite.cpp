@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../../cpp/src/encoders/nfkc.hpp"
+#include "../../cpp/src/encoders/tokenizers/nfkc.hpp"
 #include "relmem/encoders/encoder.hpp"
-#include "relmem/encoders/sentencepiece.hpp"
+#include "relmem/encoders/tokenizers/sentencepiece.hpp"
 #include "relmem/encoders/use_lite.hpp"
 
 namespace fs = std::filesystem;

@@ -7,7 +7,7 @@
 #include <exception>
 #include <filesystem>
 
-#include "int8_gemm.hpp"
+#include "../linalg/int8_gemm.hpp"
 #include "relmem/encoders/tfjs_weights.hpp"
 #include "use_lite_model.hpp"
 

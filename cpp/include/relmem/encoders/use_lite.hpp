@@ -8,8 +8,8 @@
 #include <string>
 
 #include "relmem/encoders/encoder.hpp"
-#include "relmem/encoders/sentencepiece.hpp"
-#include "relmem/encoders/use_lite_top.hpp"
+#include "relmem/encoders/finetuning/use_lite_top.hpp"
+#include "relmem/encoders/tokenizers/sentencepiece.hpp"
 
 namespace relmem {
 
