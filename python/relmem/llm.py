@@ -22,6 +22,7 @@ from ._relmem import llm as _core
 
 LLM = _core.LLM
 OpenAIChat = _core.OpenAIChat
+built_with_http = _core.built_with_http
 CallableLLM = _core.CallableLLM
 CachedLLM = _core.CachedLLM
 MeteredLLM = _core.MeteredLLM

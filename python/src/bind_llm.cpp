@@ -241,6 +241,8 @@ void bind_llms(py::module_& llm) {
       .def_property_readonly("identity", &LLM::identity,
                              "Names the model and output-changing defaults; part of the response-cache key.");
 
+  llm.def("built_with_http", &built_with_http,
+          "Whether relmem was built with libcurl (RELMEM_WITH_HTTP); without it OpenAIChat raises relmem.Error.");
   py::class_<OpenAIChat, LLM, std::shared_ptr<OpenAIChat>>(
       llm, "OpenAIChat",
       "An OpenAI-compatible /v1/chat/completions endpoint (OpenAI, vLLM, Ollama, llama.cpp server) over libcurl.\n"

@@ -8,10 +8,10 @@
 #include <map>
 
 #include "bindings.hpp"
-#include "relmem/memories/labeled_questions.hpp"
-#include "relmem/memories/relevance_training.hpp"
-#include "relmem/memories/selection_memory.hpp"
-#include "relmem/memories/string_similarity.hpp"
+#include "relmem/memories/relevance/labeled_questions.hpp"
+#include "relmem/memories/relevance/relevance_training.hpp"
+#include "relmem/memories/selection/selection_memory.hpp"
+#include "relmem/memories/text/string_similarity.hpp"
 
 namespace py = pybind11;
 using namespace relmem;

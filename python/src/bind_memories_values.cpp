@@ -5,8 +5,8 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
-#include "relmem/memories/string_similarity.hpp"
-#include "relmem/memories/value_correction.hpp"
+#include "relmem/memories/text/string_similarity.hpp"
+#include "relmem/memories/values/value_correction.hpp"
 #include "relmem/sql/rewrite.hpp"
 
 namespace py = pybind11;

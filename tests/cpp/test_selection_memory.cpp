@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "relmem/encoders/hashing_encoder.hpp"
-#include "relmem/memories/selection_memory.hpp"
+#include "relmem/memories/selection/selection_memory.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;

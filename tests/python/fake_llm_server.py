@@ -30,6 +30,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable, Optional, Union
 
+import pytest
+
+import relmem.llm
+
+NO_HTTP = "relmem was built without HTTP (RELMEM_WITH_HTTP=OFF)"
 FAULTS = ("timeout", "rate_limit", "server_error", "malformed_json", "missing_choices", "truncated", "length",
           "bad_request")
 
@@ -82,6 +87,8 @@ class FakeLLMServer:
     """See the module docstring. `base_url` ends in /v1; `requests` lists RecordedRequest in arrival order."""
 
     def __init__(self, rules, lifetime=30.0, max_requests=500):
+        if not relmem.llm.built_with_http():
+            pytest.skip(NO_HTTP)  # every test that talks to the server
         self.rules = list(rules)
         self.lifetime = lifetime
         self.max_requests = max_requests

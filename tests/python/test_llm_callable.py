@@ -3,6 +3,7 @@ import argparse
 import sqlite3
 
 import pytest
+from conftest import requires_http
 from fake_llm_server import FakeLLMServer, Rule
 
 import relmem
@@ -199,6 +200,13 @@ def test_from_config_nothing_configured(monkeypatch):
     assert rllm.from_config() is None
 
 
+@pytest.mark.skipif(rllm.built_with_http(), reason="relmem was built with HTTP")
+def test_without_http_openai_chat_is_a_clear_error():
+    with pytest.raises(relmem.Error, match="built without HTTP support"):
+        rllm.OpenAIChat("http://127.0.0.1:9/v1", "m")
+
+
+@requires_http
 def test_from_config_falls_back_to_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("RELMEM_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("RELMEM_LLM_MODEL", "env-model")

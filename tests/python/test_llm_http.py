@@ -3,10 +3,13 @@ import threading
 import time
 
 import pytest
+from conftest import requires_http
 from fake_llm_server import FakeLLMServer, Rule
 
 import relmem
 from relmem import llm as rllm
+
+pytestmark = requires_http
 
 MESSAGES = [{"role": "system", "content": "You decide."}, {"role": "user", "content": "How many singers are there?"}]
 

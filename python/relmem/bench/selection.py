@@ -156,7 +156,7 @@ def _calibration(memory):
 
 
 def _read_sparse(path):
-    """{id: (indices, values)} from a SparseVectors file (see cpp/include/relmem/memories/sparse_vectors.hpp)."""
+    """{id: (indices, values)} from a SparseVectors file (see cpp/include/relmem/memories/text/sparse_vectors.hpp)."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:4] != b"RMSV":
