@@ -189,9 +189,16 @@ def test_as_llm():
         rllm.as_llm(42)
 
 
-def test_stages_constant():
-    assert rllm.STAGES == ("context_switch", "plan", "correct_values", "refine", "self_correct", "return_type",
-                           "generate_output", "rephrase")
+def test_stage_names_are_free_form_but_printable():
+    seen = []
+    llm = rllm.CallableLLM(lambda messages, stage, **params: seen.append(stage) or "x")
+    for stage in ("", "answer_directly", "my own stage"):
+        llm.chat("q", stage=stage)
+    assert seen == ["", "answer_directly", "my own stage"]
+    for stage in ("plan\r\nX-Injected: 1", "plän", "a" * 65):
+        with pytest.raises(relmem.Error, match="printable ASCII"):
+            llm.chat("q", stage=stage)
+    assert len(seen) == 3 and not hasattr(rllm, "STAGES")
 
 
 def test_from_config_nothing_configured(monkeypatch):

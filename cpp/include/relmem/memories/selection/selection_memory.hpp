@@ -17,6 +17,7 @@
 #include "relmem/index/quantized_rows.hpp"
 #include "relmem/index/vector_index.hpp"
 #include "relmem/memories/memory_refresh.hpp"
+#include "relmem/memories/relevance/database_texts.hpp"
 #include "relmem/memories/relevance/labeled_questions.hpp"
 #include "relmem/memories/relevance/relevance_model.hpp"
 #include "relmem/memories/relevance/selection_calibration.hpp"
