@@ -16,6 +16,7 @@ def test_numbers_are_read_from_text_and_compared_with_a_tolerance():
     assert text_contains("There are 1,234 singers.", 1234)
     assert text_contains("The average is 3.3333", 3.33333333)
     assert not text_contains("There are 12 singers.", 1)
+    assert not text_contains("Q2: not found.", 2) and not text_contains("the 2nd one", 2)
 
 
 def test_text_containment_respects_word_boundaries():
@@ -64,3 +65,12 @@ def test_free_text_and_multiple_choice_answers():
     assert choice_answer_correct("(A)", choices, "A")
     assert not choice_answer_correct("a bank or a library", choices, "A")
     assert not choice_answer_correct("library", choices, "A")
+
+
+def test_a_refusal_is_never_a_correct_answer():
+    from relmem.eval.items import Item
+    from relmem.eval.metrics import answer_correct
+    item = Item("zero-1", "zero", "Where do children learn? A) school_bus, B) home.",
+                {"type": "choice", "choices": {"A": "school", "B": "home"}, "key": "A"})
+    assert answer_correct(item, "school")
+    assert not answer_correct(item, "could not answer: none of the databases holds data (looked at school_bus)")

@@ -8,7 +8,7 @@ import unicodedata
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = set(string.punctuation) - {".", "-"}  # kept inside numbers ("3.5", "-2"); dropped elsewhere below
 _NUMBER = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
-_NUMBER_IN_TEXT = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+")
+_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])(?:[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+)(?!\w)")  # not "Q2", "2nd"
 _TABLE_RULE = re.compile(r"^-+(?:-\+-+-*)*$")
 _MORE_ROWS = re.compile(r"^\.\.\. (\d+) more rows$")
 _QUESTION_LABEL = re.compile(r"\bQ\s*([1-9])\b", re.I)

@@ -3,9 +3,13 @@ from .answers import (choice_answer_correct, chosen_question, rows_answer_correc
                       text_contains)
 from .items import Item
 
+REFUSAL = "could not answer"  # how the pipeline begins an answer it could not give; never a correct one
+
 
 def answer_correct(item, answer):
     """Whether the final answer text answers the item (see relmem.eval.answers for the matching rules)."""
+    if answer.startswith(REFUSAL):
+        return False
     kind = item.answer["type"]
     if kind == "text":
         return text_answer_correct(answer, item.answer["accepted"])
