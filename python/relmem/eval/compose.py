@@ -171,8 +171,7 @@ def build_set(spider_dir, zero_dir, counts, seed=0, catalog=None):
     if any(counts.get(kind) for kind in ("single", "double", "multi")):
         parts = spider_parts(spider_dir, catalog)
         for part in _sample(rng, parts, counts.get("single", 0), "Spider dev questions"):
-            items.append(Item("", "single", part.question, {"type": "rows"}, [part],
-                              source=f"spider/dev.json"))
+            items.append(Item("", "single", part.question, {"type": "rows"}, [part]))
         items += double_items(rng, parts, counts.get("double", 0))
         items += multi_items(rng, parts, counts.get("multi", 0))
     numbers = {}
