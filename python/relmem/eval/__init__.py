@@ -1,0 +1,18 @@
+"""End-to-end evaluation of the pipeline, as in the seed paper: compose a set of questions that need zero, one or
+several databases, run the pipeline on each with any LLM (or the gold simulator), and report answer accuracy, SQL
+execution accuracy, database selection, the context switch, tokens and time per group of questions.
+
+    items = build_set("shared/data/spider", "shared/data/zero_db", parse_counts(["500"]))
+    pipeline = make_pipeline(catalog, memories, llm)             # disable=..., top_k=..., all_schemas=...
+    run_items(pipeline, items, "out.jsonl", run={"label": "my-model"}, concurrency=8)
+    report(["out.jsonl"])                                         # markdown(...), plot(..., folder)
+"""
+from .compose import build_set, parse_counts
+from .gold_simulator import GoldSimulator
+from .items import Item, Part, load_set, write_set
+from .metrics import answer_correct, score
+from .report import markdown, plot, report
+from .runner import AllDatabases, make_pipeline, run_items
+
+__all__ = ["AllDatabases", "GoldSimulator", "Item", "Part", "answer_correct", "build_set", "load_set",
+           "make_pipeline", "markdown", "parse_counts", "plot", "report", "run_items", "score", "write_set"]

@@ -1,0 +1,123 @@
+"""`relmem eval build | run | report`: the seed paper's experiments as commands.
+
+    relmem eval build --spider DIR --zero-db DIR --out SET.jsonl [--n 500 | --n single=200,double=100] [--seed S]
+    relmem eval run --set SET.jsonl --dbs DIR [--memory MEMDIR] [--llm gold-simulator | LLM flags]
+                    [--disable SWITCH] [--top-k K] [--all-schemas] [--concurrency N] [--resume OUT] --out OUT
+    relmem eval report OUT... [--markdown] [--plots DIR]
+"""
+import json
+import os
+import sys
+
+from .. import Catalog, Error, llm as llms
+from ..agent import SWITCHES, Memories
+from .compose import build_set, parse_counts
+from .gold_simulator import NAME as SIMULATOR, GoldSimulator
+from .items import load_set, write_set
+from .report import markdown, plot, report
+from .runner import make_pipeline, run_items
+
+
+def register(commands):
+    """Adds `eval` with its build, run and report subcommands to an argparse subparsers object."""
+    parser = commands.add_parser("eval", help="evaluate the pipeline end to end (the paper's experiments)")
+    subcommands = parser.add_subparsers(dest="eval_command", required=True)
+
+    p = subcommands.add_parser("build", help="compose an evaluation set from Spider and zero-database questions")
+    p.add_argument("--spider", required=True, metavar="DIR", help="Spider folder (dev.json, database/)")
+    p.add_argument("--zero-db", required=True, metavar="DIR",
+                   help="folder with squad2_sample/ and commonsenseqa/ (questions that need no database)")
+    p.add_argument("--out", required=True, metavar="SET.jsonl")
+    p.add_argument("--n", action="append", default=[], metavar="N|KIND=N",
+                   help="items: a total (default 500: 20%% zero, 40%% single, 20%% double, 20%% multi) or "
+                        "kind=count pairs, kinds zero, single, double, multi (repeatable or comma-separated)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=run_build)
+
+    p = subcommands.add_parser("run", help="run the pipeline on every item of a set")
+    p.add_argument("--set", required=True, metavar="SET.jsonl", dest="set_path")
+    p.add_argument("--dbs", required=True, metavar="DIR", help="folder of SQLite databases")
+    p.add_argument("--memory", default=None, metavar="MEMDIR",
+                   help="memories saved by `relmem index` (default: built now from --dbs)")
+    p.add_argument("--llm", choices=("endpoint", SIMULATOR), default="endpoint",
+                   help=f"endpoint: the OpenAI-compatible LLM of the flags below; {SIMULATOR}: answers from the "
+                        "items' gold, only with what the pipeline showed it (relmem's ceiling, not an LLM's accuracy)")
+    llms.add_llm_arguments(p)
+    p.add_argument("--disable", action="append", default=[], choices=sorted(set(SWITCHES) - {"conversation"}),
+                   metavar="SWITCH", help="switch stages off (repeatable): " +
+                                          ", ".join(sorted(set(SWITCHES) - {"conversation"})))
+    p.add_argument("--top-k", type=int, default=5, help="databases whose schemas go into planning (default 5)")
+    p.add_argument("--all-schemas", action="store_true",
+                   help="no selection memory: every database's schema goes into planning")
+    p.add_argument("--concurrency", type=int, default=1, help="questions in flight (default 1)")
+    p.add_argument("--resume", default=None, metavar="OUT", help="keep the finished items of this earlier output")
+    p.add_argument("--label", default=None, help="the run's name in reports (default: from the configuration)")
+    p.add_argument("--full-trace", action="store_true", help="keep every prompt in the trace (large)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N items of the set")
+    p.add_argument("--out", required=True, metavar="OUT.jsonl")
+    p.set_defaults(func=run_run)
+
+    p = subcommands.add_parser("report", help="tables (and plots) from run outputs, side by side")
+    p.add_argument("outputs", nargs="+", metavar="OUT")
+    p.add_argument("--markdown", action="store_true", help="markdown tables instead of JSON")
+    p.add_argument("--plots", default=None, metavar="DIR", help="also write bar plots (PNG) into DIR")
+    p.set_defaults(func=run_report)
+
+
+def run_build(args):
+    counts = parse_counts(args.n)
+    items = build_set(args.spider, args.zero_db, counts, seed=args.seed)
+    write_set(items, args.out)
+    made = {kind: sum(item.kind == kind for item in items) for kind in counts}
+    print(f"wrote {len(items)} items to {args.out}: " + ", ".join(f"{n} {kind}" for kind, n in made.items()))
+    return 0
+
+
+def _label(args):
+    if args.label:
+        return args.label
+    name = SIMULATOR if args.llm == SIMULATOR else (args.llm_model or os.environ.get(llms.ENV_MODEL) or "llm")
+    changes = [f"no {switch}" for switch in sorted(args.disable)]
+    changes += ["all schemas"] if args.all_schemas else []
+    changes += [f"top-k {args.top_k}"] if args.top_k != 5 else []
+    return name + (f" ({', '.join(changes)})" if changes else "")
+
+
+def _llm(args, items):
+    if args.llm == SIMULATOR:
+        return llms.CallableLLM(GoldSimulator(items), name=SIMULATOR)
+    model = llms.from_args(args)
+    if model is None:
+        raise Error("no LLM configured: pass --llm-base-url and --llm-model (or --llm gold-simulator)")
+    return model
+
+
+def run_run(args):
+    if args.top_k < 1:
+        raise Error("--top-k must be at least 1")
+    items = load_set(args.set_path)[:args.limit]
+    catalog = Catalog(args.dbs)
+    missing = sorted({db for item in items for db in item.databases} - set(catalog.databases))
+    if missing:
+        raise Error(f"the set needs databases that {args.dbs} lacks: {', '.join(missing[:5])}")
+    if args.memory:
+        memories = Memories.load(args.memory)
+        memories.check_catalog(catalog)
+    else:
+        memories = Memories.build(catalog, progress=sys.stderr.isatty())
+    pipeline = make_pipeline(catalog, memories, _llm(args, items), args.disable, args.top_k, args.all_schemas)
+    run = {"label": _label(args), "llm": SIMULATOR if args.llm == SIMULATOR else args.llm_model,
+           "disable": sorted(args.disable), "top_k": args.top_k, "all_schemas": args.all_schemas,
+           "set": args.set_path}
+    summary = run_items(pipeline, items, args.out, run, args.concurrency, args.resume, args.full_trace,
+                        progress=sys.stderr.isatty())
+    print(json.dumps({"out": args.out, "label": run["label"], **summary}))
+    return 0
+
+
+def run_report(args):
+    result = report(args.outputs)
+    if args.plots:
+        result["plots"] = plot(result, args.plots)
+    print(markdown(result) if args.markdown else json.dumps(result, indent=1))
+    return 0

@@ -1,0 +1,179 @@
+"""Runs the pipeline over an evaluation set: several questions in flight, one JSON line per finished item appended
+and fsynced at once, so an interrupted run resumes without losing or repeating an item."""
+import json
+import os
+import sys
+import threading
+import time
+from collections import namedtuple
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+from tqdm import tqdm
+
+from .. import Error
+from ..agent import Pipeline
+from .metrics import score
+
+# What SelectDatabases reads from a selection memory's matches.
+Match = namedtuple("Match", "database score probability")
+
+
+class AllDatabases:
+    """Stands in for the selection memory in the "no selection memory" ablation: every database is proposed, so
+    every schema goes into the planning prompt."""
+
+    def __init__(self, catalog):
+        self.databases = list(catalog.databases)
+
+    def select(self, question, k=None):
+        return [Match(database, 0.0, 1.0) for database in self.databases]
+
+
+def make_pipeline(catalog, memories, llm, disable=(), top_k=5, all_schemas=False):
+    """The default pipeline for evaluation: items are independent, so there is no conversation."""
+    selection = AllDatabases(catalog) if all_schemas else memories.selection
+    return Pipeline.default(catalog, llm, selection, memories.values, memories.examples,
+                            descriptions=memories.descriptions, config={"top_k": top_k},
+                            disable=set(disable) | {"conversation"})
+
+
+def finished_ids(path):
+    """Ids of the items a previous output holds. A last line cut short by an interruption is removed from the file
+    (its item runs again); any other unreadable line is an error."""
+    if not os.path.exists(path):
+        return set()
+    with open(path, "rb") as f:
+        data = f.read()
+    complete = data[:data.rfind(b"\n") + 1]
+    ids = set()
+    for number, line in enumerate(complete.splitlines(), start=1):
+        if line.strip():
+            try:
+                ids.add(json.loads(line)["id"])
+            except (ValueError, KeyError, TypeError):
+                raise Error(f"{path}, line {number} is not an evaluation record; not resuming from it") from None
+    tail = data[len(complete):]
+    if tail.strip():
+        try:
+            ids.add(json.loads(tail)["id"])
+            complete = data
+        except (ValueError, KeyError, TypeError):
+            with open(path, "r+b") as f:
+                f.truncate(len(complete))
+    if complete and not complete.endswith(b"\n"):
+        with open(path, "ab") as f:
+            f.write(b"\n")
+    return ids
+
+
+def _tokens_by_stage(records):
+    stages = {}
+    for record in records:
+        for call in record.get("llm_calls", []):
+            tokens = stages.setdefault(call["stage"], {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+            tokens["calls"] += 1
+            usage = call.get("usage") or {}
+            tokens["prompt_tokens"] += usage.get("prompt_tokens", 0)
+            tokens["completion_tokens"] += usage.get("completion_tokens", 0)
+    return stages
+
+
+def _compact(records):
+    """The trace without the prompts themselves (their length is kept): prompts repeat the schemas every time."""
+    compact = []
+    for record in records:
+        calls = [{**{k: v for k, v in call.items() if k != "messages"},
+                  "prompt_chars": sum(len(str(m.get("content", ""))) for m in call.get("messages", []))}
+                 for call in record.get("llm_calls", [])]
+        compact.append({**record, "llm_calls": calls})
+    return compact
+
+
+def evaluate_item(pipeline, item, run, full_trace=False):
+    """One output record: the item (with its gold), what the pipeline answered and did, and its cost."""
+    start = time.perf_counter()
+    state = pipeline.ask(item.question, remember=False)
+    seconds = time.perf_counter() - start
+    records = state.trace.to_list()
+    return {"id": item.id, "kind": item.kind, "run": run, "item": item.to_dict(), "answer": state.answer or "",
+            "results": state.results(), "candidates": [c.database for c in state.candidates],
+            "planned": list(dict.fromkeys(t.database for t in state.targets)), "needs_data": state.needs_data,
+            "seconds": round(seconds, 6), "tokens": _tokens_by_stage(records),
+            "trace": records if full_trace else _compact(records)}
+
+
+class _Output:
+    """Appends records to the output, one line each, written through to the disk before the next."""
+
+    def __init__(self, path):
+        self.path = path
+        self.lock = threading.Lock()
+        try:
+            self.file = open(path, "a", encoding="utf-8")
+        except OSError as error:
+            raise Error(f"cannot write {path}: {error.strerror}") from None
+
+    def write(self, record):
+        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        with self.lock:
+            self.file.write(line)
+            self.file.flush()
+            os.fsync(self.file.fileno())
+
+    def close(self):
+        self.file.close()
+
+
+def run_items(pipeline, items, out, run, concurrency=1, resume=None, full_trace=False, progress=True):
+    """Evaluates the items not yet in `out` with `concurrency` questions in flight. `resume`: a previous output
+    whose finished items are kept (copied into `out` when it is another file) and not run again. Returns
+    {"done", "skipped", "seconds", "answer_accuracy"} of this call."""
+    if concurrency < 1:
+        raise Error("--concurrency must be at least 1")
+    if resume is None and os.path.exists(out) and os.path.getsize(out) > 0:
+        raise Error(f"{out} already holds results: pass --resume {out} to continue it, or choose another --out")
+    done_ids = set()
+    if resume is not None:
+        done_ids = finished_ids(resume)
+        if os.path.abspath(resume) != os.path.abspath(out):
+            _copy_finished(resume, out)
+    todo = [item for item in items if item.id not in done_ids]
+    output = _Output(out)
+    bar = tqdm(total=len(todo), desc="eval", unit="q", disable=not progress, file=sys.stderr)
+    correct = finished = 0
+    start = time.perf_counter()
+    pending = iter(todo)
+    try:
+        with ThreadPoolExecutor(max_workers=concurrency) as pool:
+            running = {pool.submit(evaluate_item, pipeline, item, run, full_trace)
+                       for item in _take(pending, concurrency)}
+            while running:
+                ready, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in ready:
+                    record = future.result()
+                    output.write(record)
+                    finished += 1
+                    correct += score(record)["answer"]
+                    bar.update(1)
+                    bar.set_postfix(answer_accuracy=f"{correct / finished:.3f}", refresh=False)
+                running |= {pool.submit(evaluate_item, pipeline, item, run, full_trace)
+                            for item in _take(pending, len(ready))}
+    finally:
+        bar.close()
+        output.close()
+    return {"done": finished, "skipped": len(items) - len(todo), "seconds": round(time.perf_counter() - start, 3),
+            "answer_accuracy": round(correct / finished, 4) if finished else None}
+
+
+def _take(iterator, n):
+    return [item for _, item in zip(range(n), iterator)]
+
+
+def _copy_finished(source, out):
+    with open(source, "rb") as f:
+        data = f.read()
+    data = data[:data.rfind(b"\n") + 1]
+    with open(out, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
