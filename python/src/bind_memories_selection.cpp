@@ -9,6 +9,7 @@
 
 #include "bindings.hpp"
 #include "relmem/memories/labeled_questions.hpp"
+#include "relmem/memories/question_parts.hpp"
 #include "relmem/memories/relevance_training.hpp"
 #include "relmem/memories/selection_memory.hpp"
 #include "relmem/memories/string_similarity.hpp"
@@ -415,6 +416,8 @@ void bind_relevance(py::module_& m) {
           return compose_question(parts, parse_composite_style(style));
         }, py::arg("parts"), py::arg("style") = "larger-number",
         "Joins questions into one composite question ('larger-number' is the paper's template).");
+  m.def("question_parts", &question_parts, py::arg("question"),
+        "The parts a composite question ('Q1: ...; Q2: ...') is ranked by; else [question].");
 }
 
 }  // namespace

@@ -97,3 +97,19 @@ TEST_F(ExecutorTest, HugeValuesComeBackWhole) {
   ASSERT_TRUE(result.ok()) << result.error->message;
   EXPECT_EQ(std::get<std::string>(result.rows[0][0]).size(), 5000000u);
 }
+
+TEST_F(ExecutorTest, ByteCapBoundsValuesAndResults) {
+  ExecOptions options;
+  options.max_bytes = 1000;
+  for (const char* sql : {"SELECT zeroblob(5000)", "SELECT randomblob(5000)", "SELECT printf('%.*c', 5000, 'x')",
+                          "SELECT group_concat(name, printf('%.*c', 600, 'x')) FROM stadium"}) {
+    QueryResult result = execute_readonly(path, sql, options);
+    ASSERT_FALSE(result.ok()) << sql;
+    EXPECT_EQ(result.error->kind, SqlErrorKind::Runtime) << sql;
+    EXPECT_NE(result.error->message.find("too big"), std::string::npos) << result.error->message;
+  }
+  QueryResult rows = execute_readonly(path, "SELECT printf('%.*c', 400, 'x') FROM stadium", options);
+  ASSERT_TRUE(rows.ok()) << rows.error->message;
+  EXPECT_EQ(rows.rows.size(), 2u);
+  EXPECT_TRUE(rows.truncated);
+}

@@ -4,9 +4,11 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -113,6 +115,15 @@ QueryResult failure(SqlErrorKind kind, std::string message) {
   return result;
 }
 
+int64_t row_bytes(sqlite3_stmt* stmt, int n_columns) {
+  int64_t bytes = 0;
+  for (int i = 0; i < n_columns; ++i) {
+    const int type = sqlite3_column_type(stmt, i);
+    bytes += (type == SQLITE_TEXT || type == SQLITE_BLOB) ? sqlite3_column_bytes(stmt, i) : 8;
+  }
+  return bytes;
+}
+
 using Connection = std::unique_ptr<sqlite3, decltype(&sqlite3_close_v2)>;
 using Statement = std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)>;
 
@@ -152,6 +163,8 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
   sqlite3_db_config(db.get(), SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
   sqlite3_db_config(db.get(), SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
   sqlite3_limit(db.get(), SQLITE_LIMIT_ATTACHED, 0);
+  sqlite3_limit(db.get(), SQLITE_LIMIT_LENGTH,
+                static_cast<int>(std::clamp<int64_t>(options.max_bytes, 1, std::numeric_limits<int>::max())));
   sqlite3_busy_timeout(db.get(), 2000);
   bool denied = false;
   sqlite3_set_authorizer(db.get(), authorize, &denied);
@@ -178,6 +191,7 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
   if (!sqlite3_stmt_readonly(stmt.get())) return failure(SqlErrorKind::Refused, "statement is not read-only");
 
   QueryResult result;
+  int64_t bytes = 0;
   const int n_columns = sqlite3_column_count(stmt.get());
   for (int i = 0; i < n_columns; ++i) {
     const char* name = sqlite3_column_name(stmt.get(), i);
@@ -192,7 +206,8 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
                        "query exceeded the time limit of " + std::to_string(options.timeout_seconds) + " s");
       return failure(SqlErrorKind::Runtime, sqlite3_errmsg(db.get()));
     }
-    if (static_cast<int64_t>(result.rows.size()) >= options.max_rows) {
+    bytes += row_bytes(stmt.get(), n_columns);
+    if (static_cast<int64_t>(result.rows.size()) >= options.max_rows || bytes > options.max_bytes) {
       result.truncated = true;
       break;
     }
