@@ -13,7 +13,8 @@ from relmem.mcp.definitions import define_tools
 @pytest.fixture(scope="module")
 def toolbox(demo_dir, tmp_path_factory):
     memory = build_demo_memory(demo_dir, tmp_path_factory.mktemp("memory"))
-    return Toolbox.open(str(demo_dir), memory=str(memory))
+    with Toolbox.open(str(demo_dir), memory=str(memory)) as toolbox:
+        yield toolbox
 
 
 @pytest.mark.parametrize("format", ["openai", "anthropic"])

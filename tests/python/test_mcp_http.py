@@ -15,8 +15,8 @@ ACCEPT = "application/json, text/event-stream"
 @pytest.fixture(scope="module")
 def server(demo_dir, tmp_path_factory):
     memory = build_demo_memory(demo_dir, tmp_path_factory.mktemp("memory"))
-    toolbox = Toolbox.open(str(demo_dir), memory=str(memory), timeout=2.0)
-    with HttpServer(McpServer(toolbox)) as http_server:
+    with Toolbox.open(str(demo_dir), memory=str(memory), timeout=2.0) as toolbox, \
+            HttpServer(McpServer(toolbox)) as http_server:
         thread = threading.Thread(target=http_server.serve_forever, daemon=True)
         thread.start()
         yield http_server

@@ -26,7 +26,9 @@ def memory_dir(demo_dir, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def toolbox(demo_dir, memory_dir):
-    return Toolbox.open(str(demo_dir), memory=str(memory_dir), timeout=1.0, max_rows=50, max_result_bytes=4000)
+    limits = {"timeout": 1.0, "max_rows": 50, "max_result_bytes": 4000}
+    with Toolbox.open(str(demo_dir), memory=str(memory_dir), **limits) as toolbox:
+        yield toolbox
 
 
 @pytest.fixture

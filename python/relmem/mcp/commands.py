@@ -46,15 +46,16 @@ def run_serve(args):
                            progress=sys.stderr.isatty(), timeout=args.timeout, max_rows=args.max_rows,
                            max_result_bytes=args.max_result_bytes)
     server = McpServer(toolbox, version=__version__)
-    if args.http is None:
-        serve_stdio(server)
-        return 0
-    with HttpServer(server, port=args.http) as http:
-        print(f"relmem serve: MCP (Streamable HTTP) at {http.url}", file=sys.stderr, flush=True)
-        try:
-            http.serve_forever()
-        except KeyboardInterrupt:
-            pass
+    with toolbox:
+        if args.http is None:
+            serve_stdio(server)
+            return 0
+        with HttpServer(server, port=args.http) as http:
+            print(f"relmem serve: MCP (Streamable HTTP) at {http.url}", file=sys.stderr, flush=True)
+            try:
+                http.serve_forever()
+            except KeyboardInterrupt:
+                pass
     return 0
 
 

@@ -10,6 +10,7 @@ _VALUE = obj({"value": STRING, "score": NUMBER, "table": STRING, "column": STRIN
 _LINK = obj({**_VALUE["properties"], "span": STRING, "start": INTEGER, "end": INTEGER},
             _VALUE["required"] + ["span", "start", "end"], closed=False)
 _DATABASE = string("database name, as list_databases gives it", minLength=1, maxLength=200)
+_QUESTION = string("the user's question", minLength=1, maxLength=4000)
 
 
 def define_tools(handlers=None, timeout=5.0, max_rows=1000):
@@ -46,7 +47,7 @@ def define_tools(handlers=None, timeout=5.0, max_rows=1000):
              "Ranks the databases by how likely they answer the question, with calibrated probabilities. "
              "A composite question ('Q1: ...; Q2: ...') is ranked by its parts; 'selected' is the set of "
              "databases above the calibrated threshold.",
-             obj({"question": string("the user's question", minLength=1, maxLength=4000),
+             obj({"question": _QUESTION,
                   "k": integer("databases to rank", 1, 50, 5)}, ["question"]),
              obj({"question": STRING, "parts": array(STRING), "ranking": array(_MATCH),
                   "selected": array(STRING),
@@ -67,7 +68,7 @@ def define_tools(handlers=None, timeout=5.0, max_rows=1000):
         Tool("link_values", "Link question words to stored values",
              "The spans of a question that match values stored anywhere in the database, with where they are "
              "stored.",
-             obj({"database": _DATABASE, "question": string("the user's question", minLength=1, maxLength=4000),
+             obj({"database": _DATABASE, "question": _QUESTION,
                   "k": integer("links to return", 1, 100, 10),
                   "min_score": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.85,
                                 "description": "least match score"}}, ["database", "question"]),
@@ -101,7 +102,7 @@ def define_tools(handlers=None, timeout=5.0, max_rows=1000):
              "The whole relmem pipeline: selects databases, links values, writes, checks and runs SQL, and "
              "answers. Uses the server's LLM, else the client's LLM through MCP sampling; without either, only "
              "the LLM-free stages run and the result says so.",
-             obj({"question": string("the user's question", minLength=1, maxLength=4000)}, ["question"]),
+             obj({"question": _QUESTION}, ["question"]),
              obj({"question": STRING, "answer": STRING, "llm": {"type": "string",
                                                                  "enum": ["configured", "sampling", "none"]},
                   "results": array(ANY), "trace": array(ANY), "note": STRING},

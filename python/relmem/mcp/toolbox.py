@@ -4,10 +4,10 @@
     toolbox.call("find_values", {"database": "restaurants", "text": "Los Angeles"})
 
 No tool takes a path: databases are named, and every name is checked against the catalog of the served folder.
-SQL runs through the read-only executor with the toolbox's time, row and byte limits.
+SQL runs through the read-only executor with the toolbox's time, row and byte limits, in worker processes that are
+killed when a statement outlives its time limit (see sandbox.py).
 """
 import json
-import time
 from urllib.parse import quote, unquote
 
 from .. import Catalog, Error, _relmem
@@ -17,6 +17,7 @@ from ..sql import inspect
 from . import views
 from .definitions import define_tools
 from .sampling import sampling_llm
+from .sandbox import SqlSandbox
 from .tools import ToolError
 
 SCHEMA_URI = "relmem://{database}/schema"
@@ -35,6 +36,7 @@ class Toolbox:
         self.max_result_bytes = max_result_bytes
         self.max_cell_chars = max_cell_chars
         self.sampling_timeout = sampling_timeout
+        self.sandbox = SqlSandbox()
         self.tools = define_tools(self, timeout, max_rows)
         self._by_name = {tool.name: tool for tool in self.tools}
 
@@ -50,6 +52,16 @@ class Toolbox:
         else:
             memories = Memories.build(catalog, encoder=encoder, progress=progress)
         return cls(catalog, memories, llm=llm, **limits)
+
+    def close(self):
+        """Stops run_sql's worker processes."""
+        self.sandbox.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     # --- calling ---------------------------------------------------------------------------------------------
     def call(self, name, arguments=None, call=None):
@@ -161,9 +173,7 @@ class Toolbox:
     def run_sql(self, arguments, call):
         db = self._database(arguments)
         max_rows = arguments.get("max_rows", min(100, self.max_rows))  # the schema caps it at self.max_rows
-        started = time.perf_counter()
-        result = self.catalog.execute(db, arguments["sql"], timeout=self.timeout, max_rows=max_rows)
-        elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+        result = self.sandbox.execute(self.catalog.path(db), arguments["sql"], self.timeout, max_rows)
         if not result.ok:
             raise ToolError(f"run_sql {result.error_kind}: {result.error}")
         rows, used, reason = [], 2, None
@@ -178,7 +188,7 @@ class Toolbox:
         if reason is None and result.truncated:
             reason = f"the result has more than {max_rows} rows"
         answer = {"database": db, "columns": list(result.columns), "rows": rows, "row_count": len(rows),
-                  "truncated": reason is not None, "elapsed_ms": elapsed_ms}
+                  "truncated": reason is not None, "elapsed_ms": round(result.seconds * 1000, 2)}
         if reason:
             answer["truncated_reason"] = reason
         return answer
