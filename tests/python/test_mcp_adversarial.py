@@ -6,7 +6,6 @@ import pathlib
 import shutil
 import time
 
-import pytest
 from mcp_support import build_demo_memory, serve
 
 STATEMENTS = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "mcp_adversarial_sql.jsonl"

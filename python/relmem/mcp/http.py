@@ -147,11 +147,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if body is None:
             return
         try:
-            message = jsonrpc.decode(body.decode("utf-8"))
-        except UnicodeDecodeError as error:
-            self.send_json(400, jsonrpc.error_response(None, jsonrpc.RpcError(jsonrpc.PARSE_ERROR,
-                                                                              f"parse error: {error}")))
-            return
+            message = jsonrpc.decode(body)
         except jsonrpc.RpcError as error:
             self.send_json(400, jsonrpc.error_response(error.request_id, error))
             return

@@ -70,12 +70,12 @@ def _finite(value):
     return value
 
 
-def decode(text):
-    """The message in `text`. Raises RpcError (parse error or invalid request) for anything that is not one
-    JSON-RPC 2.0 request, notification or response."""
+def decode(data):
+    """The message in `data` (UTF-8 bytes or str). Raises RpcError (parse error or invalid request) for anything
+    that is not one JSON-RPC 2.0 request, notification or response."""
     try:
-        message = json.loads(text)
-    except (ValueError, RecursionError) as error:
+        message = json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
         raise RpcError(PARSE_ERROR, f"parse error: {error}") from None
     if isinstance(message, list):
         raise RpcError(INVALID_REQUEST, "batches are not supported (MCP 2025-06-18 removed JSON-RPC batching)")

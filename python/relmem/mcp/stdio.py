@@ -61,10 +61,7 @@ def serve_stdio(server, stdin=None, stdout=None, workers=4):
             if not line:
                 continue
             try:
-                message = jsonrpc.decode(line.decode("utf-8"))
-            except UnicodeDecodeError as error:
-                writer.send(jsonrpc.error_response(None, jsonrpc.RpcError(jsonrpc.PARSE_ERROR, f"parse error: {error}")))
-                continue
+                message = jsonrpc.decode(line)
             except jsonrpc.RpcError as error:
                 writer.send(jsonrpc.error_response(error.request_id, error))
                 continue
