@@ -8,7 +8,7 @@
 
 #include "cuda_resources.hpp"
 #include "relmem/index/gpu/cuda_device.hpp"
-#include "relmem/index/gpu/matrix_multiplier.hpp"
+#include "relmem/linalg/matrix_multiplier.hpp"
 
 namespace relmem::gpu {
 namespace {

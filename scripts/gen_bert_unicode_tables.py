@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes cpp/src/encoders/unicode_data.cpp: the Unicode tables the BERT basic tokenizer needs.
+"""Writes cpp/src/encoders/tokenizers/unicode_data.cpp: the Unicode tables the BERT basic tokenizer needs.
 
 Run with /usr/bin/python3 (its unicodedata fixes the Unicode version written into the file):
     /usr/bin/python3 scripts/gen_bert_unicode_tables.py
@@ -7,7 +7,7 @@ Run with /usr/bin/python3 (its unicodedata fixes the Unicode version written int
 import pathlib
 import unicodedata
 
-OUTPUT = pathlib.Path(__file__).resolve().parent.parent / "cpp/src/encoders/unicode_data.cpp"
+OUTPUT = pathlib.Path(__file__).resolve().parent.parent / "cpp/src/encoders/tokenizers/unicode_data.cpp"
 HANGUL_FIRST, HANGUL_LAST = 0xAC00, 0xD7A3  # decomposed algorithmically in unicode_text.cpp
 
 # Values of relmem::unicode::CharClass.

@@ -1,5 +1,5 @@
-// Writes cpp/src/encoders/nfkc_data.cpp: the tables of Unicode NFKC as node's ICU implements it, so that relmem's
-// SentencePiece normalization matches String.prototype.normalize("NFKC") of the USE-lite reference exactly.
+// Writes cpp/src/encoders/tokenizers/nfkc_data.cpp: the tables of Unicode NFKC as node's ICU implements it, so that
+// relmem's SentencePiece normalization matches String.prototype.normalize("NFKC") of the USE-lite reference exactly.
 //
 //   node scripts/gen_nfkc_tables.mjs
 //
@@ -12,7 +12,8 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const OUTPUT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "cpp", "src", "encoders", "nfkc_data.cpp");
+const OUTPUT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "cpp", "src", "encoders", "tokenizers",
+                        "nfkc_data.cpp");
 const HANGUL_FIRST = 0xac00;
 const HANGUL_LAST = 0xd7a3;
 

@@ -247,7 +247,7 @@ def gold_conditions(catalog, spider_dir):
             except Exception:  # noqa: BLE001 - a gold query our parser rejects gives no case
                 continue
             for condition in conditions:
-                if condition["op"] == "=" and condition["value"].strip():
+                if condition.op == "=" and condition.value.strip():
                     yield split, item, condition, conditions
 
 
@@ -255,13 +255,13 @@ def make_cases(catalog, spider_dir, seed=0, per_category=250, categories=CATEGOR
     from relmem.values import rewrite_string_literals
     golds = {}  # (db, table, column, value) -> first (split, item, condition)
     for split, item, condition, conditions in gold_conditions(catalog, spider_dir):
-        key = (item["db_id"], condition["table"], condition["column"], condition["value"])
+        key = (item["db_id"], condition.table, condition.column, condition.value)
         if key in golds or not _stored(catalog, *key, as_text=True):
             continue
         # Gold queries that compare a column with a value it does not store (Spider has a few typos) are no
         # reference for what post-processing should do.
-        others = [c for c in conditions if c["op"] in ("=", "!=", "IN", "NOT IN") and c is not condition]
-        if not all(_stored(catalog, item["db_id"], c["table"], c["column"], c["value"]) for c in others):
+        others = [c for c in conditions if c.op in ("=", "!=", "IN", "NOT IN") and c is not condition]
+        if not all(_stored(catalog, item["db_id"], c.table, c.column, c.value) for c in others):
             continue
         if not catalog.execute(item["db_id"], item["query"]).ok:
             continue
@@ -291,7 +291,7 @@ def make_cases(catalog, spider_dir, seed=0, per_category=250, categories=CATEGOR
                     continue
                 if _stored(catalog, db, table, column, perturbed):
                     continue
-            perturbed_sql = rewrite_string_literals(item["query"], {condition["literal_index"]: perturbed})
+            perturbed_sql = rewrite_string_literals(item["query"], {condition.literal_index: perturbed})
             cases[category].append({
                 "db_id": db, "table": table, "column": column, "gold_value": gold_value,
                 "perturbed_value": perturbed, "category": category,

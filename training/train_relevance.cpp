@@ -13,8 +13,8 @@
 
 #include "relmem/catalog/catalog.hpp"
 #include "relmem/encoders/encoder.hpp"
-#include "relmem/memories/relevance_training.hpp"
-#include "relmem/memories/selection_memory.hpp"
+#include "relmem/memories/relevance/relevance_training.hpp"
+#include "relmem/memories/selection/selection_memory.hpp"
 
 namespace {
 

@@ -9,14 +9,17 @@ FALLBACK_ENCODER = "hashing"
 
 
 def relmem_home():
-    return os.environ.get("RELMEM_HOME", os.path.join(os.path.expanduser("~"), ".cache", "relmem"))
+    """$RELMEM_HOME, else ~/.cache/relmem (resolved by the C++ core, as the encoders resolve it)."""
+    return _relmem.relmem_home() or os.path.join(os.path.expanduser("~"), ".cache", "relmem")
+
+
+def use_lite_dir():
+    """The folder the "use-lite" encoder loads its weights from, or None when they are not installed."""
+    return _relmem.find_use_lite_dir() or None
 
 
 def use_lite_installed():
-    if DEFAULT_ENCODER not in _relmem.registered_encoders():
-        return False
-    candidates = [os.environ.get("RELMEM_USE_LITE_DIR"), os.path.join(relmem_home(), "models", "use-lite")]
-    return any(d and os.path.isfile(os.path.join(d, "model.json")) for d in candidates)
+    return DEFAULT_ENCODER in _relmem.registered_encoders() and use_lite_dir() is not None
 
 
 def default_encoder_name():

@@ -1,22 +1,30 @@
 """Example memory (FATO-SQL style): question-SQL pairs and domain terminology, embedded, so that the ones similar
 to a new question can go into the planning prompt as few-shot examples.
 
-    memory = ExampleMemory(encoder)
+    memory = ExampleMemory.build(catalog, encoder, examples=load_records("examples.jsonl"))
     memory.add_example("How many Italian restaurants are in LA?", "SELECT COUNT(*) FROM restaurant WHERE ...",
                        "restaurants")
     memory.add_term("R&D", "the research and development department, stored as dept_name 'R&D'")
     memory.search("Number of Italian places in Los Angeles", k=3, min_score=0.6)   # [(Example, cosine)]
     memory.save(folder); ExampleMemory.load(folder)
+    memory.refresh(catalog)   # drops the examples of removed databases, and those whose SQL no longer fits a
+                              # changed database's schema
 
 Records on disk (load_records): a JSON list or JSON lines, each {"question", "sql", "database"} or
 {"term", "definition"}.
 """
 import json
 import os
+from collections import defaultdict
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from . import Error, VectorIndex
+from . import sql as sqltools
 from .encoders import load_encoder
+from .memory import DatabaseFile, Memory, database_file, plan_refresh
+from .progress import callback as progress_callback
 
 FORMAT_VERSION = 1
 
@@ -50,11 +58,61 @@ class Example:
         raise Error(f"an example needs 'question' and 'sql', or 'term' and 'definition': {record!r}")
 
 
-class ExampleMemory:
+class ExampleMemory(Memory):
     def __init__(self, encoder=None):
         self.encoder = encoder if encoder is not None else load_encoder()
         self.examples = []
         self.index = VectorIndex(self.encoder.dim, "cosine")
+        self.files = {}  # database -> DatabaseFile of the catalog the examples were last checked against
+
+    @classmethod
+    def build(cls, catalog, encoder=None, progress=False, examples=()):
+        """An example memory of `examples` (Example objects or records) for `catalog`'s databases, embedded one
+        database at a time (`progress`: see relmem.progress). An example naming a database the catalog lacks is an
+        error."""
+        memory = cls(load_encoder(encoder) if encoder is None or isinstance(encoder, str) else encoder)
+        examples = [e if isinstance(e, Example) else Example.from_record(e) for e in examples]
+        unknown = sorted({e.database for e in examples if e.database and e.database not in catalog})
+        if unknown:
+            raise Error(f"examples name databases the catalog lacks: {', '.join(unknown)}")
+        memory.files = {db: database_file(catalog, db) for db in catalog.databases}
+        by_database = defaultdict(list)
+        for example in examples:
+            by_database[example.database].append(example)
+        report = progress_callback(progress, "example memory")
+        for done, (db, group) in enumerate(by_database.items(), 1):
+            memory.add(group)
+            if report:
+                report(db, done, len(by_database))
+        return memory
+
+    def refresh(self, catalog, progress=False):
+        """Drops the examples of databases the catalog lacks, and the SQL examples of changed databases (their
+        file's size or modification time) that the new schema no longer fits (an error-level diagnostic of
+        relmem.sql.inspect); returns a RefreshReport."""
+        report, changed = plan_refresh(catalog, self.files)
+        removed = set(report.removed)
+        stale = {i for i, e in enumerate(self.examples) if e.database in removed or
+                 (e.database in changed and e.kind == "sql" and not _fits(e, catalog))}
+        if stale:
+            kept = [i for i in range(len(self.examples)) if i not in stale]
+            vectors = np.array([self.index.reconstruct(i) for i in kept], dtype=np.float32)
+            self.index = VectorIndex(self.encoder.dim, "cosine")
+            if kept:
+                self.index.add(vectors.reshape(len(kept), self.encoder.dim), list(range(len(kept))))
+            self.examples = [self.examples[i] for i in kept]
+        self.files = {db: database_file(catalog, db) for db in catalog.databases}
+        update = progress_callback(progress, "example memory refresh")
+        for done, db in enumerate(changed, 1):
+            if update:
+                update(db, done, len(changed))
+        return report
+
+    @property
+    def memory_bytes(self):
+        """Bytes of the vectors (with their ids) and the example texts."""
+        texts = sum(len(value) for e in self.examples for value in asdict(e).values())
+        return len(self.index) * (4 * self.encoder.dim + 8) + texts
 
     def add(self, examples):
         """Adds Example objects or records (dicts); embeds them in one encoder call."""
@@ -81,7 +139,8 @@ class ExampleMemory:
 
     def save(self, folder):
         manifest = {"format": "relmem-examples", "version": FORMAT_VERSION, "encoder": self.encoder.name,
-                    "dim": self.encoder.dim, "examples": [e.to_dict() for e in self.examples]}
+                    "dim": self.encoder.dim, "examples": [e.to_dict() for e in self.examples],
+                    "files": {db: [f.path, f.size, f.mtime_ns] for db, f in self.files.items()}}
         try:
             os.makedirs(folder, exist_ok=True)
             with open(os.path.join(folder, "examples.json"), "w", encoding="utf-8") as f:
@@ -109,6 +168,7 @@ class ExampleMemory:
         memory = cls(encoder)
         try:
             memory.examples = [Example(**record) for record in manifest["examples"]]
+            memory.files = {db: DatabaseFile(*file) for db, file in manifest.get("files", {}).items()}
         except TypeError as error:
             raise Error(f"example memory {path}: bad example record ({error})") from None
         memory.index = VectorIndex.load(os.path.join(folder, "examples.index"))
@@ -139,3 +199,11 @@ def load_records(path):
         except ValueError as error:
             raise Error(f"examples {path}: neither a JSON list nor JSON lines ({error})") from None
     return [Example.from_record(record) for record in records]
+
+
+def _fits(example, catalog):
+    """Whether an SQL example still parses and names only tables and columns of its database."""
+    try:
+        return not any(d.severity == "error" for d in sqltools.inspect(example.sql, catalog, example.database))
+    except Error:
+        return False

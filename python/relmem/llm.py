@@ -3,25 +3,29 @@
 Every LLM has ``chat(messages, stage="", *, temperature=None, max_tokens=None, stop=None) -> Response`` where
 ``messages`` is a list of ``{"role": ..., "content": ...}`` dicts (or ``(role, content)`` pairs, or one str) and
 ``Response`` has ``text``, ``usage`` (``prompt_tokens``, ``completion_tokens``, ``total_tokens``, ``estimated``),
-``finish_reason`` and ``cached``. ``stage`` names the pipeline stage served (one of ``STAGES``); it travels as the
-HTTP header ``X-Relmem-Stage`` and as the ``stage=`` keyword of Python callables.
+``finish_reason`` and ``cached``. ``stage`` names the pipeline stage served, in the stage's own words (printable
+ASCII, at most 64 characters; '' for none); it travels as the HTTP header ``X-Relmem-Stage`` and as the ``stage=``
+keyword of Python callables.
 
     llm = OpenAIChat("http://localhost:11434/v1", "qwen2.5:7b", api_key_env="OPENAI_API_KEY")
     llm = CallableLLM(lambda messages, **params: "(YES)")      # any fn(messages, **params) -> str
     llm = CachedLLM(llm, "out/llm_cache.sqlite")               # reruns are answered from disk
     llm = MeteredLLM(llm)                                      # llm.ledger counts tokens per stage
+    llm = ScriptedLLM([ScriptRule(stage="plan", reply="...")]) # scripted replies: tests and notebooks, not a model
     reply = llm.chat([{"role": "user", "content": "..."}], stage="plan")
 
-All classes are implemented in C++ (``relmem._relmem.llm``), so the C++ pipeline and Python share them; chat()
-releases the GIL while it waits. Failures raise ``relmem.Error``.
+All classes but ScriptedLLM are implemented in C++ (``relmem._relmem.llm``), so the C++ pipeline and Python share
+them; chat() releases the GIL while it waits. Failures raise ``relmem.Error``.
 """
 import os
 
 from ._relmem import Error
 from ._relmem import llm as _core
+from .scripted_llm import ScriptedLLM, ScriptedRequest, ScriptRule
 
 LLM = _core.LLM
 OpenAIChat = _core.OpenAIChat
+built_with_http = _core.built_with_http
 CallableLLM = _core.CallableLLM
 CachedLLM = _core.CachedLLM
 MeteredLLM = _core.MeteredLLM
@@ -29,9 +33,7 @@ TokenLedger = _core.TokenLedger
 StageTokens = _core.StageTokens
 Response = _core.Response
 Usage = _core.Usage
-STAGES = _core.STAGES
 as_llm = _core.as_llm
-check_stage = _core.check_stage
 estimate_tokens = _core.estimate_tokens
 
 ENV_BASE_URL = "RELMEM_LLM_BASE_URL"

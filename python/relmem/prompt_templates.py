@@ -1,4 +1,5 @@
-"""Prompt templates: one data file per stage, relmem/prompts/<stage>.txt, with {slot} placeholders.
+"""Prompt templates, the one folder of them: relmem/prompts/<name>.txt with {slot} placeholders. Each LLM stage has
+its own (named as the stage), and the plan's optional context parts have theirs (plan_examples, plan_conversation).
 
 A file holds chat sections, each opened by a line `=== system ===`, `=== user ===` or `=== assistant ===`; literal
 braces are written {{ and }}. render_prompt("plan", question=..., schemas=...) returns the chat messages and raises

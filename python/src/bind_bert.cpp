@@ -2,7 +2,7 @@
 
 #include "bindings.hpp"
 #include "relmem/encoders/bert_encoder.hpp"
-#include "relmem/encoders/wordpiece.hpp"
+#include "relmem/encoders/tokenizers/wordpiece.hpp"
 
 namespace py = pybind11;
 using namespace relmem;

@@ -5,6 +5,7 @@
 #include "bindings.hpp"
 #include "relmem/encoders/encoder.hpp"
 #include "relmem/encoders/hashing_encoder.hpp"
+#include "relmem/encoders/model_home.hpp"
 
 namespace py = pybind11;
 using namespace relmem;
@@ -39,6 +40,10 @@ void bind_encoders(py::module_& m) {
   m.def("load_encoder_spec", [](const std::string& spec) { return std::shared_ptr<Encoder>(load_encoder(spec)); },
         py::arg("spec"), "Loads an encoder by registry spec, e.g. 'hashing:512', 'use-lite', 'bert:/path'.");
   m.def("registered_encoders", &registered_encoders);
+  m.def("relmem_home", &relmem_home, "$RELMEM_HOME, else ~/.cache/relmem ('' when neither it nor HOME is set).");
+  m.def("use_lite_search_path", &use_lite_search_path,
+        "Folders searched for USE-lite's weights, in order: $RELMEM_USE_LITE_DIR, $RELMEM_HOME/models/use-lite.");
+  m.def("find_use_lite_dir", &find_use_lite_dir, "The first of use_lite_search_path() holding the weights, or ''.");
 }
 
 }  // namespace relmem_python

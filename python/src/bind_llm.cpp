@@ -8,7 +8,6 @@
 #include "relmem/llm/callable_llm.hpp"
 #include "relmem/llm/metered_llm.hpp"
 #include "relmem/llm/openai_chat.hpp"
-#include "relmem/llm/stages.hpp"
 #include "relmem/llm/token_ledger.hpp"
 
 namespace py = pybind11;
@@ -236,11 +235,13 @@ void bind_llms(py::module_& llm) {
           "messages"_a, "stage"_a = "", py::kw_only(), "temperature"_a = py::none(), "max_tokens"_a = py::none(),
           "stop"_a = py::none(),
           "Asks the LLM. `messages`: list of {'role', 'content'} dicts or (role, content) pairs, or one str (a user\n"
-          "message). `stage`: the pipeline stage served (one of STAGES, or '' for none). Returns a Response.\n"
+          "message). `stage`: the pipeline stage served, by its own name (printable ASCII, '' for none). Returns a Response.\n"
           "Raises relmem.Error on invalid requests and when the LLM fails.")
       .def_property_readonly("identity", &LLM::identity,
                              "Names the model and output-changing defaults; part of the response-cache key.");
 
+  llm.def("built_with_http", &built_with_http,
+          "Whether relmem was built with libcurl (RELMEM_WITH_HTTP); without it OpenAIChat raises relmem.Error.");
   py::class_<OpenAIChat, LLM, std::shared_ptr<OpenAIChat>>(
       llm, "OpenAIChat",
       "An OpenAI-compatible /v1/chat/completions endpoint (OpenAI, vLLM, Ollama, llama.cpp server) over libcurl.\n"
@@ -311,10 +312,6 @@ void bind_llms(py::module_& llm) {
   llm.def("as_llm", &to_llm, "object"_a,
           "A relmem LLM as it is; any other callable fn(messages, **params) wrapped in a CallableLLM.");
   llm.def("estimate_tokens", &estimate_tokens, "text"_a, "About 4 characters per token, rounded up.");
-  llm.def("check_stage", &check_stage, "name"_a, "Raises relmem.Error unless `name` is '' or one of STAGES.");
-  py::tuple stages(known_stages().size());
-  for (size_t i = 0; i < known_stages().size(); ++i) stages[i] = py::str(known_stages()[i]);
-  llm.attr("STAGES") = stages;
 }
 
 }  // namespace

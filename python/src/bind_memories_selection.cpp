@@ -8,11 +8,11 @@
 #include <map>
 
 #include "bindings.hpp"
-#include "relmem/memories/labeled_questions.hpp"
-#include "relmem/memories/question_parts.hpp"
-#include "relmem/memories/relevance_training.hpp"
-#include "relmem/memories/selection_memory.hpp"
-#include "relmem/memories/string_similarity.hpp"
+#include "relmem/memories/relevance/labeled_questions.hpp"
+#include "relmem/memories/relevance/relevance_training.hpp"
+#include "relmem/memories/selection/selection_memory.hpp"
+#include "relmem/memories/text/question_parts.hpp"
+#include "relmem/memories/text/string_similarity.hpp"
 
 namespace py = pybind11;
 using namespace relmem;
@@ -57,15 +57,6 @@ std::vector<LabeledQuestion> to_labeled(const std::vector<std::string>& question
     out.push_back(std::move(q));
   }
   return out;
-}
-
-py::dict metrics_dict(const SetMetrics& m) {
-  py::dict d;
-  d["precision"] = m.precision;
-  d["recall"] = m.recall;
-  d["f1"] = m.f1;
-  d["questions"] = m.questions;
-  return d;
 }
 
 py::dict epoch_dict(const EpochReport& r) {
@@ -116,26 +107,6 @@ TrainingOptions training_options(const py::kwargs& kwargs) {
   return o;
 }
 
-py::dict calibration_dict(const SelectionCalibration& c) {
-  py::dict d;
-  d["scale"] = c.scale;
-  d["bias"] = c.bias;
-  d["threshold"] = c.threshold;
-  d["fitted"] = c.fitted;
-  return d;
-}
-
-py::dict config_dict(const RelevanceConfig& c) {
-  py::dict d;
-  d["input_dim"] = c.input_dim;
-  d["projection_dim"] = c.projection_dim;
-  d["hidden_dim"] = c.hidden_dim;
-  d["scalar_features"] = c.scalar_features;
-  d["encoder"] = c.encoder;
-  d["lexical_encoder"] = c.lexical_encoder;
-  return d;
-}
-
 SelectionOptions make_options(int samples_per_column, int max_value_chars, const std::string& fusion, int candidates,
                               const std::string& lexical_encoder, int pool, int64_t values_per_column) {
   SelectionOptions o;
@@ -153,6 +124,34 @@ const float* check_vector(const FloatArray& a, int dim, const char* what) {
   if (a.ndim() == 1 && a.shape(0) == dim) return a.data();
   if (a.ndim() == 2 && a.shape(0) == 1 && a.shape(1) == dim) return a.data();
   throw Error(std::string(what) + " must have shape (" + std::to_string(dim) + ",)");
+}
+
+void bind_selection_results(py::module_& m) {
+  py::class_<SetMetrics>(m, "SetMetrics", "Set selection on labelled questions, micro-averaged.")
+      .def_readonly("precision", &SetMetrics::precision)
+      .def_readonly("recall", &SetMetrics::recall)
+      .def_readonly("f1", &SetMetrics::f1)
+      .def_readonly("questions", &SetMetrics::questions)
+      .def("__repr__", [](const SetMetrics& s) {
+        return "SetMetrics(precision=" + std::to_string(s.precision) + ", recall=" + std::to_string(s.recall) +
+               ", f1=" + std::to_string(s.f1) + ", questions=" + std::to_string(s.questions) + ")";
+      });
+
+  py::class_<SelectionCalibration>(m, "SelectionCalibration",
+                                   "probability = sigmoid(scale * score + bias); select_set keeps probabilities >= "
+                                   "threshold. fitted: set by calibrate().")
+      .def(py::init([](float scale, float bias, float threshold, bool fitted) {
+             return SelectionCalibration{scale, bias, threshold, fitted};
+           }),
+           py::arg("scale"), py::arg("bias"), py::arg("threshold"), py::arg("fitted") = true)
+      .def_readonly("scale", &SelectionCalibration::scale)
+      .def_readonly("bias", &SelectionCalibration::bias)
+      .def_readonly("threshold", &SelectionCalibration::threshold)
+      .def_readonly("fitted", &SelectionCalibration::fitted)
+      .def("__repr__", [](const SelectionCalibration& c) {
+        return "SelectionCalibration(scale=" + std::to_string(c.scale) + ", bias=" + std::to_string(c.bias) +
+               ", threshold=" + std::to_string(c.threshold) + ", fitted=" + (c.fitted ? "True" : "False") + ")";
+      });
 }
 
 void bind_selection_memory(py::module_& m) {
@@ -192,22 +191,24 @@ void bind_selection_memory(py::module_& m) {
              std::optional<std::map<std::string, std::string>> descriptions,
              std::optional<std::map<std::string, std::vector<std::string>>> examples, int samples_per_column,
              int max_value_chars, const std::string& fusion, int candidates, const std::string& lexical_encoder,
-             int pool, int64_t values_per_column) {
+             int pool, int64_t values_per_column, const py::object& progress) {
             auto enc = to_encoder(encoder);
             auto mod = to_model(model);
             const auto options = make_options(samples_per_column, max_value_chars, fusion, candidates,
                                               lexical_encoder, pool, values_per_column);
+            const auto callback = progress_from(progress, "selection memory");
             py::gil_scoped_release release;
             return SelectionMemory::build(catalog, enc, mod, descriptions.value_or(std::map<std::string, std::string>{}),
                                           examples.value_or(std::map<std::string, std::vector<std::string>>{}),
-                                          options);
+                                          options, callback);
           },
           py::arg("catalog"), py::arg("encoder") = py::none(), py::arg("model") = py::none(),
           py::arg("descriptions") = py::none(), py::arg("examples") = py::none(), py::arg("samples_per_column") = 3,
           py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
           py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
-          py::arg("values_per_column") = SelectionOptions{}.values_per_column,
-          "Embeds every database of the catalog. encoder: None (default encoder), a spec string or an Encoder; "
+          py::arg("values_per_column") = SelectionOptions{}.values_per_column, py::arg("progress") = false,
+          "Embeds every database of the catalog. progress: False, True (a bar on stderr) or a callable (db, done, "
+          "total). encoder: None (default encoder), a spec string or an Encoder; "
           "model: None, a model file path or a RelevanceModel; descriptions/examples: per-database text; "
           "lexical_encoder: the lexical channel's encoder spec ('' for none); values_per_column: distinct text "
           "values per column indexed as evidence when a question names them (0 for none).")
@@ -220,6 +221,13 @@ void bind_selection_memory(py::module_& m) {
           },
           py::arg("folder"), py::arg("encoder") = py::none(),
           "Loads a saved memory; the encoder is reloaded by the name in its manifest unless given.")
+      .def("refresh", [](SelectionMemory& s, const Catalog& catalog, const py::object& progress) {
+             const auto callback = progress_from(progress, "selection memory refresh");
+             py::gil_scoped_release release;
+             return s.refresh(catalog, callback);
+           }, py::arg("catalog"), py::arg("progress") = false,
+           "Re-embeds databases whose file changed, adds new ones, drops missing ones; returns a RefreshReport.")
+      .def_property_readonly("memory_bytes", &SelectionMemory::memory_bytes)
       .def("save", [](const SelectionMemory& s, const std::string& folder) {
              py::gil_scoped_release release;
              s.save(folder);
@@ -303,20 +311,10 @@ void bind_selection_memory(py::module_& m) {
                            int candidates) {
              auto labeled = to_labeled(questions, databases);
              py::gil_scoped_release release;
-             const SetMetrics metrics = s.calibrate(labeled, candidates);
-             py::gil_scoped_acquire acquire;
-             return metrics_dict(metrics);
+             return s.calibrate(labeled, candidates);
            }, py::arg("questions"), py::arg("databases"), py::arg("candidates") = 10,
            "Fits probabilities and the set threshold on held-out questions; databases[i] is a name or a list.")
-      .def_property("calibration", [](const SelectionMemory& s) { return calibration_dict(s.calibration()); },
-                    [](SelectionMemory& s, const py::dict& d) {
-                      SelectionCalibration c;
-                      c.scale = d["scale"].cast<float>();
-                      c.bias = d["bias"].cast<float>();
-                      c.threshold = d["threshold"].cast<float>();
-                      c.fitted = d.contains("fitted") ? d["fitted"].cast<bool>() : true;
-                      s.set_calibration(c);
-                    })
+      .def_property("calibration", &SelectionMemory::calibration, &SelectionMemory::set_calibration)
       .def_property(
           "model",
           [](const SelectionMemory& s) -> py::object {
@@ -342,6 +340,15 @@ void bind_selection_memory(py::module_& m) {
 }
 
 void bind_relevance(py::module_& m) {
+  py::class_<RelevanceConfig>(m, "RelevanceConfig", "The shape of a relevance model and the encoders it was trained "
+                                                    "with.")
+      .def_readonly("input_dim", &RelevanceConfig::input_dim)
+      .def_readonly("projection_dim", &RelevanceConfig::projection_dim)
+      .def_readonly("hidden_dim", &RelevanceConfig::hidden_dim)
+      .def_readonly("scalar_features", &RelevanceConfig::scalar_features)
+      .def_readonly("encoder", &RelevanceConfig::encoder)
+      .def_readonly("lexical_encoder", &RelevanceConfig::lexical_encoder);
+
   py::class_<RelevanceModel, std::shared_ptr<RelevanceModel>>(m, "RelevanceModel",
                                                               "Relevance classifier p(question, database).")
       .def(py::init([](int input_dim, int projection_dim, int hidden_dim, const std::string& encoder,
@@ -356,7 +363,7 @@ void bind_relevance(py::module_& m) {
                   py::arg("path"))
       .def("save", &RelevanceModel::save, py::arg("path"))
       .def_property("threshold", &RelevanceModel::threshold, &RelevanceModel::set_threshold)
-      .def_property_readonly("config", [](const RelevanceModel& r) { return config_dict(r.config()); })
+      .def_property_readonly("config", &RelevanceModel::config)
       .def_property_readonly("training_info", [](const RelevanceModel& r) {
         return py::module_::import("json").attr("loads")(r.training_info_json());
       })
@@ -395,7 +402,7 @@ void bind_relevance(py::module_& m) {
         py::dict report;
         report["epochs"] = epochs_out;
         report["best_epoch"] = result.best_epoch;
-        report["heldout_set"] = metrics_dict(result.heldout_set);
+        report["heldout_set"] = result.heldout_set;
         report["heldout_databases"] = result.heldout_databases;
         report["untrained_heldout_recall@1"] = result.untrained_recall_at_1;
         report["untrained_heldout_recall@5"] = result.untrained_recall_at_5;
@@ -412,6 +419,15 @@ void bind_relevance(py::module_& m) {
       "composite_ratio, negatives, hard_fraction, heldout, weight_decay, projection_lr_scale, direct_lr_scale, "
       "projection_dim, hidden, seed, threads, device, cache, finetune_layers, finetune_lr_scale.");
 
+  py::class_<LabeledQuestion>(m, "LabeledQuestion", "A question and the database(s) that answer it; unpacks as "
+                                                    "(text, databases).")
+      .def_readonly("text", &LabeledQuestion::text)
+      .def_readonly("databases", &LabeledQuestion::databases)
+      .def("__iter__", [](const LabeledQuestion& q) { return py::iter(py::make_tuple(q.text, q.databases)); });
+  m.def("load_labeled_questions", &load_labeled_questions, py::arg("path"),
+        "A JSON list of {question, db_id | db_ids} (Spider's train_spider.json, dev.json) as LabeledQuestion "
+        "objects; relmem.Error names the file and entry of malformed input.");
+
   m.def("compose_question", [](const std::vector<std::string>& parts, const std::string& style) {
           return compose_question(parts, parse_composite_style(style));
         }, py::arg("parts"), py::arg("style") = "larger-number",
@@ -423,6 +439,7 @@ void bind_relevance(py::module_& m) {
 }  // namespace
 
 void bind_memories_selection(py::module_& m) {
+  bind_selection_results(m);
   bind_relevance(m);
   bind_selection_memory(m);
 }

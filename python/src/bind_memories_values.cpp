@@ -1,12 +1,12 @@
 // The relmem._relmem.values submodule: the data value memory, the database retriever and value post-processing.
-// Results come back as plain dicts and lists so they print, serialize to JSON and load into pandas as they are.
+// Results come back as typed objects with attribute access.
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
-#include "relmem/memories/string_similarity.hpp"
-#include "relmem/memories/value_correction.hpp"
+#include "relmem/memories/text/string_similarity.hpp"
+#include "relmem/memories/values/value_correction.hpp"
 #include "relmem/sql/rewrite.hpp"
 
 namespace py = pybind11;
@@ -28,35 +28,6 @@ py::object value_object(const Value& value) {
   return py::none();
 }
 
-py::dict components_dict(const MatchComponents& c) {
-  py::dict d;
-  d["exact"] = c.exact;
-  d["case_only"] = c.case_only;
-  d["normalized"] = c.normalized;
-  d["trigram"] = c.trigram;
-  d["edit"] = c.edit;
-  d["token"] = c.token;
-  d["abbreviation"] = c.abbreviation;
-  d["semantic"] = c.semantic < 0 ? py::object(py::none()) : py::object(py::float_(c.semantic));
-  return d;
-}
-
-py::dict candidate_dict(const ValueCandidate& c) {
-  py::dict d;
-  d["value"] = utf8(c.value);
-  d["score"] = c.score;
-  d["components"] = components_dict(c.components);
-  d["table"] = c.table;
-  d["column"] = c.column;
-  return d;
-}
-
-py::list candidates_list(const std::vector<ValueCandidate>& candidates) {
-  py::list out;
-  for (const auto& c : candidates) out.append(candidate_dict(c));
-  return out;
-}
-
 // Byte offset into UTF-8 text -> index into the Python str.
 size_t char_offset(const std::string& text, size_t byte_offset) {
   size_t chars = 0;
@@ -65,43 +36,138 @@ size_t char_offset(const std::string& text, size_t byte_offset) {
   return chars;
 }
 
-py::dict column_dict(const ColumnValues& c) {
-  py::dict d;
-  d["table"] = c.table;
-  d["column"] = c.column;
-  d["declared_type"] = c.declared_type;
-  d["kind"] = column_kind_name(c.kind);
-  d["indexed_values"] = c.count;
-  d["text_values"] = c.text_values;
-  d["truncated"] = c.truncated;
-  d["skipped_long"] = c.skipped_long;
-  d["average_chars"] = c.average_chars;
-  d["vectors"] = c.vectors;
-  d["min"] = value_object(c.min);
-  d["max"] = value_object(c.max);
-  return d;
+// Results cross into Python with their spans as str indices instead of byte offsets.
+ValueCondition in_chars(ValueCondition c, const std::string& sql) {
+  c.start = char_offset(sql, c.start);
+  c.end = char_offset(sql, c.end);
+  return c;
 }
 
-py::dict condition_dict(const ValueCondition& c, const std::string& sql) {
-  py::dict d;
-  d["literal_index"] = c.literal_index;
-  d["table"] = c.table;
-  d["column"] = c.column;
-  d["op"] = c.op;
-  d["value"] = utf8(c.value);
-  d["start"] = char_offset(sql, c.start);
-  d["end"] = char_offset(sql, c.end);
-  return d;
+ValueCheck in_chars(ValueCheck check, const std::string& sql) {
+  check.condition = in_chars(std::move(check.condition), sql);
+  return check;
 }
 
-py::dict check_dict(const ValueCheck& check, const std::string& sql) {
-  py::dict d = condition_dict(check.condition, sql);
-  d["status"] = value_status_name(check.status);
-  py::list cased;
-  for (const auto& v : check.case_matches) cased.append(utf8(v));
-  d["case_matches"] = cased;
-  d["similar"] = candidates_list(check.similar);
-  return d;
+std::vector<ValueCheck> in_chars(std::vector<ValueCheck> checks, const std::string& sql) {
+  for (auto& check : checks) check = in_chars(std::move(check), sql);
+  return checks;
+}
+
+// The fields every result about one SQL condition shows (ValueCondition, ValueCheck, ValueReplacement).
+template <typename Class, typename Get>
+void def_condition_fields(Class& c, Get condition) {
+  using T = typename Class::type;
+  c.def_property_readonly("literal_index", [condition](const T& x) { return condition(x).literal_index; })
+      .def_property_readonly("table", [condition](const T& x) { return condition(x).table; })
+      .def_property_readonly("column", [condition](const T& x) { return condition(x).column; })
+      .def_property_readonly("op", [condition](const T& x) { return condition(x).op; })
+      .def_property_readonly("value", [condition](const T& x) { return utf8(condition(x).value); })
+      .def_property_readonly("start", [condition](const T& x) { return condition(x).start; })
+      .def_property_readonly("end", [condition](const T& x) { return condition(x).end; });
+}
+
+// The match fields of a stored value (ValueCandidate, ValueLink).
+template <typename Class, typename Get>
+void def_candidate_fields(Class& c, Get candidate) {
+  using T = typename Class::type;
+  c.def_property_readonly("value", [candidate](const T& x) { return utf8(candidate(x).value); })
+      .def_property_readonly("score", [candidate](const T& x) { return candidate(x).score; })
+      .def_property_readonly("components", [candidate](const T& x) { return candidate(x).components; })
+      .def_property_readonly("table", [candidate](const T& x) { return candidate(x).table; })
+      .def_property_readonly("column", [candidate](const T& x) { return candidate(x).column; });
+}
+
+void bind_value_results(py::module_& v) {
+  py::class_<MatchComponents>(v, "MatchComponents", "The evidence kinds behind a value match, each in [0, 1].")
+      .def_readonly("exact", &MatchComponents::exact)
+      .def_readonly("case_only", &MatchComponents::case_only)
+      .def_readonly("normalized", &MatchComponents::normalized)
+      .def_readonly("trigram", &MatchComponents::trigram)
+      .def_readonly("edit", &MatchComponents::edit)
+      .def_readonly("token", &MatchComponents::token)
+      .def_readonly("abbreviation", &MatchComponents::abbreviation)
+      .def_property_readonly("semantic", [](const MatchComponents& c) -> py::object {
+        return c.semantic < 0 ? py::object(py::none()) : py::object(py::float_(c.semantic));
+      }, "The encoder cosine; None when the column has no vectors.");
+
+  py::class_<ValueCandidate> candidate(v, "ValueMatch", "One stored value for a written one.");
+  def_candidate_fields(candidate, [](const ValueCandidate& c) -> const ValueCandidate& { return c; });
+  candidate.def("__repr__", [](const ValueCandidate& c) {
+    return "ValueMatch(" + py::repr(utf8(c.value)).cast<std::string>() + ", score=" + std::to_string(c.score) +
+           ", " + c.table + "." + c.column + ")";
+  });
+
+  py::class_<ValueLink> link(v, "ValueLink", "A question span that matches a stored value; start/end index the "
+                                             "question string.");
+  def_candidate_fields(link, [](const ValueLink& l) -> const ValueCandidate& { return l.match; });
+  link.def_property_readonly("span", [](const ValueLink& l) { return utf8(l.span); })
+      .def_readonly("start", &ValueLink::start)
+      .def_readonly("end", &ValueLink::end)
+      .def("__repr__", [](const ValueLink& l) {
+        return "ValueLink(" + py::repr(utf8(l.span)).cast<std::string>() + " -> " +
+               py::repr(utf8(l.match.value)).cast<std::string>() + ", score=" + std::to_string(l.match.score) + ")";
+      });
+
+  py::class_<ValueCondition> condition(v, "ValueCondition", "A string literal compared with a column; start/end "
+                                                            "index the SQL string (quotes included).");
+  def_condition_fields(condition, [](const ValueCondition& c) -> const ValueCondition& { return c; });
+
+  py::class_<ValueCheck> check(v, "ValueCheck", "Whether a literal of a query is stored, and the similar values "
+                                                "when it is not.");
+  def_condition_fields(check, [](const ValueCheck& c) -> const ValueCondition& { return c.condition; });
+  check.def_property_readonly("status", [](const ValueCheck& c) { return value_status_name(c.status); },
+                              "'found', 'found_ignoring_case' or 'not_found'")
+      .def_property_readonly("case_matches", [](const ValueCheck& c) {
+        py::list out;
+        for (const auto& value : c.case_matches) out.append(utf8(value));
+        return out;
+      })
+      .def_readonly("similar", &ValueCheck::similar)
+      .def("__repr__", [](const ValueCheck& c) {
+        return "ValueCheck(" + py::repr(utf8(c.condition.value)).cast<std::string>() + " " + c.condition.table + "." +
+               c.condition.column + ": " + value_status_name(c.status) + ")";
+      });
+
+  py::class_<ValueReplacement> replacement(v, "ValueReplacement", "A literal correct_values replaced.");
+  def_condition_fields(replacement, [](const ValueReplacement& r) -> const ValueCondition& { return r.condition; });
+  replacement.def_property_readonly("replacement", [](const ValueReplacement& r) { return utf8(r.replacement); })
+      .def_readonly("reason", &ValueReplacement::reason)
+      .def_readonly("score", &ValueReplacement::score)
+      .def_readonly("margin", &ValueReplacement::margin);
+
+  py::class_<CorrectionResult>(v, "CorrectionResult", "The corrected SQL, what was replaced and every check.")
+      .def_property_readonly("sql", [](const CorrectionResult& r) { return utf8(r.sql); })
+      .def_readonly("replacements", &CorrectionResult::replacements)
+      .def_readonly("checks", &CorrectionResult::checks);
+
+  py::class_<ColumnValues>(v, "ColumnValues", "What the value memory keeps for one column.")
+      .def_readonly("table", &ColumnValues::table)
+      .def_readonly("column", &ColumnValues::column)
+      .def_readonly("declared_type", &ColumnValues::declared_type)
+      .def_property_readonly("kind", [](const ColumnValues& c) { return column_kind_name(c.kind); })
+      .def_readonly("indexed_values", &ColumnValues::count)
+      .def_readonly("text_values", &ColumnValues::text_values)
+      .def_readonly("truncated", &ColumnValues::truncated)
+      .def_readonly("skipped_long", &ColumnValues::skipped_long)
+      .def_readonly("average_chars", &ColumnValues::average_chars)
+      .def_readonly("vectors", &ColumnValues::vectors)
+      .def_property_readonly("min", [](const ColumnValues& c) { return value_object(c.min); })
+      .def_property_readonly("max", [](const ColumnValues& c) { return value_object(c.max); })
+      .def("__repr__", [](const ColumnValues& c) {
+        return "ColumnValues(" + c.table + "." + c.column + ", " + column_kind_name(c.kind) + ", " +
+               std::to_string(c.count) + " values)";
+      });
+
+  py::class_<MemoryUsage>(v, "MemoryUsage", "Bytes of the value memory's strings, lexical structures and vectors.")
+      .def_readonly("string_bytes", &MemoryUsage::string_bytes)
+      .def_readonly("lexical_bytes", &MemoryUsage::lexical_bytes)
+      .def_readonly("vector_bytes", &MemoryUsage::vector_bytes)
+      .def_property_readonly("total_bytes", &MemoryUsage::total)
+      .def("__repr__", [](const MemoryUsage& u) {
+        return "MemoryUsage(string_bytes=" + std::to_string(u.string_bytes) + ", lexical_bytes=" +
+               std::to_string(u.lexical_bytes) + ", vector_bytes=" + std::to_string(u.vector_bytes) +
+               ", total_bytes=" + std::to_string(u.total()) + ")";
+      });
 }
 
 ValueMemoryOptions options_from(int64_t max_values, int64_t max_vectors, double max_digit_share, int max_value_chars,
@@ -124,25 +190,6 @@ py::dict options_dict(const ValueMemoryOptions& o) {
   d["max_value_chars"] = o.max_value_chars;
   d["max_average_chars"] = o.max_average_chars;
   d["encode_batch"] = o.encode_batch;
-  return d;
-}
-
-// The progress callback runs between databases on the thread that builds; it takes the GIL to call Python.
-ValueMemory::Progress progress_from(const py::object& callback) {
-  if (callback.is_none()) return {};
-  auto shared = std::make_shared<py::object>(callback);
-  return [shared](const std::string& db, size_t done, size_t total) {
-    py::gil_scoped_acquire gil;
-    (*shared)(db, done, total);
-  };
-}
-
-py::dict refresh_dict(const RefreshReport& r) {
-  py::dict d;
-  d["added"] = r.added;
-  d["updated"] = r.updated;
-  d["removed"] = r.removed;
-  d["unchanged"] = r.unchanged;
   return d;
 }
 
@@ -176,6 +223,7 @@ void set_weights(FusionWeights& w, const py::dict& d) {
 
 void bind_memories_values(py::module_& m) {
   auto v = m.def_submodule("values", "Data value memory, database retriever and value post-processing.");
+  bind_value_results(v);
 
   py::class_<ValueMemory>(v, "ValueMemory", "Distinct stored values per column, for lookups and corrections.")
       .def_static(
@@ -185,11 +233,11 @@ void bind_memories_values(py::module_& m) {
              int encode_batch) {
             const auto options = options_from(max_values, max_vectors, max_digit_share, max_value_chars,
                                               max_average_chars, encode_batch);
-            const auto callback = progress_from(progress);
+            const auto callback = progress_from(progress, "value memory");
             py::gil_scoped_release release;
             return ValueMemory::build(catalog, std::move(encoder), options, callback);
           },
-          py::arg("catalog"), py::arg("encoder"), py::arg("progress") = py::none(),
+          py::arg("catalog"), py::arg("encoder"), py::arg("progress") = false,
           py::arg("max_values_per_column") = ValueMemoryOptions{}.max_values_per_column,
           py::arg("max_vectors_per_column") = ValueMemoryOptions{}.max_vectors_per_column,
           py::arg("max_digit_share") = ValueMemoryOptions{}.max_digit_share,
@@ -207,15 +255,15 @@ void bind_memories_values(py::module_& m) {
       .def(
           "refresh",
           [](ValueMemory& memory, const Catalog& catalog, const py::object& progress) {
-            const auto callback = progress_from(progress);
+            const auto callback = progress_from(progress, "value memory refresh");
             RefreshReport report;
             {
               py::gil_scoped_release release;
               report = memory.refresh(catalog, callback);
             }
-            return refresh_dict(report);
+            return report;
           },
-          py::arg("catalog"), py::arg("progress") = py::none())
+          py::arg("catalog"), py::arg("progress") = false)
       .def("add_database", &ValueMemory::add_database, py::arg("catalog"), py::arg("db"),
            py::call_guard<py::gil_scoped_release>())
       .def("remove_database", &ValueMemory::remove_database, py::arg("db"))
@@ -228,7 +276,7 @@ void bind_memories_values(py::module_& m) {
               py::gil_scoped_release release;
               found = memory.lookup(db, table, column, value, k);
             }
-            return candidates_list(found);
+            return found;
           },
           py::arg("db"), py::arg("table"), py::arg("column"), py::arg("value"), py::arg("k") = 10)
       .def(
@@ -244,15 +292,11 @@ void bind_memories_values(py::module_& m) {
               py::gil_scoped_release release;
               links = memory.link(db, question, options);
             }
-            py::list out;
-            for (const auto& link : links) {
-              py::dict d = candidate_dict(link.match);
-              d["span"] = utf8(link.span);
-              d["start"] = char_offset(question, link.start);
-              d["end"] = char_offset(question, link.end);
-              out.append(d);
+            for (auto& link : links) {
+              link.start = char_offset(question, link.start);
+              link.end = char_offset(question, link.end);
             }
-            return out;
+            return links;
           },
           py::arg("db"), py::arg("question"), py::arg("k") = LinkOptions{}.k,
           py::arg("min_score") = LinkOptions{}.min_score, py::arg("max_span_words") = LinkOptions{}.max_span_words)
@@ -264,27 +308,15 @@ void bind_memories_values(py::module_& m) {
           [](const ValueMemory& memory, const std::string& db, const std::string& table,
              const std::string& column) -> py::object {
             const ColumnValues* c = memory.column(db, table, column);
-            return c ? py::object(column_dict(*c)) : py::object(py::none());
+            return c ? py::cast(*c) : py::object(py::none());
           },
           py::arg("db"), py::arg("table"), py::arg("column"))
       .def(
           "columns",
-          [](const ValueMemory& memory, const std::string& db) {
-            py::list out;
-            for (const auto& c : memory.database(db).columns) out.append(column_dict(c));
-            return out;
-          },
+          [](const ValueMemory& memory, const std::string& db) { return memory.database(db).columns; },
           py::arg("db"))
-      .def_property_readonly("memory_usage",
-                             [](const ValueMemory& memory) {
-                               const MemoryUsage usage = memory.memory_usage();
-                               py::dict d;
-                               d["string_bytes"] = usage.string_bytes;
-                               d["lexical_bytes"] = usage.lexical_bytes;
-                               d["vector_bytes"] = usage.vector_bytes;
-                               d["total_bytes"] = usage.total();
-                               return d;
-                             })
+      .def_property_readonly("memory_usage", &ValueMemory::memory_usage)
+      .def_property_readonly("memory_bytes", [](const ValueMemory& memory) { return memory.memory_usage().total(); })
       .def_property_readonly(
           "encoder",
           [](const ValueMemory& memory) { return std::const_pointer_cast<Encoder>(memory.shared_encoder()); })
@@ -300,9 +332,8 @@ void bind_memories_values(py::module_& m) {
               py::gil_scoped_release release;
               checks = check_values(sql, db, catalog, memory, k);
             }
-            py::list out;
-            for (const auto& c : checks) out.append(check_dict(c, sql));
-            return py::make_tuple(out, value_feedback(checks));
+            const std::string feedback = value_feedback(checks);
+            return py::make_tuple(in_chars(std::move(checks), sql), feedback);
           },
           py::arg("sql"), py::arg("db"), py::arg("catalog"), py::arg("k") = 5,
           "(checks, feedback text) for the string literals of `sql`.")
@@ -319,21 +350,9 @@ void bind_memories_values(py::module_& m) {
               py::gil_scoped_release release;
               result = correct_values(sql, db, catalog, memory, options);
             }
-            py::list replacements, checks;
-            for (const auto& r : result.replacements) {
-              py::dict d = condition_dict(r.condition, sql);
-              d["replacement"] = utf8(r.replacement);
-              d["reason"] = r.reason;
-              d["score"] = r.score;
-              d["margin"] = r.margin;
-              replacements.append(d);
-            }
-            for (const auto& c : result.checks) checks.append(check_dict(c, sql));
-            py::dict out;
-            out["sql"] = utf8(result.sql);
-            out["replacements"] = replacements;
-            out["checks"] = checks;
-            return out;
+            for (auto& r : result.replacements) r.condition = in_chars(std::move(r.condition), sql);
+            result.checks = in_chars(std::move(result.checks), sql);
+            return result;
           },
           py::arg("sql"), py::arg("db"), py::arg("catalog"), py::arg("min_score") = CorrectionOptions{}.min_score,
           py::arg("min_margin") = CorrectionOptions{}.min_margin, py::arg("k") = CorrectionOptions{}.k)
@@ -351,8 +370,8 @@ void bind_memories_values(py::module_& m) {
   v.def(
       "value_conditions",
       [](const std::string& sql, const Schema& schema) {
-        py::list out;
-        for (const auto& c : value_conditions(sql, schema)) out.append(condition_dict(c, sql));
+        std::vector<ValueCondition> out;
+        for (const auto& c : value_conditions(sql, schema)) out.push_back(in_chars(c, sql));
         return out;
       },
       py::arg("sql"), py::arg("schema"),

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 
 #include "relmem/common.hpp"
+#include "relmem/memories/memory_refresh.hpp"
 
 namespace relmem {
 struct SearchResult;
@@ -17,6 +18,7 @@ void bind_bert(pybind11::module_& m);  // after bind_encoders: BertEncoder deriv
 void bind_index(pybind11::module_& m);
 void bind_gpu(pybind11::module_& m);  // GpuVectorIndex and CUDA device discovery
 void bind_llm(pybind11::module_& m);  // the relmem._relmem.llm submodule
+void bind_memories_common(pybind11::module_& m);  // RefreshReport, before the memories
 void bind_memories_selection(pybind11::module_& m);  // SelectionMemory, RelevanceModel, train_relevance
 void bind_memories_values(pybind11::module_& m);  // the relmem._relmem.values submodule
 void bind_sql(pybind11::module_& m);  // the relmem._relmem.sql submodule
@@ -29,4 +31,7 @@ int64_t check_rows(const pybind11::array_t<float, pybind11::array::c_style | pyb
                    const char* what);
 // A search result as numpy (scores, ids), without copying.
 pybind11::tuple to_python(relmem::SearchResult&& result);
+// A memory's build/refresh progress from what relmem.progress.callback takes (None, False, True for a bar on
+// stderr, or a callable (db, done, total)); the callback takes the GIL to call Python.
+relmem::BuildProgress progress_from(const pybind11::object& progress, const std::string& description);
 }  // namespace relmem_python

@@ -9,7 +9,7 @@
 
 #include "relmem/encoders/bert_encoder.hpp"
 #include "relmem/encoders/safetensors.hpp"
-#include "relmem/encoders/wordpiece.hpp"
+#include "relmem/encoders/tokenizers/wordpiece.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;

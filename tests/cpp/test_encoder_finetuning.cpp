@@ -9,8 +9,8 @@
 
 #include "relmem/catalog/catalog.hpp"
 #include "relmem/encoders/use_lite.hpp"
-#include "relmem/memories/relevance_training.hpp"
-#include "relmem/memories/selection_memory.hpp"
+#include "relmem/memories/relevance/relevance_training.hpp"
+#include "relmem/memories/selection/selection_memory.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;

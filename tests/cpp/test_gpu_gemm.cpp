@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "relmem/index/gpu/matrix_multiplier.hpp"
+#include "relmem/linalg/matrix_multiplier.hpp"
 #include "test_gpu_util.hpp"
 
 using namespace relmem;

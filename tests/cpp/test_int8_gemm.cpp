@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "../../cpp/src/encoders/int8_gemm.hpp"
+#include "../../cpp/src/linalg/int8_gemm.hpp"
 #include "relmem/common.hpp"
 #include "test_util.hpp"
 

@@ -2,7 +2,6 @@
 
 #include "relmem/llm/callable_llm.hpp"
 #include "relmem/llm/metered_llm.hpp"
-#include "relmem/llm/stages.hpp"
 #include "relmem/llm/token_ledger.hpp"
 
 namespace relmem {
@@ -56,9 +55,9 @@ TEST(MeteredLLM, RecordsEachCallUnderItsStage) {
   auto ledger = std::make_shared<TokenLedger>();
   MeteredLLM metered(inner, ledger);
   ChatParams params;
-  params.stage = stage::kContextSwitch;
+  params.stage = "context_switch";
   metered.chat({{"user", "hi"}}, params);
-  params.stage = stage::kPlan;
+  params.stage = "plan";
   metered.chat({{"user", "hi"}}, params);
   metered.chat({{"user", "hi"}}, params);
   EXPECT_EQ(ledger->by_stage().at("context_switch").calls, 1);
@@ -72,9 +71,6 @@ TEST(LLMChat, ValidatesRequests) {
     ++calls;
     return reply(1, 1);
   });
-  ChatParams params;
-  params.stage = "planning";
-  EXPECT_THROW(llm.chat({{"user", "hi"}}, params), Error);
   EXPECT_THROW(llm.chat({}), Error);
   EXPECT_THROW(llm.chat({{"tool", "hi"}}), Error);
   ChatParams negative;
@@ -84,20 +80,30 @@ TEST(LLMChat, ValidatesRequests) {
   zero_tokens.max_tokens = 0;
   EXPECT_THROW(llm.chat({{"user", "hi"}}, zero_tokens), Error);
   EXPECT_EQ(calls, 0);
-  for (const auto& name : known_stages()) {
-    params.stage = name;
-    EXPECT_NO_THROW(llm.chat({{"user", "hi"}}, params));
-  }
-  EXPECT_EQ(calls, 8);
 }
 
-TEST(LLMChat, UnknownStageMessageListsTheKnownOnes) {
-  try {
-    check_stage("planning");
-    FAIL() << "expected relmem::Error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("context_switch"), std::string::npos) << e.what();
+TEST(LLMChat, StageNamesAreTheStagesOwnButStayPrintable) {
+  std::string seen;
+  CallableLLM llm([&seen](const std::vector<ChatMessage>&, const ChatParams& params) {
+    seen = params.stage;
+    return reply(1, 1);
+  });
+  ChatParams params;
+  for (const std::string name : {"", "plan", "answer_directly", "my-stage 2"}) {
+    params.stage = name;
+    EXPECT_NO_THROW(llm.chat({{"user", "hi"}}, params)) << name;
+    EXPECT_EQ(seen, name);
   }
+  for (const std::string name : {std::string("plan\r\nX-Injected: 1"), std::string("pl\xc3\xa4n"), std::string(65, 'a')}) {
+    params.stage = name;
+    try {
+      llm.chat({{"user", "hi"}}, params);
+      FAIL() << "expected relmem::Error for " << name;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("printable ASCII"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(seen, "my-stage 2");
 }
 
 TEST(CallableLLM, PassesStageAndLetsExceptionsThrough) {

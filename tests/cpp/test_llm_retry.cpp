@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "relmem/common.hpp"
 #include "relmem/llm/openai_chat.hpp"
 #include "relmem/llm/retry_policy.hpp"
@@ -48,7 +50,21 @@ TEST(ParseRetryAfter, SecondsOnly) {
   EXPECT_FALSE(parse_retry_after("3 seconds"));
 }
 
+TEST(OpenAIChat, WithoutHttpConstructionIsAClearError) {
+  if (built_with_http()) GTEST_SKIP() << "relmem was built with HTTP";
+  OpenAIChatConfig config;
+  config.base_url = "http://localhost:8000/v1";
+  config.model = "m";
+  try {
+    OpenAIChat llm(config);
+    FAIL() << "expected relmem::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("built without HTTP support"), std::string::npos) << e.what();
+  }
+}
+
 TEST(OpenAIChat, RejectsBadConfiguration) {
+  if (!built_with_http()) GTEST_SKIP() << "relmem was built without HTTP";
   OpenAIChatConfig config;
   config.base_url = "localhost:8000/v1";
   config.model = "m";
@@ -62,6 +78,7 @@ TEST(OpenAIChat, RejectsBadConfiguration) {
 }
 
 TEST(OpenAIChat, UnreachableServerIsAClearErrorAfterTheRetries) {
+  if (!built_with_http()) GTEST_SKIP() << "relmem was built without HTTP";
   OpenAIChatConfig config;
   config.base_url = "http://127.0.0.1:1/v1";  // port 1: nothing listens, the connection is refused at once
   config.model = "m";
@@ -82,6 +99,7 @@ TEST(OpenAIChat, UnreachableServerIsAClearErrorAfterTheRetries) {
 }
 
 TEST(OpenAIChat, IdentityNamesModelAndDefaults) {
+  if (!built_with_http()) GTEST_SKIP() << "relmem was built without HTTP";
   OpenAIChatConfig config;
   config.base_url = "http://localhost:8000/v1";
   config.model = "llama3";

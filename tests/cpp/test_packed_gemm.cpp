@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "../../cpp/src/encoders/packed_gemm.hpp"
+#include "../../cpp/src/linalg/packed_gemm.hpp"
 #include "test_util.hpp"
 
 using namespace relmem::gemm;

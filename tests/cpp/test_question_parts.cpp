@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "relmem/encoders/hashing_encoder.hpp"
-#include "relmem/memories/labeled_questions.hpp"
-#include "relmem/memories/question_parts.hpp"
-#include "relmem/memories/selection_memory.hpp"
+#include "relmem/memories/relevance/labeled_questions.hpp"
+#include "relmem/memories/selection/selection_memory.hpp"
+#include "relmem/memories/text/question_parts.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;

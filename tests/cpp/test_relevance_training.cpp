@@ -6,7 +6,7 @@
 #include <set>
 
 #include "relmem/encoders/hashing_encoder.hpp"
-#include "relmem/memories/relevance_training.hpp"
+#include "relmem/memories/relevance/relevance_training.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;

@@ -1,5 +1,6 @@
 // Selection memory on a small generated collection: ranking, probabilities, set selection, calibration,
-// add/remove without a rebuild, save/load (also of version 1 folders), candidate narrowing, stored-value evidence,
+// build with progress, refresh after the files change, add/remove without a rebuild,
+// save/load (also of version 1 folders), candidate narrowing, stored-value evidence,
 // column vectors, and clear errors on bad folders and models.
 #include <gtest/gtest.h>
 
@@ -11,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "relmem/encoders/hashing_encoder.hpp"
-#include "relmem/memories/selection_memory.hpp"
+#include "relmem/memories/selection/selection_memory.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;
@@ -127,6 +128,57 @@ TEST_F(SelectionMemoryTest, AddAndRemoveWithoutRebuild) {
   memory.add(catalog, "hospital");  // re-adding replaces, it does not duplicate
   EXPECT_EQ(memory.size(), 4u);
   EXPECT_THROW(memory.add(catalog, "no_such_db"), Error);
+}
+
+TEST_F(SelectionMemoryTest, BuildReportsProgressAndEncodesLikeAddingOneByOne) {
+  std::vector<std::pair<std::string, size_t>> calls;
+  auto memory = SelectionMemory::build(catalog, encoder, nullptr, {}, {}, {},
+                                       [&](const std::string& db, size_t done, size_t total) {
+                                         EXPECT_EQ(total, 4u);
+                                         calls.emplace_back(db, done);
+                                       });
+  const std::vector<std::pair<std::string, size_t>> expected = {
+      {"concert_singer", 1}, {"flights", 2}, {"hospital", 3}, {"world_cities", 4}};
+  EXPECT_EQ(calls, expected);
+  EXPECT_GT(memory.memory_bytes(), 4u * 256u * sizeof(float));
+  SelectionMemory one_by_one(encoder);
+  for (const auto& db : catalog.databases()) one_by_one.add(catalog, db);
+  const auto batched = memory.select("doctor specialty hospital beds", 4);
+  const auto single = one_by_one.select("doctor specialty hospital beds", 4);
+  ASSERT_EQ(batched.size(), single.size());
+  for (size_t i = 0; i < batched.size(); ++i) {
+    EXPECT_EQ(batched[i].database, single[i].database);
+    EXPECT_FLOAT_EQ(batched[i].score, single[i].score);
+  }
+}
+
+TEST_F(SelectionMemoryTest, RefreshFollowsTheDatabaseFiles) {
+  auto memory = SelectionMemory::build(catalog, encoder, nullptr, {{"hospital", "Hospitals and their doctors"}});
+  memory.save(dir.file("saved"));
+  auto loaded = SelectionMemory::load(dir.file("saved"));
+  RefreshReport report = loaded.refresh(catalog);
+  EXPECT_EQ(report.unchanged, 4);
+  EXPECT_TRUE(report.added.empty() && report.updated.empty() && report.removed.empty());
+
+  relmem_test::make_database(dir.file("dbs/zoo.sqlite"), "CREATE TABLE animal (name TEXT, species TEXT);");
+  std::filesystem::remove(dir.file("dbs/flights.sqlite"));
+  std::filesystem::remove(dir.file("dbs/hospital.sqlite"));
+  relmem_test::make_database(dir.file("dbs/hospital.sqlite"), kHospitalScript);
+  // A modification time of its own, whatever the clock's resolution.
+  std::filesystem::last_write_time(dir.file("dbs/hospital.sqlite"), std::filesystem::file_time_type{});
+  std::vector<std::string> rebuilt;
+  report = loaded.refresh(Catalog::open(dir.file("dbs")),
+                          [&](const std::string& db, size_t, size_t) { rebuilt.push_back(db); });
+  EXPECT_EQ(report.added, std::vector<std::string>{"zoo"});
+  EXPECT_EQ(report.updated, std::vector<std::string>{"hospital"});
+  EXPECT_EQ(report.removed, std::vector<std::string>{"flights"});
+  EXPECT_EQ(report.unchanged, 2);
+  EXPECT_EQ(rebuilt, (std::vector<std::string>{"hospital", "zoo"}));
+  EXPECT_EQ(loaded.databases(), (std::vector<std::string>{"concert_singer", "hospital", "world_cities", "zoo"}));
+  // The re-embedded database kept its description.
+  const auto fresh = SelectionMemory::build(Catalog::open(dir.file("dbs")), encoder, nullptr,
+                                            {{"hospital", "Hospitals and their doctors"}});
+  EXPECT_FLOAT_EQ(loaded.select("hospitals", 1)[0].score, fresh.select("hospitals", 1)[0].score);
 }
 
 TEST_F(SelectionMemoryTest, DescriptionsAndExamplesChangeTheCard) {

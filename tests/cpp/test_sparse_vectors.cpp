@@ -5,7 +5,7 @@
 #include <random>
 
 #include "relmem/common.hpp"
-#include "relmem/memories/sparse_vectors.hpp"
+#include "relmem/memories/text/sparse_vectors.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;

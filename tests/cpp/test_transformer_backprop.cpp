@@ -8,8 +8,8 @@
 #include <functional>
 #include <random>
 
-#include "relmem/encoders/transformer_backprop.hpp"
-#include "relmem/encoders/use_lite_top.hpp"
+#include "relmem/encoders/finetuning/transformer_backprop.hpp"
+#include "relmem/encoders/finetuning/use_lite_top.hpp"
 
 using namespace relmem;
 using backprop::Matrix;

@@ -12,9 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../../cpp/src/encoders/nfkc.hpp"
+#include "../../cpp/src/encoders/tokenizers/nfkc.hpp"
 #include "relmem/encoders/encoder.hpp"
-#include "relmem/encoders/sentencepiece.hpp"
+#include "relmem/encoders/model_home.hpp"
+#include "relmem/encoders/tokenizers/sentencepiece.hpp"
 #include "relmem/encoders/use_lite.hpp"
 
 namespace fs = std::filesystem;
@@ -234,25 +235,48 @@ TEST(UseLite, MissingDirectoryIsAClearError) {
   expect_error_containing("/nonexistent/use-lite", {"/nonexistent/use-lite", "make setup"});
 }
 
+std::string model_dir_error() {
+  try {
+    UseLiteEncoder::resolve_model_dir("");
+  } catch (const relmem::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST(UseLite, SearchesTheEnvironmentForTheModel) {
   const char* saved_home = std::getenv("HOME");
   const std::string home = saved_home ? saved_home : "";
   ::setenv("RELMEM_USE_LITE_DIR", "/nonexistent/a", 1);
   ::setenv("RELMEM_HOME", "/nonexistent/b", 1);
   ::setenv("HOME", "/nonexistent/c", 1);
-  try {
-    UseLiteEncoder::resolve_model_dir("");
-    ADD_FAILURE() << "no error";
-  } catch (const relmem::Error& e) {
-    const std::string message = e.what();
-    EXPECT_NE(
-        message.find("/nonexistent/a, /nonexistent/b/models/use-lite, /nonexistent/c/.cache/relmem/models/use-lite"),
-        std::string::npos)
-        << message;
-  }
-  ::unsetenv("RELMEM_USE_LITE_DIR");
+  // RELMEM_HOME replaces ~/.cache/relmem: the user's cache is not searched then.
+  EXPECT_EQ(relmem::relmem_home(), "/nonexistent/b");
+  std::string message = model_dir_error();
+  EXPECT_NE(message.find("(looked in: /nonexistent/a, /nonexistent/b/models/use-lite)"), std::string::npos) << message;
   ::unsetenv("RELMEM_HOME");
+  EXPECT_EQ(relmem::relmem_home(), "/nonexistent/c/.cache/relmem");
+  message = model_dir_error();
+  EXPECT_NE(message.find("(looked in: /nonexistent/a, /nonexistent/c/.cache/relmem/models/use-lite)"),
+            std::string::npos)
+      << message;
+  ::unsetenv("RELMEM_USE_LITE_DIR");
   ::setenv("HOME", home.c_str(), 1);
+}
+
+TEST(UseLite, FindsTheModelUnderRelmemHome) {
+  const auto home = fs::temp_directory_path() / ("relmem_test_model_home_" + std::to_string(::getpid()));
+  const char* saved_dir = std::getenv("RELMEM_USE_LITE_DIR");
+  const std::string use_lite_dir = saved_dir ? saved_dir : "";
+  ::unsetenv("RELMEM_USE_LITE_DIR");
+  fs::create_directories(home / "models" / "use-lite");
+  std::ofstream(home / "models" / "use-lite" / "model.json") << "{}";
+  ::setenv("RELMEM_HOME", home.c_str(), 1);
+  EXPECT_EQ(relmem::find_use_lite_dir(), (home / "models" / "use-lite").string());
+  EXPECT_EQ(UseLiteEncoder::resolve_model_dir(""), (home / "models" / "use-lite").string());
+  ::unsetenv("RELMEM_HOME");
+  if (!use_lite_dir.empty()) ::setenv("RELMEM_USE_LITE_DIR", use_lite_dir.c_str(), 1);
+  fs::remove_all(home);
 }
 
 TEST(UseLite, TruncatedShardIsAClearError) {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "relmem/encoders/hashing_encoder.hpp"
-#include "relmem/memories/value_correction.hpp"
+#include "relmem/memories/values/value_correction.hpp"
 #include "relmem/sql/syntax_error.hpp"
 #include "test_util.hpp"
 

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "relmem/encoders/hashing_encoder.hpp"
-#include "relmem/memories/value_memory.hpp"
+#include "relmem/memories/values/value_memory.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;

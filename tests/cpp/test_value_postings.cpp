@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "relmem/memories/question_spans.hpp"
-#include "relmem/memories/value_postings.hpp"
+#include "relmem/memories/relevance/value_postings.hpp"
+#include "relmem/memories/text/question_spans.hpp"
 
 using namespace relmem;
 

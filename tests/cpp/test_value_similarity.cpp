@@ -1,8 +1,8 @@
 // Lexical matching: normalization, trigrams, edit distance, tokens, abbreviations, and the fused score.
 #include <gtest/gtest.h>
 
-#include "relmem/memories/string_similarity.hpp"
-#include "relmem/memories/value_scoring.hpp"
+#include "relmem/memories/text/string_similarity.hpp"
+#include "relmem/memories/values/value_scoring.hpp"
 
 using namespace relmem;
 

@@ -3,6 +3,9 @@ import pathlib
 import sqlite3
 
 import pytest
+from fake_llm_server import NO_HTTP
+
+import relmem.llm
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
@@ -12,6 +15,9 @@ SPIDER = SHARED / "data" / "spider"
 def requires_shared(path):
     """Skip marker for tests that read ../shared (absent outside this workplace)."""
     return pytest.mark.skipif(not path.exists(), reason=f"{path} is absent")
+
+
+requires_http = pytest.mark.skipif(not relmem.llm.built_with_http(), reason=NO_HTTP)
 
 
 @pytest.fixture(scope="session")

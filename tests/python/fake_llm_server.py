@@ -9,9 +9,9 @@
         ...
         assert server.requests[0].stage == "context_switch"
 
-Rules are tried in order; the first that matches the request's stage (header X-Relmem-Stage) and prompt content
-(substring of any message) answers it, `times` limits how often a rule may answer. A request no rule matches gets
-HTTP 400 (not retried, so a missing rule fails a test fast). Faults:
+Rules are relmem.llm.ScriptRule's (the scripted LLM's, matched the same way: stage from the header X-Relmem-Stage,
+prompt content, `times`) plus a fault. A request no rule matches gets HTTP 400 (not retried, so a missing rule fails a
+test fast). Faults:
     timeout          wait `delay` seconds (default 5) before answering: longer than the client's timeout
     rate_limit       HTTP 429, with a Retry-After header when `retry_after` is set
     server_error     HTTP `status` (default 500), Retry-After when `retry_after` is set
@@ -26,10 +26,18 @@ stops by itself after `lifetime` seconds or `max_requests` requests, whichever c
 import json
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, Optional, Union
+from typing import Optional, Union
 
+from relmem.llm import ScriptRule
+from relmem.scripted_llm import first_match
+
+import pytest
+
+import relmem.llm
+
+NO_HTTP = "relmem was built without HTTP (RELMEM_WITH_HTTP=OFF)"
 FAULTS = ("timeout", "rate_limit", "server_error", "malformed_json", "missing_choices", "truncated", "length",
           "bad_request")
 
@@ -55,33 +63,25 @@ class RecordedRequest:
 
 
 @dataclass
-class Rule:
-    reply: Union[str, Callable[[RecordedRequest], str]] = ""
-    stage: Optional[str] = None
-    contains: Optional[str] = None
+class Rule(ScriptRule):
     fault: Optional[str] = None
-    times: Optional[int] = None
     retry_after: Optional[Union[float, str]] = None
     status: int = 500
     delay: float = 0.0
     usage: Optional[tuple] = None  # (prompt_tokens, completion_tokens); default: word counts
     omit_usage: bool = False
-    used: int = field(default=0, init=False)
 
     def __post_init__(self):
         if self.fault is not None and self.fault not in FAULTS:
             raise ValueError(f"unknown fault {self.fault!r}; known: {', '.join(FAULTS)}")
-
-    def matches(self, request):
-        return ((self.times is None or self.used < self.times)
-                and (self.stage is None or request.stage == self.stage)
-                and (self.contains is None or self.contains in request.prompt))
 
 
 class FakeLLMServer:
     """See the module docstring. `base_url` ends in /v1; `requests` lists RecordedRequest in arrival order."""
 
     def __init__(self, rules, lifetime=30.0, max_requests=500):
+        if not relmem.llm.built_with_http():
+            pytest.skip(NO_HTTP)  # every test that talks to the server
         self.rules = list(rules)
         self.lifetime = lifetime
         self.max_requests = max_requests
@@ -129,9 +129,7 @@ class FakeLLMServer:
         with self._lock:
             self.requests.append(request)
             count = len(self.requests)
-            rule = next((r for r in self.rules if r.matches(request)), None)
-            if rule is not None:
-                rule.used += 1
+            rule = first_match(self.rules, request)
         if count >= self.max_requests:
             threading.Thread(target=self.stop, daemon=True).start()
         return rule
@@ -179,7 +177,7 @@ class FakeLLMServer:
                     return self._send_raw(200, b'{"choices": [{"message": {"content": "half an ans')
                 if fault == "missing_choices":
                     return self._send(200, {"object": "chat.completion", "choices": []})
-                text = rule.reply(request) if callable(rule.reply) else rule.reply
+                text = rule.text(request)
                 finish_reason = "stop"
                 if fault == "length":
                     text, finish_reason = text[:len(text) // 2], "length"

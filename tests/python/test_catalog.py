@@ -34,20 +34,41 @@ def test_execute_returns_rows_and_errors(concert_db):
         bad.raise_for_error()
 
 
-@pytest.mark.parametrize("sql", [
-    "DROP TABLE stadium",
-    "INSERT INTO stadium VALUES (3, 'x', 'y', 1)",
-    "UPDATE stadium SET capacity = 0",
-    "ATTACH DATABASE ':memory:' AS other",
-    "PRAGMA writable_schema = 1",
-    "SELECT load_extension('x')",
-    "SELECT 1; DELETE FROM stadium",
+ONLY_ONE = "only one SELECT or WITH ... SELECT statement may run"
+
+
+@pytest.mark.parametrize("sql, reason", [
+    ("DROP TABLE stadium", f"{ONLY_ONE}, not DROP"),
+    ("INSERT INTO stadium VALUES (3, 'x', 'y', 1)", f"{ONLY_ONE}, not INSERT"),
+    ("UPDATE stadium SET capacity = 0", f"{ONLY_ONE}, not UPDATE"),
+    ("ATTACH DATABASE ':memory:' AS other", f"{ONLY_ONE}, not ATTACH"),
+    ("PRAGMA writable_schema = 1", f"{ONLY_ONE}, not PRAGMA"),
+    ("SELECT load_extension('x')", "may only read data, and this one calls load_extension()"),
+    ("SELECT 1; DELETE FROM stadium", "holds more than one"),
+    # what the pipeline's former regex gate refused: the executor is the only gate now
+    ("DROP TABLE restaurant", f"{ONLY_ONE}, not DROP"), ("delete from t", f"{ONLY_ONE}, not DELETE"),
+    ("WITH a AS (SELECT 1) DELETE FROM t", f"{ONLY_ONE}, not DELETE"), ("SELECT 1; DROP TABLE t", "more than one"),
+    ("ATTACH 'x.db' AS x", f"{ONLY_ONE}, not ATTACH"), ("", "the SQL is empty"), (" ; ", "the SQL is empty"),
 ])
-def test_writes_are_refused_and_file_unchanged(concert_db, sql):
+def test_writes_are_refused_saying_what_and_file_unchanged(concert_db, sql, reason):
     before = hashlib.sha256(concert_db.read_bytes()).hexdigest()
     result = relmem.Catalog(str(concert_db)).execute("concert", sql)
     assert result.error_kind == "refused", result.error
+    assert reason in result.error and "not authorized" not in result.error
+    with pytest.raises(relmem.SqlError) as raised:
+        result.raise_for_error()
+    assert str(raised.value) == f"refused: {result.error}"
     assert hashlib.sha256(concert_db.read_bytes()).hexdigest() == before
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT 1", "select replace(name, 'a', 'b') from stadium;", "  -- note\n SELECT ';' AS x",
+    "WITH a AS (SELECT 1) SELECT * FROM a", "WITH a(x) AS (SELECT 1), b AS (SELECT 2) SELECT * FROM a, b",
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 5) SELECT x FROM c",
+])
+def test_single_selects_run(concert_db, sql):
+    result = relmem.Catalog(str(concert_db)).execute("concert", sql)
+    assert result.ok, result.error
 
 
 def test_timeout_and_row_cap(concert_db):

@@ -42,7 +42,7 @@ RULES = [
     Rule(stage="plan", reply=fake_plan),
     Rule(stage="correct_values", contains="'LA'", reply=f"Begin SQL\n{LA_FIXED}\nEnd SQL"),
     Rule(stage="return_type", reply="(TEXT)"),
-    Rule(stage="generate_output", contains="Hamlet", reply="Answer: William Shakespeare"),
+    Rule(stage="answer_directly", contains="Hamlet", reply="Answer: William Shakespeare"),
     Rule(stage="generate_output", reply=lambda r: "Answer: " + r.messages[-1]["content"].strip().splitlines()[-1]),
 ]
 

@@ -1,7 +1,10 @@
+import re
+
 import numpy as np
 import pytest
 
 import relmem
+from relmem import encoders
 
 
 def test_hashing_encoder_encode_list():
@@ -23,3 +26,46 @@ def test_default_falls_back_to_hashing_with_a_warning(monkeypatch, tmp_path):
     with pytest.warns(UserWarning, match="hashing"):
         encoder = relmem.load_encoder()
     assert encoder.name.startswith("hashing")
+
+
+def fake_use_lite(folder):
+    """A folder that looks installed (model.json) but holds no weights, so loading it fails naming the folder."""
+    folder.mkdir(parents=True)
+    (folder / "model.json").write_text("{}")
+    return folder
+
+
+def test_relmem_home_decides_where_python_and_cpp_look_for_use_lite(monkeypatch, tmp_path):
+    home = tmp_path / "home"
+    monkeypatch.delenv("RELMEM_USE_LITE_DIR", raising=False)
+    monkeypatch.setenv("RELMEM_HOME", str(home))
+    # The default cache under $HOME is not searched once RELMEM_HOME names another home.
+    fake_use_lite(tmp_path / "user" / ".cache" / "relmem" / "models" / "use-lite")
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    assert encoders.relmem_home() == str(home)
+    assert relmem._relmem.use_lite_search_path() == [str(home / "models" / "use-lite")]
+    assert encoders.use_lite_dir() is None and not encoders.use_lite_installed()
+    with pytest.raises(relmem.Error, match=re.escape(f"looked in: {home / 'models' / 'use-lite'})")):
+        relmem.load_encoder("use-lite")
+
+    installed = fake_use_lite(home / "models" / "use-lite")
+    assert encoders.use_lite_dir() == str(installed) and encoders.use_lite_installed()
+    with pytest.raises(relmem.Error, match=re.escape(str(installed))):  # the C++ encoder opens the same folder
+        relmem.load_encoder("use-lite")
+
+
+def test_use_lite_dir_variable_comes_before_relmem_home(monkeypatch, tmp_path):
+    monkeypatch.setenv("RELMEM_HOME", str(tmp_path / "home"))
+    fake_use_lite(tmp_path / "home" / "models" / "use-lite")
+    chosen = fake_use_lite(tmp_path / "elsewhere")
+    monkeypatch.setenv("RELMEM_USE_LITE_DIR", str(chosen))
+    assert relmem._relmem.use_lite_search_path() == [str(chosen), str(tmp_path / "home" / "models" / "use-lite")]
+    assert encoders.use_lite_dir() == str(chosen)
+    with pytest.raises(relmem.Error, match=re.escape(str(chosen))):
+        relmem.load_encoder("use-lite")
+
+
+def test_relmem_home_defaults_to_the_user_cache(monkeypatch, tmp_path):
+    monkeypatch.delenv("RELMEM_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert encoders.relmem_home() == str(tmp_path / ".cache" / "relmem")

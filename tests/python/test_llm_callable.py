@@ -3,6 +3,7 @@ import argparse
 import sqlite3
 
 import pytest
+from conftest import requires_http
 from fake_llm_server import FakeLLMServer, Rule
 
 import relmem
@@ -188,9 +189,16 @@ def test_as_llm():
         rllm.as_llm(42)
 
 
-def test_stages_constant():
-    assert rllm.STAGES == ("context_switch", "plan", "correct_values", "refine", "self_correct", "return_type",
-                           "generate_output", "rephrase")
+def test_stage_names_are_free_form_but_printable():
+    seen = []
+    llm = rllm.CallableLLM(lambda messages, stage, **params: seen.append(stage) or "x")
+    for stage in ("", "answer_directly", "my own stage"):
+        llm.chat("q", stage=stage)
+    assert seen == ["", "answer_directly", "my own stage"]
+    for stage in ("plan\r\nX-Injected: 1", "plän", "a" * 65):
+        with pytest.raises(relmem.Error, match="printable ASCII"):
+            llm.chat("q", stage=stage)
+    assert len(seen) == 3 and not hasattr(rllm, "STAGES")
 
 
 def test_from_config_nothing_configured(monkeypatch):
@@ -199,6 +207,13 @@ def test_from_config_nothing_configured(monkeypatch):
     assert rllm.from_config() is None
 
 
+@pytest.mark.skipif(rllm.built_with_http(), reason="relmem was built with HTTP")
+def test_without_http_openai_chat_is_a_clear_error():
+    with pytest.raises(relmem.Error, match="built without HTTP support"):
+        rllm.OpenAIChat("http://127.0.0.1:9/v1", "m")
+
+
+@requires_http
 def test_from_config_falls_back_to_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("RELMEM_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("RELMEM_LLM_MODEL", "env-model")

@@ -3,10 +3,13 @@ import threading
 import time
 
 import pytest
+from conftest import requires_http
 from fake_llm_server import FakeLLMServer, Rule
 
 import relmem
 from relmem import llm as rllm
+
+pytestmark = requires_http
 
 MESSAGES = [{"role": "system", "content": "You decide."}, {"role": "user", "content": "How many singers are there?"}]
 
@@ -31,7 +34,7 @@ def test_reply_usage_and_request_body():
     assert request.body["max_tokens"] == 16 and request.body["stop"] == ["\n\n"]
 
 
-@pytest.mark.parametrize("stage", rllm.STAGES)
+@pytest.mark.parametrize("stage", ["context_switch", "answer_directly", "a stage of my own"])
 def test_every_request_carries_its_stage_header(stage):
     with FakeLLMServer([Rule(stage=stage, reply=f"for {stage}")]) as server:
         assert client(server).chat(MESSAGES, stage=stage).text == f"for {stage}"
@@ -179,8 +182,8 @@ def test_concurrent_requests_from_python_threads():
 def test_invalid_requests_are_refused_before_sending():
     with FakeLLMServer([Rule(reply="ok")]) as server:
         llm = client(server)
-        with pytest.raises(relmem.Error, match="unknown LLM stage 'planning'"):
-            llm.chat("hi", stage="planning")
+        with pytest.raises(relmem.Error, match="stage name must be printable ASCII"):
+            llm.chat("hi", stage="plan\r\nX-Injected: 1")  # a header of its own, were it sent
         with pytest.raises(relmem.Error, match="role"):
             llm.chat([{"role": "tool", "content": "x"}])
         with pytest.raises(relmem.Error, match="no messages"):

@@ -1,9 +1,13 @@
-"""Prompt templates: one per stage, every slot filled, clear errors otherwise; the stack end to end."""
+"""Prompt templates: one folder, one per LLM stage (plus the plan's context parts), every slot filled, clear errors
+otherwise; the stack end to end."""
+from pathlib import Path
+
 import pytest
 from fake_llm_server import FakeLLMServer, Rule
 
 import relmem
 from relmem import llm as rllm
+from relmem.agent import Memories, Pipeline
 from relmem.parsers import Target, ask_with_format, parse_plan, parse_verdict
 from relmem.prompt_templates import PromptTemplate, available_prompts, load_prompt, render_prompt
 
@@ -16,27 +20,40 @@ SLOTS = {
     "return_type": ["question", "results"],
     "generate_output": ["question", "results"],
     "rephrase": ["context", "question"],
+    "answer_directly": ["conversation", "question"],
+    "plan_examples": ["examples"],
+    "plan_conversation": ["conversation"],
 }
 
 
-def test_one_template_per_stage():
-    assert available_prompts() == sorted(rllm.STAGES)
+def test_one_folder_of_templates():
+    assert available_prompts() == sorted(SLOTS)
+    assert not (Path(relmem.__file__).parent / "agent" / "prompts").exists()
 
 
-@pytest.mark.parametrize("stage", rllm.STAGES)
-def test_template_slots(stage):
-    assert load_prompt(stage).slots == SLOTS[stage]
+def test_every_llm_stage_has_its_own_template(demo_dir):
+    catalog = relmem.Catalog(str(demo_dir))
+    memories = Memories.build(catalog, encoder="hashing")
+    pipeline = Pipeline.default(catalog, rllm.ScriptedLLM([]), memories.selection, memories.values)
+    llm_stages = [stage.name for stage in pipeline.stages if hasattr(stage, "llm")]
+    assert sorted(llm_stages) == sorted(name for name in SLOTS if not name.startswith("plan_"))
 
 
-@pytest.mark.parametrize("stage", rllm.STAGES)
-def test_render_fills_every_slot(stage):
-    values = {slot: f"<{slot} value {{with braces}}>" for slot in SLOTS[stage]}
-    messages = render_prompt(stage, **values)
-    assert [m["role"] for m in messages] == ["system", "user"]
+@pytest.mark.parametrize("name", sorted(SLOTS))
+def test_template_slots(name):
+    assert load_prompt(name).slots == SLOTS[name]
+
+
+@pytest.mark.parametrize("name", sorted(SLOTS))
+def test_render_fills_every_slot(name):
+    values = {slot: f"<{slot} value {{with braces}}>" for slot in SLOTS[name]}
+    messages = render_prompt(name, **values)
+    context_part = name.startswith("plan_")  # joins the plan's messages: no system message of its own
+    assert [m["role"] for m in messages] == (["user"] if context_part else ["system", "user"])
     text = "\n".join(m["content"] for m in messages)
     for value in values.values():
         assert value in text
-    assert "{" + SLOTS[stage][0] + "}" not in text
+    assert "{" + SLOTS[name][0] + "}" not in text
 
 
 def test_missing_and_unknown_slots_are_clear_errors():

@@ -2,6 +2,9 @@
 import pathlib
 
 import pytest
+from conftest import NO_HTTP
+
+import relmem.llm
 
 NOTEBOOKS = sorted((pathlib.Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 
@@ -12,6 +15,8 @@ def test_notebook_executes(path, monkeypatch):
     nbclient = pytest.importorskip("nbclient")
     monkeypatch.setenv("RELMEM_NOTEBOOK_SMALL", "1")  # notebooks use small subsets under test
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    if "FakeLLMServer" in path.read_text() and not relmem.llm.built_with_http():
+        pytest.skip(NO_HTTP)
     notebook = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
                                      resources={"metadata": {"path": str(path.parent)}})

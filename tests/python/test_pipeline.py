@@ -5,31 +5,13 @@ import sqlite3
 
 import pytest
 from fake_llm_server import FakeLLMServer, Rule
+from pipeline_fixtures import catalog, memories, plan, sql_block  # noqa: F401 (fixtures)
 
 import relmem
-from relmem.agent import ConversationMemory, Memories, Pipeline, PipelineConfig
-from relmem.demo.collection import DESCRIPTIONS
+from relmem.agent import ConversationMemory, Pipeline, PipelineConfig
 from relmem.llm import OpenAIChat
 
 YES = Rule(stage="context_switch", reply="Reasoning: this needs stored records.\nAnswer: (YES)")
-
-
-def plan(*targets):
-    return "\n".join(f"Goal: {goal}\nBegin SQL\n{sql}\nEnd SQL\nDatabase: {db}" for goal, sql, db in targets)
-
-
-def sql_block(sql):
-    return f"Begin SQL\n{sql}\nEnd SQL"
-
-
-@pytest.fixture(scope="module")
-def catalog(demo_dir):
-    return relmem.Catalog(str(demo_dir))
-
-
-@pytest.fixture(scope="module")
-def memories(catalog):
-    return Memories.build(catalog, encoder="hashing", descriptions=DESCRIPTIONS)
 
 
 def query(demo_dir, db, sql):
@@ -60,10 +42,10 @@ def assert_no_errors(state):
 def test_question_answered_from_its_own_context_runs_no_sql(catalog, memories):
     question = "Our shop sold 12, 7 and 9 bikes in the last three months. What was the average per month?"
     rules = [Rule(stage="context_switch", contains="bikes", reply="Reasoning: all numbers are given.\nAnswer: (NO)"),
-             Rule(stage="generate_output", contains="sold 12, 7 and 9 bikes", reply="Answer: 9.33 bikes per month")]
+             Rule(stage="answer_directly", contains="sold 12, 7 and 9 bikes", reply="Answer: 9.33 bikes per month")]
     with FakeLLMServer(rules) as server:
         _, state = ask(server, catalog, memories, question)
-    assert server.stages() == ["context_switch", "generate_output"]
+    assert server.stages() == ["context_switch", "answer_directly"]  # its tokens are booked to itself
     assert state.answer == "9.33 bikes per month"
     assert state.results() == [] and state.targets == []
     assert [r["stage"] for r in state.trace] == ["context_switch", "answer_directly"]
@@ -98,7 +80,11 @@ def test_value_corrected_by_llm_from_value_memory_candidates(demo_dir, catalog, 
     assert link["decision"]["literals"][1]["similar"][0]["value"] == "LA"
     assert records(state, "correct_values")[0]["decision"] == {"sql": LA_FIXED, "changed": True}
     assert records(state, "postprocess_values")[0]["decision"] == {"replacements": []}
-    assert records(state, "inspect")[0]["decision"]["action"] == "keep"
+    [inspect] = records(state, "inspect")
+    assert inspect["decision"]["action"] == "keep"
+    assert inspect["decision"]["reused"] == ["value_checks"]  # postprocess_values checked the corrected SQL
+    [execute] = records(state, "execute")
+    assert execute["decision"]["reused"] == ["result"]  # inspection ran it: the query ran once
     assert_no_errors(state)
 
 
@@ -229,6 +215,9 @@ def test_conversation_switched_off_forgets_earlier_turns(catalog, memories):
     assert "Turn 1 question" not in server.requests[-2].prompt
 
 
+REFUSED_DROP = "refused: only one SELECT or WITH ... SELECT statement may run, not DROP"
+
+
 def test_generated_drop_is_refused_and_nothing_changes(demo_dir, catalog, memories):
     path = demo_dir / "restaurants" / "restaurants.sqlite"
     before = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -239,9 +228,12 @@ def test_generated_drop_is_refused_and_nothing_changes(demo_dir, catalog, memori
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     assert query(demo_dir, "restaurants", "SELECT COUNT(*) FROM restaurant")[0][0] == 120
     [result] = state.results()
-    assert result["rows"] == [] and result["error"].startswith("refused: only SELECT")
+    assert result["rows"] == [] and result["error"] == REFUSED_DROP
+    [inspect] = records(state, "inspect")
+    assert inspect["decision"] == {"refused": REFUSED_DROP, "action": "left to execution"}
     [execute] = records(state, "execute")
-    assert execute["decision"]["refused"].startswith("refused") and execute["error"].startswith("refused")
+    assert execute["decision"]["refused"] == execute["error"] == REFUSED_DROP  # the executor's own reason
+    assert execute["decision"]["reused"] == ["result"]
     assert state.answer.startswith("could not answer: the query on restaurants failed (refused")
 
 
@@ -328,7 +320,7 @@ def test_without_llm_only_the_llm_free_stages_run(catalog, memories):
 @pytest.mark.parametrize("switch, removed", [
     ("context_switch", {"context_switch", "answer_directly"}),
     ("value_memory", {"link_values", "correct_values", "postprocess_values"}),
-    ("refinement", {"inspect"}), ("self_correction", {"self_correct"}), ("return_type", {"return_type"}),
+    ("refinement", {"refine"}), ("self_correction", {"self_correct"}), ("return_type", {"return_type"}),
     ("conversation", {"rephrase"}),
 ])
 def test_ablations_are_configuration(catalog, memories, switch, removed):
@@ -356,6 +348,7 @@ def test_conversation_memory_keeps_the_last_turns():
 def test_stages_can_be_replaced_and_a_failing_stage_ends_the_question_cleanly(catalog, memories):
     class FixedPlan(relmem.agent.Stage):
         name = "plan"
+        writes = ("targets",)
 
         def run(self, state):
             with state.trace.step(self.name) as step:

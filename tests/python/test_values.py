@@ -38,8 +38,9 @@ def test_lookup_finds_how_the_column_stores_a_value(demo, db, table, column, wri
     _, memory = demo
     found = memory.lookup(db, table, column, written, k=3)
     assert found[0].value == stored
-    value, score, components = found[0][:3]
-    assert 0 < score <= 1 and set(components) >= {"exact", "trigram", "edit", "token", "abbreviation", "semantic"}
+    components = found[0].components
+    assert 0 < found[0].score <= 1 and max(components.exact, components.trigram, components.edit, components.token,
+                                           components.abbreviation, components.semantic or 0) > 0
     assert [m.score for m in found] == sorted((m.score for m in found), reverse=True)
 
 
@@ -49,7 +50,7 @@ def test_lookup_of_a_stored_value_is_exact_and_other_columns_are_ranges(demo):
     assert isinstance(top, ValueMatch) and (top.value, top.score, top.table) == ("SF", 1.0, "restaurant")
     assert memory.lookup("restaurants", "restaurant", "rating", "4.5") == []
     rating = memory.column("restaurants", "restaurant", "rating")
-    assert rating["kind"] == "numeric" and 2.5 <= rating["min"] <= rating["max"] <= 5.0
+    assert rating.kind == "numeric" and 2.5 <= rating.min <= rating.max <= 5.0
     assert memory.column("restaurants", "restaurant", "nope") is None
     with pytest.raises(relmem.Error, match="unknown column"):
         memory.lookup("restaurants", "restaurant", "nope", "x")
@@ -71,13 +72,13 @@ def test_link_finds_value_spans_in_a_question(demo):
 
 def test_save_load_refresh_and_memory_use(demo, tmp_path):
     catalog, memory = demo
-    assert memory.memory_bytes == sum(v for k, v in memory.memory_usage.items() if k != "total_bytes") > 0
+    usage = memory.memory_usage
+    assert memory.memory_bytes == usage.total_bytes == usage.string_bytes + usage.lexical_bytes + usage.vector_bytes > 0
     memory.save(tmp_path / "memory")
     loaded = ValueMemory.load(tmp_path / "memory")
     assert loaded.encoder.name == "hashing:256" and loaded.databases == memory.databases
     assert loaded.lookup("restaurants", "restaurant", "city", "Los Angeles")[0].value == "LA"
-    assert loaded.refresh(catalog, progress=False) == {"added": [], "updated": [], "removed": [],
-                                                       "unchanged": len(memory.databases)}
+    assert loaded.refresh(catalog, progress=False) == relmem.RefreshReport(unchanged=len(memory.databases))
     with pytest.raises(relmem.Error, match="built with encoder"):
         ValueMemory.load(tmp_path / "memory", relmem.HashingEncoder(64))
     with pytest.raises(relmem.Error, match="manifest.json"):
@@ -97,7 +98,7 @@ def test_refresh_reindexes_only_the_changed_file(tmp_path, concert_db):
     db.commit()
     db.close()
     os.utime(concert_db, ns=(1, 1))  # a different modification time, whatever the clock's resolution
-    assert memory.refresh(relmem.Catalog(str(concert_db)), progress=True)["updated"] == ["concert"]
+    assert memory.refresh(relmem.Catalog(str(concert_db)), progress=True).updated == ["concert"]
     assert memory.lookup("concert", "stadium", "city", "glasgow")[0].value == "Glasgow"
 
 
@@ -105,21 +106,21 @@ def test_retriever_feedback_and_post_processing(demo):
     catalog, memory = demo
     sql = "SELECT count(*) FROM restaurant WHERE city = 'Los Angeles' AND food_type = 'Italian'"
     checks, feedback = memory.check_values(sql, "restaurants", catalog)
-    assert [c["status"] for c in checks] == ["not_found", "found"]
-    assert checks[0]["similar"][0]["value"] == "LA"
+    assert [c.status for c in checks] == ["not_found", "found"]
+    assert checks[0].similar[0].value == "LA"
     assert feedback.startswith("Value 'Los Angeles' not found in restaurant.city; similar stored values: 'LA'")
 
     fixed = correct_values(sql, "restaurants", memory, catalog)
-    assert fixed["sql"] == sql.replace("'Los Angeles'", "'LA'")
-    assert [(r["value"], r["replacement"], r["reason"]) for r in fixed["replacements"]] == [("Los Angeles", "LA",
+    assert fixed.sql == sql.replace("'Los Angeles'", "'LA'")
+    assert [(r.value, r.replacement, r.reason) for r in fixed.replacements] == [("Los Angeles", "LA",
                                                                                             "similar")]
-    assert catalog.execute("restaurants", fixed["sql"]).rows[0][0] > 0
+    assert catalog.execute("restaurants", fixed.sql).rows[0][0] > 0
 
     for untouched in ("SELECT * FROM restaurant WHERE city = 'SF'",          # stored
                       "SELECT * FROM restaurant WHERE city = 'Paris'",       # nothing like it
                       "SELECT * FROM restaurant WHERE name LIKE '%Gold%'"):  # patterns are only checked
-        assert correct_values(untouched, "restaurants", memory, catalog)["sql"] == untouched
-    assert correct_values(sql, "restaurants", memory, catalog, min_score=0.999)["replacements"] == []
+        assert correct_values(untouched, "restaurants", memory, catalog).sql == untouched
+    assert correct_values(sql, "restaurants", memory, catalog, min_score=0.999).replacements == []
     with pytest.raises(relmem.Error):
         memory.correct_values("SELECT FROM WHERE", "restaurants", catalog)
 
@@ -128,11 +129,11 @@ def test_conditions_and_literal_rewriting(demo):
     catalog, _ = demo
     sql = 'SELECT name FROM restaurant AS r WHERE r.city = "Los Angeles" OR city IN (\'SF\', \'NYC\')'
     conditions = value_conditions(sql, catalog.schema("restaurants"))
-    assert [(c["table"], c["column"], c["op"], c["value"]) for c in conditions] == [
+    assert [(c.table, c.column, c.op, c.value) for c in conditions] == [
         ("restaurant", "city", "=", "Los Angeles"), ("restaurant", "city", "IN", "SF"),
         ("restaurant", "city", "IN", "NYC")]
-    assert sql[conditions[0]["start"]:conditions[0]["end"]] == '"Los Angeles"'
-    rewritten = rewrite_string_literals(sql, {conditions[0]["literal_index"]: "LA"})
+    assert sql[conditions[0].start:conditions[0].end] == '"Los Angeles"'
+    rewritten = rewrite_string_literals(sql, {conditions[0].literal_index: "LA"})
     assert rewritten == sql.replace('"Los Angeles"', "'LA'")
 
 

@@ -1,13 +1,12 @@
 #include "relmem/catalog/executor.hpp"
 
 #include "readonly_connection.hpp"
+#include "statement_keyword.hpp"
 
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -26,54 +25,60 @@ int on_progress(void* user) {
   return deadline->expired ? 1 : 0;
 }
 
+// The first action the authorizer denied: what the refusal message names.
+struct Denial {
+  bool denied = false;
+  int action = 0;
+  std::string argument;  // the table, pragma or function the action names
+};
+
 // Allows reading only. Writes, ATTACH/DETACH, PRAGMA (reads included: some have side effects),
 // transactions and load_extension() are denied.
-// Records whether it denied anything, so a failed prepare can be reported as a refusal.
-int authorize(void* denied, int action, const char* arg1, const char* arg2, const char*, const char*) {
+// Records the first denied action, so a failed prepare can be reported as a refusal that says what was refused.
+int authorize(void* user, int action, const char* arg1, const char* arg2, const char*, const char*) {
+  const char* argument = arg1;
   switch (action) {
     case SQLITE_SELECT:
     case SQLITE_READ:
     case SQLITE_RECURSIVE:
       return SQLITE_OK;
-    case SQLITE_FUNCTION: {
-      const char* name = arg2 ? arg2 : arg1;
-      if (!name || sqlite3_stricmp(name, "load_extension") != 0) return SQLITE_OK;
+    case SQLITE_FUNCTION:
+      argument = arg2 ? arg2 : arg1;
+      if (!argument || sqlite3_stricmp(argument, "load_extension") != 0) return SQLITE_OK;
       break;
-    }
     default:
       break;
   }
-  *static_cast<bool*>(denied) = true;
+  auto* denial = static_cast<Denial*>(user);
+  if (!denial->denied) *denial = Denial{true, action, argument ? argument : ""};
   return SQLITE_DENY;
 }
 
-// Skips whitespace and SQL comments; returns the offset of the first token.
-size_t skip_space_and_comments(const std::string& s, size_t i) {
-  while (i < s.size()) {
-    if (std::isspace(static_cast<unsigned char>(s[i]))) {
-      ++i;
-    } else if (s.compare(i, 2, "--") == 0) {
-      i = s.find('\n', i);
-      if (i == std::string::npos) return s.size();
-    } else if (s.compare(i, 2, "/*") == 0) {
-      i = s.find("*/", i + 2);
-      if (i == std::string::npos) return s.size();
-      i += 2;
-    } else {
-      break;
-    }
+// What a denied action does, for "... and this one <does it>".
+std::string denied_action(const Denial& denial) {
+  const std::string& name = denial.argument;
+  switch (denial.action) {
+    case SQLITE_INSERT:
+    case SQLITE_UPDATE:
+      return "writes to table " + name;
+    case SQLITE_DELETE:
+      return "deletes from table " + name;
+    case SQLITE_FUNCTION:
+      return "calls " + name + "()";
+    case SQLITE_PRAGMA:
+      return "runs PRAGMA " + name;
+    case SQLITE_ATTACH:
+    case SQLITE_DETACH:
+      return "attaches or detaches a database";
+    case SQLITE_TRANSACTION:
+    case SQLITE_SAVEPOINT:
+      return "controls a transaction";
+    default:
+      return "does more than read (SQLite authorizer action " + std::to_string(denial.action) + ")";
   }
-  return i;
 }
 
-bool starts_with_read_keyword(const std::string& sql) {
-  const size_t i = skip_space_and_comments(sql, 0);
-  size_t j = i;
-  while (j < sql.size() && std::isalpha(static_cast<unsigned char>(sql[j]))) ++j;
-  std::string word = sql.substr(i, j - i);
-  for (auto& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return word == "SELECT" || word == "WITH";
-}
+constexpr const char* kOnlyOneSelect = "only one SELECT or WITH ... SELECT statement may run";
 
 bool only_trailing_noise(const char* tail) {
   std::string rest(tail ? tail : "");
@@ -113,6 +118,10 @@ QueryResult failure(SqlErrorKind kind, std::string message) {
   QueryResult result;
   result.error = SqlError{kind, std::move(message)};
   return result;
+}
+
+QueryResult refused_statement(const std::string& keyword) {
+  return failure(SqlErrorKind::Refused, std::string(kOnlyOneSelect) + ", not " + (keyword.empty() ? "this" : keyword));
 }
 
 int64_t row_bytes(sqlite3_stmt* stmt, int n_columns) {
@@ -166,8 +175,8 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
   sqlite3_limit(db.get(), SQLITE_LIMIT_LENGTH,
                 static_cast<int>(std::clamp<int64_t>(options.max_bytes, 1, std::numeric_limits<int>::max())));
   sqlite3_busy_timeout(db.get(), 2000);
-  bool denied = false;
-  sqlite3_set_authorizer(db.get(), authorize, &denied);
+  Denial denial;
+  sqlite3_set_authorizer(db.get(), authorize, &denial);
 
   Deadline deadline{std::chrono::steady_clock::now() +
                     std::chrono::microseconds(static_cast<int64_t>(options.timeout_seconds * 1e6))};
@@ -177,18 +186,21 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
   const char* tail = nullptr;
   const int prepare_rc = sqlite3_prepare_v2(db.get(), sql.c_str(), static_cast<int>(sql.size()), &raw_stmt, &tail);
   Statement stmt(raw_stmt, &sqlite3_finalize);
-  if (prepare_rc != SQLITE_OK && denied)
-    return failure(SqlErrorKind::Refused, std::string("not authorized: ") + sqlite3_errmsg(db.get()));
+  // Compiling runs nothing, so every check can wait for SQLite's verdict; a write to a missing table is still
+  // refused as a write, while a misspelt SELECT keeps its syntax error for self-correction.
+  const std::string keyword = statement_keyword(sql);
+  if (prepare_rc != SQLITE_OK && is_other_statement_keyword(keyword)) return refused_statement(keyword);
+  if (prepare_rc != SQLITE_OK && denial.denied)
+    return failure(SqlErrorKind::Refused, "a statement may only read data, and this one " + denied_action(denial));
   if (prepare_rc != SQLITE_OK) {
     if (deadline.expired) return failure(SqlErrorKind::Timeout, "query exceeded the time limit while compiling");
     return failure(SqlErrorKind::Prepare, sqlite3_errmsg(db.get()));
   }
-  if (!stmt) return failure(SqlErrorKind::Refused, "empty statement");
-  // Compiling runs nothing, so checking after prepare is safe and lets syntax errors speak for themselves.
-  if (!starts_with_read_keyword(sql))
-    return failure(SqlErrorKind::Refused, "only SELECT or WITH statements are executed");
-  if (!only_trailing_noise(tail)) return failure(SqlErrorKind::Refused, "only one statement is executed at a time");
-  if (!sqlite3_stmt_readonly(stmt.get())) return failure(SqlErrorKind::Refused, "statement is not read-only");
+  if (!stmt) return failure(SqlErrorKind::Refused, "the SQL is empty");
+  if (keyword != "SELECT") return refused_statement(keyword);
+  if (!only_trailing_noise(tail))
+    return failure(SqlErrorKind::Refused, std::string(kOnlyOneSelect) + ", and this text holds more than one");
+  if (!sqlite3_stmt_readonly(stmt.get())) return failure(SqlErrorKind::Refused, "the statement is not read-only");
 
   QueryResult result;
   int64_t bytes = 0;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "packed_gemm.hpp"
+#include "../linalg/packed_gemm.hpp"
 #include "relmem/common.hpp"
 #include "relmem/encoders/safetensors.hpp"
 

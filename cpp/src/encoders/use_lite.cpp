@@ -3,11 +3,11 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <exception>
 #include <filesystem>
 
-#include "int8_gemm.hpp"
+#include "../linalg/int8_gemm.hpp"
+#include "relmem/encoders/model_home.hpp"
 #include "relmem/encoders/tfjs_weights.hpp"
 #include "use_lite_model.hpp"
 
@@ -19,13 +19,6 @@ const std::string kInstallHint = " (install the USE-lite weights with `make setu
 // Sentences are cut into batches of about this many tokens, at least one batch per thread when there is enough.
 constexpr int64_t kMaxBatchTokens = 1024;
 constexpr int64_t kMinBatchTokensPerThread = 128;
-
-std::string environment(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
-bool has_model(const std::string& dir) { return std::filesystem::exists(std::filesystem::path(dir) / "model.json"); }
 
 SentencePieceTokenizer load_tokenizer(const std::string& model_dir) {
   try {
@@ -78,15 +71,10 @@ std::string UseLiteEncoder::resolve_model_dir(const std::string& model_dir) {
     }
     return model_dir;
   }
-  std::vector<std::string> candidates;
-  if (!environment("RELMEM_USE_LITE_DIR").empty()) candidates.push_back(environment("RELMEM_USE_LITE_DIR"));
-  if (!environment("RELMEM_HOME").empty()) candidates.push_back(environment("RELMEM_HOME") + "/models/use-lite");
-  if (!environment("HOME").empty()) candidates.push_back(environment("HOME") + "/.cache/relmem/models/use-lite");
+  const std::string found = find_use_lite_dir();
+  if (!found.empty()) return found;
   std::string looked;
-  for (const auto& dir : candidates) {
-    if (has_model(dir)) return dir;
-    looked += (looked.empty() ? "" : ", ") + dir;
-  }
+  for (const auto& dir : use_lite_search_path()) looked += (looked.empty() ? "" : ", ") + dir;
   if (looked.empty()) looked = "nowhere: HOME is unset";
   throw Error("USE-lite weights not found (looked in: " + looked + ")" + kInstallHint);
 }

@@ -16,10 +16,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "int8_gemm.hpp"
-#include "packed_gemm.hpp"
+#include "../linalg/int8_gemm.hpp"
+#include "../linalg/packed_gemm.hpp"
+#include "relmem/encoders/finetuning/use_lite_top.hpp"
 #include "relmem/encoders/tfjs_weights.hpp"
-#include "relmem/encoders/use_lite_top.hpp"
 
 namespace relmem {
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <mutex>
 
-#include "../encoders/packed_gemm.hpp"
+#include "../linalg/packed_gemm.hpp"
 #include "relmem/index/device_placement.hpp"
 #include "relmem/index/gpu/gpu_vector_index.hpp"
 #include "relmem/index/topk.hpp"

@@ -1,6 +1,6 @@
 #include "relmem/llm/chat.hpp"
 
-#include "relmem/llm/stages.hpp"
+#include <algorithm>
 
 namespace relmem {
 
@@ -16,8 +16,18 @@ TokenUsage estimate_usage(const std::vector<ChatMessage>& messages, const std::s
 
 namespace {
 
+// Stage names are the stages' own; they travel as an HTTP header, so they stay short printable ASCII.
+void check_stage_name(const std::string& stage) {
+  constexpr size_t kMaxLength = 64;
+  const bool printable =
+      std::all_of(stage.begin(), stage.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
+  if (printable && stage.size() <= kMaxLength) return;
+  throw Error("LLM stage name must be printable ASCII of at most " + std::to_string(kMaxLength) +
+              " characters (got " + std::to_string(stage.size()) + " bytes" + (printable ? "" : " with others") + ")");
+}
+
 void check_request(const std::vector<ChatMessage>& messages, const ChatParams& params) {
-  check_stage(params.stage);
+  check_stage_name(params.stage);
   if (messages.empty()) throw Error("LLM request has no messages");
   for (const auto& message : messages) {
     if (message.role != "system" && message.role != "user" && message.role != "assistant") {

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "relmem/common.hpp"
+#include "relmem/llm/openai_chat.hpp"
 #include "relmem/llm/retry_policy.hpp"
 
 namespace relmem {
@@ -51,6 +52,10 @@ bool is_transient(CURLcode code) {
 }
 
 }  // namespace
+
+bool built_with_http() { return true; }
+
+void require_http() {}
 
 HttpResult http_post(const std::string& url, const std::string& body, const std::vector<std::string>& headers,
                      double timeout_seconds) {

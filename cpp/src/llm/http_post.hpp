@@ -1,5 +1,6 @@
 #pragma once
-// One HTTP POST over libcurl, reporting transport failures as data so the caller can decide to retry.
+// One HTTP POST over libcurl, reporting transport failures as data so the caller can decide to retry. Without libcurl
+// (RELMEM_WITH_HTTP=OFF) http_unavailable.cpp replaces http_post.cpp.
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,9 @@ struct HttpResult {
   std::string body;
   std::optional<double> retry_after;  // seconds, from a Retry-After header
 };
+
+// relmem::Error, saying so, when relmem was built without libcurl.
+void require_http();
 
 HttpResult http_post(const std::string& url, const std::string& body, const std::vector<std::string>& headers,
                      double timeout_seconds);

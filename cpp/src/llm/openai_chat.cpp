@@ -11,6 +11,7 @@
 namespace relmem {
 
 OpenAIChat::OpenAIChat(OpenAIChatConfig config) : config_(std::move(config)) {
+  require_http();
   if (config_.model.empty()) throw Error("LLM model name is empty");
   if (!(config_.timeout_seconds > 0)) throw Error("LLM timeout must be positive");
   if (config_.retry.max_retries < 0) throw Error("LLM max_retries must be >= 0");

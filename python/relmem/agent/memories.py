@@ -7,11 +7,8 @@
 """
 import json
 import os
-import sys
 from dataclasses import dataclass, field
 from typing import Optional
-
-from tqdm import tqdm
 
 from .. import Error, _relmem
 from ..encoders import load_encoder
@@ -37,15 +34,9 @@ class Memories:
         default encoder). With progress=True, progress bars go to stderr."""
         encoder = load_encoder(encoder) if encoder is None or isinstance(encoder, str) else encoder
         descriptions = dict(descriptions or {})
-        selection = SelectionMemory(encoder=encoder)
-        for db in tqdm(catalog.databases, desc="selection memory", unit="db", disable=not progress,
-                       file=sys.stderr):
-            selection.add(catalog, db, description=descriptions.get(db, ""))
-        value_memory = None
-        if values:
-            value_memory = ValueMemory.build(catalog, encoder, progress=progress)
-        example_memory = ExampleMemory(encoder)
-        example_memory.add(list(examples))
+        selection = SelectionMemory.build(catalog, encoder, descriptions=descriptions, progress=progress)
+        value_memory = ValueMemory.build(catalog, encoder, progress=progress) if values else None
+        example_memory = ExampleMemory.build(catalog, encoder, progress=progress, examples=examples)
         return cls(encoder, selection, value_memory, example_memory, descriptions)
 
     def save(self, folder):

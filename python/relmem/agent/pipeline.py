@@ -5,12 +5,16 @@
     state = pipeline.ask("How many Italian restaurants are in Los Angeles?")
     state.answer, state.results(), state.trace.records
 
-Stages can be replaced (pipeline.replace("plan", MyPlan(...))), removed (pipeline.without("refine")) or composed
-by hand (Pipeline([SelectDatabases(...), Plan(...), Execute(...), GenerateOutput(...)])).
+Stages can be replaced (pipeline.replace("plan", MyPlan(...))), removed by name or switch
+(pipeline.without("refine"), pipeline.without("value_memory")) or composed by hand
+(Pipeline([SelectDatabases(...), Plan(...), Execute(...), GenerateOutput(...)])). Every pipeline is checked when it
+is made: each stage's declared reads must be inputs or written by an earlier stage (see Stage.reads).
 """
+from dataclasses import fields
+
 from .config import PipelineConfig, check_switches
 from .conversation import ConversationMemory
-from .state import State
+from .state import QueryTarget, State
 from .stages.context import AnswerDirectly, ContextSwitch, Rephrase
 from .stages.execution import Execute, SelfCorrect
 from .stages.inspection import InspectAndRefine
@@ -24,8 +28,10 @@ from .. import Error
 class Pipeline:
     def __init__(self, stages, conversation=None, conversation_turns=3):
         """`stages`: Stage objects, run in order. `conversation`: a ConversationMemory whose last
-        `conversation_turns` turns each question gets, and which each answered question extends; None for none."""
+        `conversation_turns` turns each question gets, and which each answered question extends; None for none.
+        Raises relmem.Error when a stage reads what no earlier stage writes, or declares an unknown field."""
         self.stages = list(stages)
+        check_dataflow(self.stages)
         self.conversation = conversation
         self.conversation_turns = conversation_turns
 
@@ -82,7 +88,12 @@ class Pipeline:
                         self.conversation_turns)
 
     def without(self, *names):
-        """A pipeline without the named stages or switch groups."""
+        """A pipeline without the named stages or switch groups; names this pipeline does not have are refused."""
+        groups = [s.group for s in self.stages if s.group]
+        unknown = [name for name in names if name not in self.names and name not in groups]
+        if unknown:
+            raise Error(f"no stage or switch {', '.join(map(repr, unknown))} in this pipeline (its stages: "
+                        f"{', '.join(self.names)}; its switches: {', '.join(dict.fromkeys(groups)) or 'none'})")
         return Pipeline([s for s in self.stages if s.name not in names and s.group not in names], self.conversation,
                         self.conversation_turns)
 
@@ -115,3 +126,44 @@ class Pipeline:
 
     def __repr__(self):
         return f"Pipeline({' -> '.join(self.names)})"
+
+
+STATE_FIELDS = {f.name for f in fields(State)}
+# What stages learn about a target's SQL: written only by the stages that compute it, not by creating the targets.
+LEARNT = {"result": "executions", "value_checks": "value_checks_by_sql"}
+TARGET_FIELDS = {f.name for f in fields(QueryTarget)} - set(LEARNT.values()) | set(LEARNT)
+
+
+def check_dataflow(stages):
+    """Raises relmem.Error unless every stage has a unique name, declares only fields of State (or
+    "targets.<QueryTarget field>") and reads only State.INPUTS and what earlier stages write."""
+    seen = set()
+    written = set(State.INPUTS)
+    for position, stage in enumerate(stages):
+        if not stage.name or stage.name in seen:
+            raise Error(f"stage {type(stage).__name__} needs a name of its own (got {stage.name!r}; names so far: "
+                        f"{', '.join(sorted(seen)) or 'none'})")
+        seen.add(stage.name)
+        declared = (*stage.reads, *stage.optional_reads, *stage.writes)
+        unknown = [name for name in declared if not _known_field(name)]
+        if unknown:
+            raise Error(f"stage {stage.name} declares unknown state field(s) {', '.join(unknown)} (State fields: "
+                        f"{', '.join(sorted(STATE_FIELDS))}; targets.<field> for {', '.join(sorted(TARGET_FIELDS))})")
+        for name in stage.reads:
+            if not _provided(name, written):
+                later = [s.name for s in stages[position + 1:] if _provided(name, s.writes)]
+                raise Error(f"stage {stage.name} reads {name}, which no earlier stage writes"
+                            + (f" ({', '.join(later)} {'writes' if len(later) == 1 else 'write'} it later)"
+                               if later else ""))
+        written.update(stage.writes)
+
+
+def _known_field(name):
+    head, _, field = name.partition(".")
+    return head in STATE_FIELDS and (not field or (head == "targets" and field in TARGET_FIELDS))
+
+
+def _provided(name, written):
+    """Whether `written` provides `name`: itself, or for a target field set when targets are made, "targets"."""
+    head, _, field = name.partition(".")
+    return name in written or (head in written and field not in LEARNT)

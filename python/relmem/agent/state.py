@@ -15,35 +15,49 @@ class Candidate:
 
 @dataclass
 class QueryTarget:
-    """One query of the plan: its goal, database and SQL as the stages revise it, and its execution."""
+    """One query of the plan: its goal, database and SQL as the stages revise it. What is learnt about each SQL
+    text it has had, its read-only execution and the value memory's checks of its literals, is kept per text
+    (stages/queries.py computes each once); `result` and `value_checks` are those of the current SQL."""
     index: int
     goal: str
     database: str
     sql: str
     planned_sql: str = ""
     revisions: list = field(default_factory=list)  # [(stage, sql)] every change after planning
-    value_checks: list = field(default_factory=list)  # the value memory's checks of the current SQL's literals
-    executed_sql: Optional[str] = None  # the SQL `result` belongs to
-    result: object = None  # relmem.QueryResult
-    refused: Optional[str] = None  # why the SQL was not executed (not a read-only statement)
+    executions: dict = field(default_factory=dict)  # SQL text -> relmem.QueryResult
+    value_checks_by_sql: dict = field(default_factory=dict)  # SQL text -> (checks, feedback), or the relmem.Error
 
     def revise(self, stage, sql):
         if sql != self.sql:
             self.revisions.append((stage, sql))
             self.sql = sql
-            self.value_checks = []
+
+    @property
+    def result(self):
+        """The execution of the current SQL; None until it has run."""
+        return self.executions.get(self.sql)
+
+    @property
+    def value_checks(self):
+        """The value memory's checks of the current SQL's literals; [] until checked (or when it does not parse)."""
+        known = self.value_checks_by_sql.get(self.sql)
+        return known[0] if isinstance(known, tuple) else []
+
+    @property
+    def refused(self):
+        """Whether the executor refused the current SQL (not one read-only SELECT): nothing ran, nothing to repair."""
+        return self.result is not None and self.result.error_kind == "refused"
 
     @property
     def error(self):
-        if self.refused:
-            return self.refused
+        """"<error kind>: <message>" when the current SQL was refused or failed, else None."""
         if self.result is not None and not self.result.ok:
             return f"{self.result.error_kind}: {self.result.error}"
         return None
 
     @property
     def ok(self):
-        return self.result is not None and self.result.ok and not self.refused
+        return self.result is not None and self.result.ok
 
     def to_result(self):
         """{"database", "sql", "columns", "rows", "error"} of the final version."""
@@ -64,6 +78,10 @@ class Turn:
 
 @dataclass
 class State:
+    """What one question carries through the pipeline. Stages declare which fields they read and write (Stage.reads,
+    Stage.writes; "targets.<field>" for a field of each QueryTarget); INPUTS are set before any stage runs."""
+    INPUTS = ("question", "history", "standalone_question")
+
     question: str
     history: List[Turn] = field(default_factory=list)  # earlier turns given to this question, oldest first
     standalone_question: str = ""  # the question with references to earlier turns resolved (rephrase stage)
@@ -85,7 +103,7 @@ class State:
         self.stopped = True
 
     def executed_targets(self):
-        return [t for t in self.targets if t.result is not None or t.refused]
+        return [t for t in self.targets if t.result is not None]
 
     def results(self):
         return [t.to_result() for t in self.executed_targets()]

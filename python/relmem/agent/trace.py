@@ -24,10 +24,9 @@ class Step:
     def __init__(self, record):
         self.record = record
 
-    def ask(self, llm, messages, parser, stage=None, **params):
-        """ask_with_format() with every attempt recorded here; raises StageFailure like it."""
-        return ask_with_format(llm, messages, parser, stage or self.record["stage"], trace=self.record["llm_calls"],
-                               **params)
+    def ask(self, llm, messages, parser, **params):
+        """ask_with_format() as this record's stage, with every attempt recorded here; raises StageFailure like it."""
+        return ask_with_format(llm, messages, parser, self.record["stage"], trace=self.record["llm_calls"], **params)
 
     def decide(self, **decision):
         self.record["decision"].update(decision)

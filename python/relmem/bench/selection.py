@@ -32,6 +32,7 @@ import numpy as np
 from tqdm import tqdm
 
 from .. import Catalog, Error, RelevanceModel, SelectionMemory, VectorIndex, compose_question
+from .._relmem import load_labeled_questions
 from ..encoders import default_encoder_name, load_encoder
 
 SYNTHETIC_VALUES = 20  # stored values per synthetic database (all of them would take gigabytes at 100k)
@@ -56,24 +57,8 @@ def add_arguments(parser):
 
 
 def load_questions(path, limit=None):
-    """[(text, [db, ...])] from a JSON list of {question, db_id | db_ids}."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            entries = json.load(f)
-    except OSError as error:
-        raise Error(f"cannot read questions file {path}: {error.strerror}") from None
-    except json.JSONDecodeError as error:
-        raise Error(f"questions file {path} is not valid JSON: {error}") from None
-    if not isinstance(entries, list):
-        raise Error(f"questions file {path} must hold a JSON list")
-    questions = []
-    for i, entry in enumerate(entries):
-        dbs = entry.get("db_ids", entry.get("db_id")) if isinstance(entry, dict) else None
-        dbs = [dbs] if isinstance(dbs, str) else dbs
-        if not isinstance(entry.get("question") if isinstance(entry, dict) else None, str) or not dbs or \
-                not all(isinstance(db, str) for db in dbs):
-            raise Error(f"questions file {path}, entry {i}: needs a 'question' string and 'db_id' or 'db_ids'")
-        questions.append((entry["question"], list(dbs)))
+    """[(text, [db, ...])] from a JSON list of {question, db_id | db_ids}, read by the C++ loader the trainer uses."""
+    questions = [(q.text, q.databases) for q in load_labeled_questions(path)]
     return questions[:limit] if limit else questions
 
 
@@ -98,9 +83,7 @@ def _bar(iterable, description, enabled, **kwargs):
 def build_memory(catalog, encoder, model, progress):
     """Embeds every database of the catalog; returns (memory, seconds)."""
     start = time.perf_counter()
-    memory = SelectionMemory(encoder=encoder, model=model)
-    for db in _bar(catalog.databases, "selection memory", progress, unit="db"):
-        memory.add(catalog, db)
+    memory = SelectionMemory.build(catalog, encoder, model=model, progress=progress)
     return memory, time.perf_counter() - start
 
 
@@ -164,11 +147,16 @@ def calibrate(memory, path, evaluated, seed):
     chosen = rng.sample(pool, min(CALIBRATION_QUESTIONS, len(pool)))
     chosen += make_composites(chosen, len(chosen) // 4, seed + 1)
     metrics = memory.calibrate([q[0] for q in chosen], [q[1] for q in chosen])
-    return {"file": path, "questions": len(chosen), "fit_f1": metrics["f1"], **memory.calibration}
+    return {"file": path, "questions": len(chosen), "fit_f1": metrics.f1, **_calibration(memory)}
+
+
+def _calibration(memory):
+    c = memory.calibration
+    return {"scale": c.scale, "bias": c.bias, "threshold": c.threshold, "fitted": c.fitted}
 
 
 def _read_sparse(path):
-    """{id: (indices, values)} from a SparseVectors file (see cpp/include/relmem/memories/sparse_vectors.hpp)."""
+    """{id: (indices, values)} from a SparseVectors file (see cpp/include/relmem/memories/text/sparse_vectors.hpp)."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:4] != b"RMSV":
@@ -277,7 +265,7 @@ def run(args):
         raise Error("--k needs positive integers, e.g. 1,5,10")
     progress = not args.no_progress
     model = RelevanceModel.load(args.model) if args.model else None
-    encoder = load_encoder(args.encoder or (model.config["encoder"] if model and model.config["encoder"] else None)
+    encoder = load_encoder(args.encoder or (model.config.encoder if model and model.config.encoder else None)
                            or default_encoder_name())
     catalog = Catalog(args.dbs)
     memory, build_seconds = build_memory(catalog, encoder, model, progress)
@@ -291,7 +279,7 @@ def run(args):
 
     calibration_path = calibration_file(args.calibrate, args.questions)
     calibration = calibrate(memory, calibration_path, questions + composites, args.seed) if calibration_path \
-        else {"file": None, **memory.calibration}
+        else {"file": None, **_calibration(memory)}
 
     out = {"benchmark": "selection", "encoder": encoder.name, "lexical_encoder": memory.lexical_encoder,
            "model": os.path.abspath(args.model) if args.model else None, "databases": len(memory),

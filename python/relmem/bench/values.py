@@ -84,8 +84,8 @@ def evaluate(memory, catalog, cases, k=10, **thresholds):
             "recall@1": None if gold is None else gold in values[:1],
             "recall@10": None if gold is None else gold in values[:10],
             "ex_before": same_result(catalog, db, case["perturbed_sql"], gold_key, ordered),
-            "ex_after": same_result(catalog, db, corrected["sql"], gold_key, ordered),
-            "replaced": bool(corrected["replacements"]),
+            "ex_after": same_result(catalog, db, corrected.sql, gold_key, ordered),
+            "replaced": bool(corrected.replacements),
             "seconds": seconds,
         })
     return rows
@@ -127,7 +127,8 @@ def run(args):
         "build_cpu_seconds": build_cpu_seconds if not args.memory else None,
         "load_seconds": build_seconds if args.memory else None,
         "memory_bytes": memory.memory_bytes,
-        "memory_usage": memory.memory_usage,
+        "memory_usage": {name: getattr(memory.memory_usage, name) for name in (
+            "string_bytes", "lexical_bytes", "vector_bytes", "total_bytes")},
         "options": memory.options,
         "thresholds": {"min_score": CORRECTION_DEFAULTS["min_score"] if args.min_score is None else args.min_score,
                        "min_margin": CORRECTION_DEFAULTS["min_margin"] if args.min_margin is None else args.min_margin},

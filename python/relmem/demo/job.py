@@ -1,6 +1,6 @@
 """The main demo job: build the demo collection and its memories (as `relmem index` does), route example questions
-to databases with the selection memory, link their words to stored values with the value memory and, when an LLM is
-configured, answer them with the full pipeline."""
+to databases and link their words to stored values with the pipeline's LLM-free stages (what `relmem ask` runs
+without an LLM) and, when an LLM is configured, answer them with the full pipeline."""
 import json
 import os
 import sys
@@ -103,7 +103,7 @@ def _resolve_llm(llm):
 
 def _links_text(links):
     return ", ".join(f'"{link.span}" = {link.table}.{link.column} {link.value!r} ({link.score:.2f})'
-                     for link in links) or "none"
+                     for link in links)
 
 
 def _print_answer(state, out):
@@ -130,6 +130,7 @@ def run(folder=None, encoder_name=None, out=print, memory_folder=None, llm=CONFI
     memories, how = open_memories(catalog, folder, encoder, memory_folder, rebuild=rebuild, out=out)
     out(f"relmem demo: {len(catalog)} databases in {folder}, encoder {encoder.name}; memories {how} "
         f"{'from' if how == 'loaded' else 'into'} {memory_folder} in {time.perf_counter() - started:.1f} s")
+    llm_free = Pipeline.default(catalog, None, memories.selection, memories.values, config={"top_k": TOP_K})
     pipeline = None
     if llm is not None:
         pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, memories.examples,
@@ -140,23 +141,24 @@ def run(folder=None, encoder_name=None, out=print, memory_folder=None, llm=CONFI
                "rankings": [], "selected": [], "links": [], "answers": []}
     for question, expected in questions:
         out(f"\nQ: {question}")
-        ranking = memories.selection.select(question, min(TOP_K, len(catalog)))
-        for rank, match in enumerate(ranking, start=1):
-            out(f"  {rank}. {match.database:<14} score {match.score:.3f}  probability {match.probability:.3f}")
+        found = llm_free.ask(question)
+        ranking = found.candidates
+        for rank, candidate in enumerate(ranking, start=1):
+            out(f"  {rank}. {candidate.database:<14} score {candidate.score:.3f}  "
+                f"probability {candidate.probability:.3f}")
         selected = [match.database for match in memories.selection.select_set(question)]
         out(f"  selected: {', '.join(selected)}")
-        links = {db: memories.values.link(db, question) for db in selected}
-        for db, db_links in links.items():
+        for db, db_links in found.question_values.items():
             out(f"  values in {db}: {_links_text(db_links)}")
         if expected is None:
             out("  (no database answers this question)")
         else:
             summary["hits"] += ranking[0].database == expected
             summary["set_hits"] += expected in selected
-        summary["rankings"].append([(m.database, m.score, m.probability) for m in ranking])
+        summary["rankings"].append([(c.database, c.score, c.probability) for c in ranking])
         summary["selected"].append(selected)
         summary["links"].append({db: [(l.span, l.value, l.table, l.column, l.score) for l in db_links]
-                                 for db, db_links in links.items()})
+                                 for db, db_links in found.question_values.items()})
         if pipeline is not None:
             state = pipeline.ask(question)
             _print_answer(state, out)

@@ -1,13 +1,7 @@
-"""Plain JSON views of what relmem's memories, inspector and executor return. The only module of the MCP server
-that reads their result objects: items are read by attribute, or by key where a result is still a dict."""
+"""Plain JSON views of what relmem's memories and inspector return (DatabaseMatch, ValueMatch, ValueLink,
+ValueCheck, ColumnValues, Diagnostic), and of result values. The only module of the MCP server that reads those
+result objects."""
 import math
-from collections.abc import Mapping
-
-
-def _get(item, name, default=None):
-    if isinstance(item, Mapping):
-        return item.get(name, default)
-    return getattr(item, name, default)
 
 
 def _number(value):
@@ -15,40 +9,38 @@ def _number(value):
 
 
 def database_match(match):
-    return {"database": _get(match, "database"), "score": _number(_get(match, "score")),
-            "probability": _number(_get(match, "probability"))}
+    return {"database": match.database, "score": _number(match.score), "probability": _number(match.probability)}
+
+
+def _evidence(components):
+    """The evidence kinds of a MatchComponents that have a score (semantic is None for values without vectors)."""
+    scores = {name: getattr(components, name) for name in dir(components) if not name.startswith("_")}
+    return {name: _number(v) for name, v in scores.items() if isinstance(v, (int, float))}
 
 
 def value_match(match):
-    components = _get(match, "components") or {}
-    if not isinstance(components, Mapping):
-        components = {name: _get(components, name) for name in dir(components) if not name.startswith("_")}
-    return {"value": _get(match, "value"), "score": _number(_get(match, "score")), "table": _get(match, "table"),
-            "column": _get(match, "column"),
-            "evidence": {name: _number(v) for name, v in components.items() if isinstance(v, (int, float))}}
+    return {"value": match.value, "score": _number(match.score), "table": match.table, "column": match.column,
+            "evidence": _evidence(match.components)}
 
 
 def value_link(link):
-    view = value_match(link)
-    view.update(span=_get(link, "span"), start=_get(link, "start"), end=_get(link, "end"))
-    return view
+    return {**value_match(link), "span": link.span, "start": link.start, "end": link.end}
 
 
 def value_check(check):
-    return {"table": _get(check, "table"), "column": _get(check, "column"), "op": _get(check, "op"),
-            "value": _get(check, "value"), "start": _get(check, "start"), "end": _get(check, "end"),
-            "status": _get(check, "status"), "case_matches": list(_get(check, "case_matches") or []),
-            "similar": [value_match(m) for m in _get(check, "similar") or []]}
+    return {"table": check.table, "column": check.column, "op": check.op, "value": check.value,
+            "start": check.start, "end": check.end, "status": check.status, "case_matches": list(check.case_matches),
+            "similar": [value_match(m) for m in check.similar]}
 
 
 def diagnostic(item):
-    return {"severity": _get(item, "severity"), "kind": _get(item, "kind"), "message": _get(item, "message"),
-            "start": _get(item, "start"), "end": _get(item, "end")}
+    return {"severity": item.severity, "kind": item.kind, "message": item.message, "start": item.start,
+            "end": item.end}
 
 
 def indexed_columns(values, db):
     """(table, column) of every column the value memory indexed text values for."""
-    return [(_get(c, "table"), _get(c, "column")) for c in values.columns(db) if (_get(c, "indexed_values") or 0) > 0]
+    return [(c.table, c.column) for c in values.columns(db) if c.indexed_values > 0]
 
 
 def cell(value, max_chars):

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "relmem/encoders/encoder.hpp"
-#include "relmem/encoders/wordpiece.hpp"
+#include "relmem/encoders/tokenizers/wordpiece.hpp"
 
 namespace relmem {
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "relmem/encoders/encoder.hpp"
-#include "relmem/encoders/sentencepiece.hpp"
-#include "relmem/encoders/use_lite_top.hpp"
+#include "relmem/encoders/finetuning/use_lite_top.hpp"
+#include "relmem/encoders/tokenizers/sentencepiece.hpp"
 
 namespace relmem {
 
@@ -19,9 +19,9 @@ enum class UseLitePrecision { kFloat32, kInt8 };
 
 class UseLiteEncoder : public Encoder {
  public:
-  // The model directory: `model_dir` when given, else $RELMEM_USE_LITE_DIR, else $RELMEM_HOME/models/use-lite,
-  // else ~/.cache/relmem/models/use-lite. relmem::Error, with how to install, when it is missing or corrupt, and for
-  // kInt8 on a CPU without AVX512-VNNI.
+  // The model directory: `model_dir` when given, else the first folder of use_lite_search_path() (model_home.hpp)
+  // holding the weights. relmem::Error, with how to install, when it is missing or corrupt, and for kInt8 on a CPU
+  // without AVX512-VNNI.
   explicit UseLiteEncoder(const std::string& model_dir = "", UseLitePrecision precision = UseLitePrecision::kFloat32);
   ~UseLiteEncoder() override;
 

@@ -3,6 +3,7 @@
 // is scaled so that its largest |value| maps to 127 and rounded, a quarter of the float32 bytes to stream. A query
 // is rounded to int16 the same way; the integer dot products are exact, so every CPU kernel (AVX-512, AVX2,
 // portable) returns the same scores and rankings are deterministic.
+#include <cstddef>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +26,8 @@ class QuantizedRows {
 
   int dim() const { return dim_; }
   int64_t size() const { return static_cast<int64_t>(ids_.size()); }
+  // Bytes of the codes, scales and ids.
+  size_t memory_bytes() const { return codes_.size() + (sizeof(float) + 2 * sizeof(int64_t)) * ids_.size(); }
 
  private:
   struct Query {

@@ -18,7 +18,7 @@ struct ChatParams {
   std::optional<double> temperature;  // unset: the LLM's own default
   std::optional<int> max_tokens;      // unset: the LLM's own default
   std::vector<std::string> stop;
-  std::string stage;  // the pipeline stage this request serves (see stages.hpp); empty: unspecified
+  std::string stage;  // the pipeline stage this request serves, named by the stage (printable ASCII); empty: none
 };
 
 struct TokenUsage {
@@ -43,7 +43,8 @@ class LLM {
  public:
   virtual ~LLM() = default;
 
-  // Validates the request (known stage, known roles, at least one message, sane parameters), then asks the LLM.
+  // Validates the request (printable stage name, known roles, at least one message, sane parameters), then asks
+  // the LLM.
   // Throws relmem::Error on invalid requests and on failures the LLM reports.
   ChatResponse chat(const std::vector<ChatMessage>& messages, const ChatParams& params = {});
 

@@ -18,6 +18,10 @@ struct OpenAIChatConfig {
   std::optional<int> max_tokens;            // used when a request leaves it unset
 };
 
+// Whether relmem was built with libcurl (RELMEM_WITH_HTTP); without it, constructing an OpenAIChat throws
+// relmem::Error saying so.
+bool built_with_http();
+
 class OpenAIChat : public LLM {
  public:
   explicit OpenAIChat(OpenAIChatConfig config);

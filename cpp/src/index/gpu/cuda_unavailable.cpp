@@ -4,8 +4,8 @@
 
 #include "relmem/common.hpp"
 #include "relmem/index/gpu/cuda_device.hpp"
-#include "relmem/index/gpu/matrix_multiplier.hpp"
 #include "relmem/index/gpu/vector_store.hpp"
+#include "relmem/linalg/matrix_multiplier.hpp"
 
 namespace relmem::gpu {
 namespace {

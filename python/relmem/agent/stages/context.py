@@ -1,7 +1,6 @@
 """Stages about the question itself: rephrasing follow-ups, the context switch, and direct answers."""
 from ...parsers import StageFailure, parse_answer, parse_rephrase, parse_verdict
 from ...prompt_templates import render_prompt
-from ..prompts import render_agent_prompt
 from ..conversation import conversation_text
 from ..schemas import overview_text
 from .base import Stage, llm_params
@@ -11,6 +10,8 @@ class Rephrase(Stage):
     """Rewrites a follow-up question into a self-contained one, resolving references to earlier turns."""
     name = "rephrase"
     group = "conversation"
+    reads = ("question", "history")
+    writes = ("standalone_question",)
 
     def __init__(self, llm, config):
         self.llm = llm
@@ -34,6 +35,8 @@ class ContextSwitch(Stage):
     """Asks whether the question needs the databases at all, or can be answered from its own context."""
     name = "context_switch"
     group = "context_switch"
+    reads = ("standalone_question",)
+    writes = ("needs_data",)
 
     def __init__(self, llm, catalog, config, descriptions=None):
         self.llm = llm
@@ -57,6 +60,8 @@ class AnswerDirectly(Stage):
     """Answers a question the context switch found needs no database, from the question and the conversation."""
     name = "answer_directly"
     group = "context_switch"
+    reads = ("needs_data", "standalone_question", "history")
+    writes = ("answer",)
 
     def __init__(self, llm, config):
         self.llm = llm
@@ -66,11 +71,10 @@ class AnswerDirectly(Stage):
         if state.needs_data is not False:
             return
         with state.trace.step(self.name) as step:
-            messages = render_agent_prompt("answer_directly", conversation=conversation_text(state.history) or "(none)",
+            messages = render_prompt("answer_directly", conversation=conversation_text(state.history) or "(none)",
                                      question=state.standalone_question)
             try:
-                answer = step.ask(self.llm, messages, parse_answer, stage="generate_output",
-                                  **llm_params(self.config))
+                answer = step.ask(self.llm, messages, parse_answer, **llm_params(self.config))
             except StageFailure as failure:
                 step.fail(failure)
                 state.stop(f"could not answer: {failure.reason}")

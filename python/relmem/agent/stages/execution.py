@@ -1,51 +1,48 @@
 """Read-only execution of each target, and self-correction of the ones SQLite could not run."""
 from ...parsers import StageFailure, parse_sql
 from ...prompt_templates import render_prompt
-from ..guard import run_readonly
 from ..schemas import schema_text
 from .base import Stage, llm_params
-from .values import pending
+from .queries import execution, pending, reuse_note
 
 
-def execute(catalog, target, config):
-    """Runs the target's current SQL unless its result is already there; refusals are kept on the target."""
-    if target.executed_sql == target.sql and target.result is not None:
-        return True
-    result, refused = run_readonly(catalog, target.database, target.sql, config.timeout, config.max_rows)
-    target.result, target.executed_sql, target.refused = result, target.sql, refused
-    return False
-
-
-def _outcome(target):
+def outcome(target):
+    """What executing the target's current SQL gave, for a trace record."""
     if target.refused:
-        return {"refused": target.refused}
-    if not target.result.ok:
+        return {"refused": target.error}
+    if not target.ok:
         return {"error": target.error}
     return {"columns": list(target.result.columns), "rows": len(target.result.rows),
             "truncated": target.result.truncated}
 
 
 class Execute(Stage):
-    """Runs each target's final SQL read-only; anything but one SELECT/WITH statement is refused, not run."""
+    """Runs each target's final SQL read-only, or takes the result an earlier stage got for the same SQL. The
+    executor refuses anything but one SELECT (or WITH ... SELECT) statement; its reason is the record's error."""
     name = "execute"
+    reads = ("targets",)
+    writes = ("targets.result",)
 
     def __init__(self, catalog, config):
         self.catalog = catalog
         self.config = config
 
     def run(self, state):
-        for target in pending(state):
+        for target in state.targets:
             with state.trace.step(self.name, target) as step:
-                reused = execute(self.catalog, target, self.config)
-                step.decide(sql=target.sql, reused_inspection_result=reused, **_outcome(target))
+                _, reused = execution(self.catalog, target, self.config)
+                step.decide(sql=target.sql, **outcome(target), **reuse_note(result=reused))
                 if target.refused:
-                    step.fail(target.refused)
+                    step.fail(target.error)
 
 
 class SelfCorrect(Stage):
-    """Repairs a query that failed to execute from SQLite's error message, up to `self_correct_retries` times."""
+    """Repairs a query that failed to execute from SQLite's error message, up to `self_correct_retries` times.
+    Refused statements are not repaired: the executor said why, and the answer reports it."""
     name = "self_correct"
     group = "self_correction"
+    reads = ("standalone_question", "targets.result")
+    writes = ("targets.sql", "targets.result")
 
     def __init__(self, llm, catalog, config, descriptions=None):
         self.llm = llm
@@ -72,8 +69,8 @@ class SelfCorrect(Stage):
                 step.fail(failure)
                 return False
             target.revise(self.name, repaired)
-            execute(self.catalog, target, self.config)
-            step.decide(retry=retry, sql=repaired, **_outcome(target))
+            _, reused = execution(self.catalog, target, self.config)
+            step.decide(retry=retry, sql=repaired, **outcome(target), **reuse_note(result=reused))
             if target.refused:
-                step.fail(target.refused)
+                step.fail(target.error)
             return True

@@ -4,10 +4,9 @@ from ... import Error
 from ... import sql as sqltools
 from ...parsers import StageFailure, parse_sql
 from ...prompt_templates import render_prompt
-from ..guard import run_readonly
 from ..schemas import schema_text
 from .base import Stage, llm_params
-from .values import pending
+from .queries import execution, pending, reuse_note, value_checks
 
 NO_RETRIEVER = "The database retriever is not available (no value memory)."
 ALL_GOOD = "No problems found."
@@ -16,9 +15,11 @@ ALL_GOOD = "No problems found."
 class InspectAndRefine(Stage):
     """Per target, up to `refine_rounds` times: run the query read-only, collect the retriever's and the detector's
     feedback, and let the LLM refine the query when either reports a problem. Queries that fail to execute are
-    left to self-correction, which gets SQLite's error message."""
-    name = "inspect"
+    left to self-correction, which gets SQLite's error message. Its records are "inspect" (no LLM) and "refine"."""
+    name = "refine"
     group = "refinement"
+    reads = ("standalone_question", "targets")
+    writes = ("targets.sql", "targets.result", "targets.value_checks")
 
     def __init__(self, llm, catalog, config, values=None, descriptions=None):
         self.llm = llm
@@ -36,33 +37,31 @@ class InspectAndRefine(Stage):
 
     def inspect(self, state, target):
         """(retriever feedback, detector feedback) when something calls for refinement, else None."""
-        with state.trace.step(self.name, target) as step:
-            result, refused = run_readonly(self.catalog, target.database, target.sql, self.config.timeout,
-                                           self.config.max_rows)
-            if refused:
-                step.decide(refused=refused, action="left to execution")
+        with state.trace.step("inspect", target) as step:
+            result, reused = execution(self.catalog, target, self.config)
+            if target.refused:
+                step.decide(refused=target.error, action="left to execution", **reuse_note(result=reused))
                 return None
-            target.result, target.executed_sql = result, target.sql
             if not result.ok:
-                step.decide(execution_error=f"{result.error_kind}: {result.error}", action="left to self-correction")
+                step.decide(execution_error=target.error, action="left to self-correction",
+                            **reuse_note(result=reused))
                 return None
-            retriever, value_problems = self.retrieve(target)
+            retriever, value_problems, checks_reused = self.retrieve(target)
             detector, problems = self.detect(target, result)
             step.decide(rows=len(result.rows), retriever=retriever, detector=detector,
-                        action="refine" if value_problems or problems else "keep")
+                        action="refine" if value_problems or problems else "keep",
+                        **reuse_note(result=reused, value_checks=checks_reused))
             return (retriever, detector) if value_problems or problems else None
 
     def retrieve(self, target):
-        """(feedback text, whether some value is not stored as written)."""
+        """(feedback text, whether some value is not stored as written, whether the checks were reused)."""
         if self.values is None:
-            return NO_RETRIEVER, False
+            return NO_RETRIEVER, False, False
         try:
-            checks, feedback = self.values.check_values(target.sql, target.database, self.catalog,
-                                                        k=self.config.value_candidates)
+            (_, feedback), reused = value_checks(self.values, self.catalog, target, self.config)
         except Error as error:
-            return f"The retriever could not read the query: {error}", False
-        target.value_checks = checks
-        return feedback or "Every value of the query's conditions is stored as written.", bool(feedback)
+            return f"The retriever could not read the query: {error}", False, False
+        return feedback or "Every value of the query's conditions is stored as written.", bool(feedback), reused
 
     def detect(self, target, result):
         """(feedback text, whether a problem calls for refinement): static diagnostics plus checks of the result.
@@ -86,7 +85,7 @@ class InspectAndRefine(Stage):
     def refine(self, state, target, feedback):
         """Asks the LLM for a refined query; True when it changed the query."""
         retriever, detector = feedback
-        with state.trace.step("refine", target) as step:
+        with state.trace.step(self.name, target) as step:
             messages = render_prompt(
                 "refine", schema=schema_text(self.catalog, target.database, self.descriptions.get(target.database, "")),
                 question=state.standalone_question, sql=target.sql, retriever_feedback=retriever,
@@ -99,5 +98,5 @@ class InspectAndRefine(Stage):
                 return False
             changed = refined != target.sql
             step.decide(sql=refined, changed=changed)
-            target.revise("refine", refined)
+            target.revise(self.name, refined)
             return changed

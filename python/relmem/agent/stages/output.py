@@ -26,6 +26,8 @@ class ReturnType(Stage):
     """Whether the rows themselves answer the question (SQL) or a written answer is needed (TEXT)."""
     name = "return_type"
     group = "return_type"
+    reads = ("standalone_question", "targets.result")
+    writes = ("return_type",)
 
     def __init__(self, llm, config):
         self.llm = llm
@@ -50,6 +52,9 @@ class ReturnType(Stage):
 class GenerateOutput(Stage):
     """The final answer: the result rows when they are the answer, else a text the LLM writes from the results."""
     name = "generate_output"
+    reads = ("standalone_question", "targets.result")
+    optional_reads = ("return_type",)
+    writes = ("answer",)
 
     def __init__(self, llm, config):
         self.llm = llm
@@ -90,6 +95,9 @@ def rows_answer(columns, rows, max_rows):
 class DescribeWithoutLLM(Stage):
     """The answer when no LLM is configured: what the LLM-free stages found, and what to configure."""
     name = "no_llm"
+    reads = ("candidates",)
+    optional_reads = ("question_values",)
+    writes = ("answer",)
 
     def run(self, state):
         with state.trace.step(self.name) as step:

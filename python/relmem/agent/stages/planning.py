@@ -4,7 +4,6 @@ import functools
 from ...parsers import StageFailure, parse_plan
 from ...prompt_templates import render_prompt
 from ..conversation import conversation_text
-from ..prompts import render_agent_prompt
 from ..schemas import schema_text
 from ..state import QueryTarget
 from .base import Stage, llm_params
@@ -14,6 +13,8 @@ class RetrieveExamples(Stage):
     """Question-SQL examples and terminology from the example memory that are similar enough to the question."""
     name = "retrieve_examples"
     group = "examples"
+    reads = ("standalone_question",)
+    writes = ("examples",)
 
     def __init__(self, examples, config):
         self.examples = examples
@@ -29,6 +30,9 @@ class RetrieveExamples(Stage):
 class Plan(Stage):
     """The LLM's retrieval plan over the top-K schemas, most relevant first, with the conversation and examples."""
     name = "plan"
+    reads = ("standalone_question", "history", "candidates")
+    optional_reads = ("examples",)
+    writes = ("targets",)
 
     def __init__(self, llm, catalog, config, descriptions=None):
         self.llm = llm
@@ -42,9 +46,9 @@ class Plan(Stage):
         messages = render_prompt("plan", schemas=schemas, question=state.standalone_question)
         context = []
         if state.examples:
-            context += render_agent_prompt("plan_examples", examples=examples_text(state.examples))
+            context += render_prompt("plan_examples", examples=examples_text(state.examples))
         if state.history:
-            context += render_agent_prompt("plan_conversation", conversation=conversation_text(state.history))
+            context += render_prompt("plan_conversation", conversation=conversation_text(state.history))
         return messages[:-1] + context + messages[-1:]
 
     def run(self, state):

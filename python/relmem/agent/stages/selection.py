@@ -6,6 +6,8 @@ from .base import Stage
 class SelectDatabases(Stage):
     """The selection memory's top-K databases for the question, best first."""
     name = "select_databases"
+    reads = ("standalone_question",)
+    writes = ("candidates",)
 
     def __init__(self, selection, config):
         self.selection = selection
@@ -25,6 +27,8 @@ class LinkQuestionValues(Stage):
     """Stored values that words of the question match, in each candidate database (no LLM needed)."""
     name = "link_question_values"
     group = "value_memory"
+    reads = ("standalone_question", "candidates")
+    writes = ("question_values",)
 
     def __init__(self, values, config):
         self.values = values

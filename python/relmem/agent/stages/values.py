@@ -6,28 +6,24 @@ from ...prompt_templates import render_prompt
 from ... import sql as sqltools
 from ..schemas import schema_text
 from .base import Stage, llm_params
-
-
-def pending(state):
-    """The targets still to be worked on: planned, not refused."""
-    return [t for t in state.targets if not t.refused]
+from .queries import pending, reuse_note, value_checks
 
 
 def _column(check):
-    return f"{check['table']}.{check['column']}"
+    return f"{check.table}.{check.column}"
 
 
 def _check_summary(check):
-    summary = {"value": check["value"], "column": _column(check), "op": check["op"], "status": check["status"]}
-    if check["case_matches"]:
-        summary["stored"] = check["case_matches"]
-    if check["similar"]:
-        summary["similar"] = [{"value": c["value"], "score": round(c["score"], 4)} for c in check["similar"]]
+    summary = {"value": check.value, "column": _column(check), "op": check.op, "status": check.status}
+    if check.case_matches:
+        summary["stored"] = check.case_matches
+    if check.similar:
+        summary["similar"] = [{"value": c.value, "score": round(c.score, 4)} for c in check.similar]
     return summary
 
 
 def needs_correction(check):
-    return check["status"] != "found" and bool(check["case_matches"] or check["similar"])
+    return check.status != "found" and bool(check.case_matches or check.similar)
 
 
 class LinkValues(Stage):
@@ -35,6 +31,8 @@ class LinkValues(Stage):
     that are not stored as written."""
     name = "link_values"
     group = "value_memory"
+    reads = ("targets",)
+    writes = ("targets.value_checks",)
 
     def __init__(self, values, catalog, config):
         self.values = values
@@ -45,13 +43,11 @@ class LinkValues(Stage):
         for target in pending(state):
             with state.trace.step(self.name, target) as step:
                 try:
-                    checks, _ = self.values.check_values(target.sql, target.database, self.catalog,
-                                                         k=self.config.value_candidates)
+                    (checks, _), reused = value_checks(self.values, self.catalog, target, self.config)
                 except Error as error:  # SQL that does not parse: left to execution and self-correction
                     step.fail(error)
                     continue
-                target.value_checks = checks
-                step.decide(literals=[_check_summary(c) for c in checks])
+                step.decide(literals=[_check_summary(c) for c in checks], **reuse_note(value_checks=reused))
 
 
 class CorrectValues(Stage):
@@ -59,6 +55,8 @@ class CorrectValues(Stage):
     taken only when nothing but string literals changed."""
     name = "correct_values"
     group = "value_memory"
+    reads = ("standalone_question", "targets.value_checks")
+    writes = ("targets.sql",)
 
     def __init__(self, llm, catalog, config, descriptions=None):
         self.llm = llm
@@ -91,9 +89,12 @@ class CorrectValues(Stage):
 
 class PostProcessValues(Stage):
     """Without an LLM: a literal its column does not store is replaced by the stored value it most likely means,
-    when that match is confident (relmem's value post-processing)."""
+    when that match is confident (relmem's value post-processing). SQL whose literals are all stored as written is
+    left alone without asking the value memory again."""
     name = "postprocess_values"
     group = "value_memory"
+    reads = ("targets",)
+    writes = ("targets.sql", "targets.value_checks")
 
     def __init__(self, values, catalog, config):
         self.values = values
@@ -104,27 +105,30 @@ class PostProcessValues(Stage):
         for target in pending(state):
             with state.trace.step(self.name, target) as step:
                 try:
+                    (checks, _), reused = value_checks(self.values, self.catalog, target, self.config)
+                    if all(check.status == "found" for check in checks):
+                        step.decide(replacements=[], **reuse_note(value_checks=reused))
+                        continue
                     corrected = self.values.correct_values(target.sql, target.database, self.catalog)
                 except Error as error:
                     step.fail(error)
                     continue
-                replaced = [{"value": r["value"], "column": _column(r), "replacement": r["replacement"],
-                             "reason": r["reason"], "score": round(r["score"], 4)} for r in corrected["replacements"]]
-                step.decide(replacements=replaced)
-                target.revise(self.name, corrected["sql"])
-                target.value_checks = corrected["checks"]
+                replaced = [{"value": r.value, "column": _column(r), "replacement": r.replacement,
+                             "reason": r.reason, "score": round(r.score, 4)} for r in corrected.replacements]
+                step.decide(replacements=replaced, **reuse_note(value_checks=reused))
+                target.revise(self.name, corrected.sql)
 
 
 def candidates_text(checks):
     lines = []
     for check in checks:
-        head = f"'{check['value']}' ({_column(check)} {check['op']})"
-        if check["status"] == "found":
+        head = f"'{check.value}' ({_column(check)} {check.op})"
+        if check.status == "found":
             lines.append(f"{head}: stored as written")
-        elif check["case_matches"]:
-            lines.append(f"{head}: stored as " + ", ".join(f"'{v}'" for v in check["case_matches"]))
-        elif check["similar"]:
-            lines.append(f"{head}: " + ", ".join(f"'{c['value']}'" for c in check["similar"]))
+        elif check.case_matches:
+            lines.append(f"{head}: stored as " + ", ".join(f"'{v}'" for v in check.case_matches))
+        elif check.similar:
+            lines.append(f"{head}: " + ", ".join(f"'{c.value}'" for c in check.similar))
         else:
             lines.append(f"{head}: no similar stored value")
     return "\n".join(lines)

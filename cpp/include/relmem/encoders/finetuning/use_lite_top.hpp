@@ -1,0 +1,99 @@
+#pragma once
+// A trainable copy of USE-lite's top transformer layer(s) and its output head (mean pooling, tanh layer, L2
+// normalization), for fine-tuning the encoder end to end: the frozen lower layers run once per text
+// (UseLiteEncoder::token_states) and training runs forward and backward of only this part. With the encoder's own
+// weights (UseLiteEncoder::top) it reproduces UseLiteEncoder::encode.
+#include <cstdint>
+#include <vector>
+
+#include "relmem/common.hpp"
+#include "relmem/encoders/finetuning/transformer_backprop.hpp"
+
+namespace relmem {
+
+// One transformer layer as USE-lite's graph computes it:
+//   h1 = Attention(LN(x)) W_o + b_o + residual(x),  residual(x) = x W_r + b_r when the width changes, else x
+//   h2 = h1 + FFN(LN(h1))
+struct TransformerLayerShape {
+  int input_width = 0;
+  int width = 0;
+  int heads = 0;
+  int head_width = 0;
+  int hidden = 0;  // FFN width
+  float attention_scale = 0.0f;
+
+  int64_t parameter_count() const;
+  bool operator==(const TransformerLayerShape& other) const;
+};
+
+struct UseLiteTopShape {
+  std::vector<TransformerLayerShape> layers;  // bottom first
+  int output_width = 0;                       // the tanh layer's
+  float norm_epsilon = 0.0f;
+  float l2_epsilon = 0.0f;
+
+  int input_width() const { return layers.empty() ? 0 : layers.front().input_width; }
+  int64_t parameter_count() const;
+  void validate() const;  // relmem::Error on sizes that do not chain
+  bool operator==(const UseLiteTopShape& other) const;
+};
+
+// Token activations entering the top layers, every sentence's tokens stacked (sentence s owns rows
+// [offsets[s], offsets[s+1]); a text without tokens owns none).
+struct TokenStates {
+  RowMatrix rows;
+  std::vector<int> offsets{0};
+
+  int sentences() const { return static_cast<int>(offsets.size()) - 1; }
+  TokenStates select(const std::vector<int>& sentences) const;
+};
+
+// Flat parameter layout, per layer bottom first: norm scale | norm bias | W_qkv (in, 3 heads*head_width) | b_qkv |
+// W_o | b_o | [W_r | b_r when the width changes] | FFN norm scale | FFN norm bias | W_1 | b_1 | W_2 | b_2; then the
+// tanh layer's W_t (width, output) | b_t. Matrices are row-major (input, output).
+template <typename S>
+struct TopCache {
+  struct Layer {
+    backprop::Matrix<S> input, normed, qkv, context, ffn_normed;
+    backprop::LayerNormCache<S> norm, ffn_norm;
+    backprop::AttentionCache<S> attention;
+    backprop::FfnCache<S> ffn;
+  };
+  std::vector<Layer> layers;
+  std::vector<int> offsets;
+  backprop::Matrix<S> pooled, activated;  // activated = tanh(pooled W_t + b_t)
+};
+
+template <typename S>
+backprop::Matrix<S> top_forward(const UseLiteTopShape& shape, const S* parameters, const backprop::Matrix<S>& tokens,
+                                const std::vector<int>& offsets, TopCache<S>& cache);
+// Adds d(loss)/d(parameters) into d_parameters; returns d(loss)/d(tokens).
+template <typename S>
+backprop::Matrix<S> top_backward(const UseLiteTopShape& shape, const S* parameters, const TopCache<S>& cache,
+                                 const backprop::Matrix<S>& d_vectors, S* d_parameters);
+
+class UseLiteTop {
+ public:
+  UseLiteTop() = default;  // no layers: the encoder stays frozen
+  UseLiteTop(UseLiteTopShape shape, std::vector<float> parameters);  // relmem::Error on a size mismatch
+
+  bool empty() const { return shape_.layers.empty(); }
+  int layers() const { return static_cast<int>(shape_.layers.size()); }
+  const UseLiteTopShape& shape() const { return shape_; }
+  std::vector<float>& parameters() { return parameters_; }
+  const std::vector<float>& parameters() const { return parameters_; }
+
+  // L2-normalized sentence vectors (forward only), in chunks of sentences on all threads.
+  RowMatrix encode(const TokenStates& states) const;
+  // Forward keeping what backward needs; backward adds the parameter gradient into `gradient`.
+  RowMatrix forward(const TokenStates& states, TopCache<float>& cache) const;
+  void backward(const TopCache<float>& cache, const RowMatrix& d_vectors, std::vector<float>& gradient) const;
+
+ private:
+  void check(const TokenStates& states) const;
+
+  UseLiteTopShape shape_;
+  std::vector<float> parameters_;
+};
+
+}  // namespace relmem

@@ -1,0 +1,218 @@
+#pragma once
+// Database selection memory: every database of a collection is embedded from its card (schema, optional
+// description and example questions), from one card per table and from one text per column, by the sentence
+// encoder, and its card and tables by a lexical (hashing) encoder that also reads the sample values; its stored
+// text values are indexed too (value_postings.hpp). Candidate databases are scored either by fusing these
+// similarities (untrained, similarity_fusion.hpp) or by a trained RelevanceModel, and every score is turned into a
+// calibrated probability.
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "relmem/catalog/catalog.hpp"
+#include "relmem/encoders/encoder.hpp"
+#include "relmem/index/quantized_rows.hpp"
+#include "relmem/index/vector_index.hpp"
+#include "relmem/memories/memory_refresh.hpp"
+#include "relmem/memories/relevance/database_texts.hpp"
+#include "relmem/memories/relevance/labeled_questions.hpp"
+#include "relmem/memories/relevance/relevance_model.hpp"
+#include "relmem/memories/relevance/selection_calibration.hpp"
+#include "relmem/memories/relevance/similarity_fusion.hpp"
+#include "relmem/memories/relevance/value_postings.hpp"
+#include "relmem/memories/text/sparse_vectors.hpp"
+
+namespace relmem {
+
+struct SelectionOptions {
+  int samples_per_column = 3;  // card sample values per text column
+  int max_value_chars = 40;
+  SimilarityFusion fusion = SimilarityFusion::Mean;  // untrained scoring
+  // Collections larger than this are narrowed to the databases whose card or tables the sentence encoder ranks
+  // among the top `candidates` (cards) and 4 x `candidates` (tables) of the pool; smaller ones are scored in full.
+  int candidates = 100;
+  // The pool: every database of a collection of at most this many, else the `pool` databases whose cards score best
+  // on int8-quantized card vectors (an approximate pass that streams a quarter of the bytes). The pool's cards and
+  // tables are then scored exactly.
+  int pool = 2000;
+  // Encoder spec of the lexical channel ("" for none). Its vectors are stored sparse.
+  std::string lexical_encoder = "hashing:4096";
+  // Distinct text values indexed per column for the value evidence (0: none). Longer than max_value_chars: skipped.
+  int64_t values_per_column = 1000;
+};
+
+struct DatabaseMatch {
+  std::string database;
+  float score = 0.0f;        // fused cosine (untrained) or model logit (trained)
+  float probability = 0.0f;  // calibrated p(relevant | question)
+};
+
+// probability = sigmoid(scale * score + bias); set selection keeps probabilities >= threshold.
+struct SelectionCalibration {
+  float scale = 1.0f;
+  float bias = 0.0f;
+  float threshold = 0.5f;
+  bool fitted = false;  // false: defaults (untrained) or the model's own threshold (trained)
+};
+
+class SelectionMemory {
+ public:
+  explicit SelectionMemory(std::shared_ptr<const Encoder> encoder, const SelectionOptions& options = {});
+
+  // Embeds every database of the catalog, encoding many databases' texts per encoder call; `progress` is called
+  // after each database. descriptions / examples: optional text per database name.
+  static SelectionMemory build(const Catalog& catalog, std::shared_ptr<const Encoder> encoder,
+                               std::shared_ptr<const RelevanceModel> model = nullptr,
+                               const std::map<std::string, std::string>& descriptions = {},
+                               const std::map<std::string, std::vector<std::string>>& examples = {},
+                               const SelectionOptions& options = {}, const BuildProgress& progress = {});
+  // Re-embeds the databases whose file changed (size or modification time), adds new ones and drops those the
+  // catalog lacks (databases added from vectors among them). Re-embedded databases keep their description and
+  // example questions.
+  RefreshReport refresh(const Catalog& catalog, const BuildProgress& progress = {});
+
+  // Adds (or re-embeds) one database of the catalog without touching the others.
+  void add(const Catalog& catalog, const std::string& db, const std::string& description = "",
+           const std::vector<std::string>& examples = {});
+  // Adds several at once (many per encoder call).
+  void add_all(const Catalog& catalog, const std::vector<std::string>& dbs,
+               const std::map<std::string, std::string>& descriptions = {},
+               const std::map<std::string, std::vector<std::string>>& examples = {},
+               const BuildProgress& progress = {});
+  // Adds a database from precomputed encoder rows: one card row and one row per table (tables may be empty),
+  // and, when the memory has a lexical encoder, the same rows from it; optionally rows of its columns and its
+  // normalized stored values (without them, the best table stands in for the best column and values give none).
+  void add_vectors(const std::string& db, const float* card, const std::vector<std::string>& table_names,
+                   const RowMatrix& table_vectors, const float* lexical_card = nullptr,
+                   const RowMatrix* lexical_tables = nullptr, const RowMatrix* column_vectors = nullptr,
+                   std::vector<std::string> values = {});
+  bool remove(const std::string& db);
+
+  // Installs (or, with nullptr, removes) the relevance model; calibration resets to the model's threshold.
+  void set_model(std::shared_ptr<const RelevanceModel> model);
+  const std::shared_ptr<const RelevanceModel>& model() const { return model_; }
+
+  std::vector<DatabaseMatch> select(const std::string& question, int k) const;
+  std::vector<std::vector<DatabaseMatch>> select_batch(const std::vector<std::string>& questions, int k) const;
+  // The same from an encoded question (encoder().dim() floats), plus its lexical encoding when the memory has a
+  // lexical encoder (lexical_encoder()->dim() floats). Not with a model that fine-tunes the encoder (it needs text);
+  // without the text, stored values give no evidence.
+  std::vector<DatabaseMatch> select_vector(const float* question, int k, const float* lexical_question = nullptr) const;
+  // Every candidate whose probability clears the calibrated threshold, best first; at least the best database (of
+  // each part of a composite question: see question_parts.hpp).
+  std::vector<DatabaseMatch> select_set(const std::string& question) const;
+  std::vector<std::vector<DatabaseMatch>> select_set_batch(const std::vector<std::string>& questions) const;
+
+  // Fits the probability scaling and the set threshold on labelled held-out questions (ordinary and composite);
+  // returns the set-selection metrics on them at the fitted threshold.
+  SetMetrics calibrate(const std::vector<LabeledQuestion>& questions, int candidates = 10);
+  const SelectionCalibration& calibration() const { return calibration_; }
+  void set_calibration(const SelectionCalibration& calibration);
+
+  // A folder: manifest.json (versioned), cards.index, tables.index, columns.index, values.json, lexical_cards.sparse
+  // and lexical_tables.sparse (with a lexical encoder) and relevance.model (with a model). Folders saved before
+  // columns and values existed still load, without them.
+  void save(const std::string& folder) const;
+  // The encoders are reloaded by the names recorded in the manifest unless an encoder is given (its name and
+  // dimension must match).
+  static SelectionMemory load(const std::string& folder, std::shared_ptr<const Encoder> encoder = nullptr);
+
+  std::vector<std::string> databases() const;  // sorted
+  bool contains(const std::string& db) const { return entries_.count(db) > 0; }
+  size_t size() const { return entries_.size(); }
+  std::vector<std::string> tables(const std::string& db) const;
+  const Encoder& encoder() const { return *encoder_; }
+  const Encoder* lexical_encoder() const { return lexical_.get(); }
+  std::shared_ptr<const Encoder> encoder_ptr() const { return encoder_; }
+  const SelectionOptions& options() const { return options_; }
+  // Bytes of the stored vectors (dense, int8 and sparse) and values.
+  size_t memory_bytes() const;
+
+ private:
+  struct Entry {
+    int64_t id = 0;                   // card id in cards_
+    std::vector<std::string> tables;  // table ids are first_table .. first_table + tables.size() - 1
+    int64_t first_table = 0;
+    int64_t columns = 0;  // column ids are first_column .. first_column + columns - 1
+    int64_t first_column = 0;
+    std::string description;
+    std::vector<std::string> examples;
+    DatabaseFile file;  // empty path when added from vectors
+    RowMatrix projected;  // with a model: row 0 the projected card, then one row per table (or the card again)
+  };
+  struct Candidate {
+    const Entry* entry = nullptr;
+    RawSimilarities raw;
+  };
+  struct EncodedQuestions {
+    RowMatrix vectors;
+    std::vector<std::unordered_map<int64_t, float>> value_evidence;  // per question: card id -> evidence
+    RowMatrix lexical;  // empty without a lexical encoder
+    RowMatrix tuned;    // through the model's fine-tuned encoder top; empty without one
+  };
+  // IDF weights of the lexical channel and every stored lexical vector's weighted norm; they depend on the whole
+  // collection, so they are recomputed on the first question after an add or remove.
+  struct LexicalWeights {
+    std::vector<float> idf;
+    std::unordered_map<int64_t, float> card_norms, table_norms;
+  };
+  struct LexicalCache {
+    std::mutex mutex;
+    std::shared_ptr<const LexicalWeights> weights;  // null when stale
+  };
+  std::shared_ptr<const LexicalWeights> lexical_weights() const;
+  void lexical_changed();
+
+  // Encodes the texts of `dbs` in one encoder call and inserts them.
+  void insert_texts(const std::vector<std::string>& dbs, std::vector<DatabaseTexts>& texts, const Catalog& catalog,
+                    const std::map<std::string, std::string>& descriptions,
+                    const std::map<std::string, std::vector<std::string>>& examples);
+  void insert(const std::string& db, Entry entry, const float* card, const RowMatrix& table_vectors,
+              const float* lexical_card, const RowMatrix* lexical_tables, const RowMatrix& column_vectors,
+              std::vector<std::string> values);
+  void project(Entry& entry) const;
+  std::vector<const Entry*> pool(const float* question) const;
+  std::vector<Candidate> candidates(const float* question, const float* lexical_question,
+                                    const std::unordered_map<int64_t, float>* value_evidence) const;
+  // `tuned_question`: the question through the model's fine-tuned encoder top (required with one).
+  // `value_evidence`: of the question's text (none without).
+  std::vector<DatabaseMatch> score(const float* question, const float* lexical_question, int k,
+                                   const float* tuned_question = nullptr,
+                                   const std::unordered_map<int64_t, float>* value_evidence = nullptr) const;
+  EncodedQuestions encode_questions(const std::vector<std::string>& questions) const;
+  // Per question, one ranking per part (question_parts): the best k databases for an ordinary question, every
+  // candidate for each part of a composite one.
+  using PartRankings = std::vector<std::vector<DatabaseMatch>>;
+  std::vector<PartRankings> rank_parts(const std::vector<std::string>& questions, int k) const;
+  // One ranking of at most k from a question's part rankings: each part's scores are shifted so that its best
+  // database scores as the best part's best one, and a database keeps its highest shifted score and its highest
+  // probability (the probability that it answers some part).
+  static std::vector<DatabaseMatch> merge_parts(const PartRankings& parts, int k);
+  void check_model(const RelevanceModel& model) const;
+
+  std::shared_ptr<const Encoder> encoder_;
+  std::shared_ptr<const Encoder> lexical_;
+  SelectionOptions options_;
+  std::shared_ptr<const RelevanceModel> model_;
+  SelectionCalibration calibration_;
+  VectorIndex cards_;
+  VectorIndex tables_;
+  VectorIndex columns_;
+  ValuePostings values_;  // by card id
+  QuantizedRows card_codes_;  // same ids as cards_, for the pool's approximate pass
+  SparseVectors lexical_cards_;   // same ids as cards_
+  SparseVectors lexical_tables_;  // same ids as tables_
+  std::unique_ptr<LexicalCache> lexical_cache_ = std::make_unique<LexicalCache>();
+  std::map<std::string, Entry> entries_;
+  std::unordered_map<int64_t, const std::string*> name_of_card_;
+  std::unordered_map<int64_t, const Entry*> entry_of_card_;
+  std::unordered_map<int64_t, const std::string*> name_of_table_;
+  int64_t next_card_id_ = 0;
+  int64_t next_table_id_ = 0;
+  int64_t next_column_id_ = 0;
+};
+
+}  // namespace relmem

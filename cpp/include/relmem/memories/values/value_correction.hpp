@@ -1,0 +1,39 @@
+#pragma once
+// LLM-free post-processing of generated SQL: a string literal that its column does not store is replaced by the
+// stored value it most likely means, when that match is confident. Literals that are stored are never touched;
+// weak or ambiguous matches are left alone, since a question may ask for a value that is not in the database.
+// LIKE/GLOB patterns are only checked (see check_values), never rewritten: a fuzzy match of part of a value is too
+// weak a reason to change what a pattern matches.
+#include <string>
+#include <vector>
+
+#include "relmem/memories/values/value_retriever.hpp"
+
+namespace relmem {
+
+struct CorrectionOptions {
+  // Chosen on perturbed Spider literals, where a value the column does not hold at all ("absent") must be left
+  // alone: lower scores start replacing those, higher ones miss typos in short values (see the README).
+  double min_score = 0.7;    // the best stored value must score at least this
+  double min_margin = 0.05;  // and beat the second best by this much
+  int k = 10;                // candidates looked at per literal
+};
+
+struct ValueReplacement {
+  ValueCondition condition;
+  std::string replacement;  // the new literal content
+  std::string reason;       // "case" (stored with other letter case) or "similar" (confident fuzzy match)
+  double score = 0;
+  double margin = 0;  // over the second best candidate (1 when there is none)
+};
+
+struct CorrectionResult {
+  std::string sql;  // the input with the replaced literals rewritten, every other byte unchanged
+  std::vector<ValueReplacement> replacements;
+  std::vector<ValueCheck> checks;
+};
+
+CorrectionResult correct_values(const std::string& sql, const std::string& db, const Catalog& catalog,
+                                const ValueMemory& memory, const CorrectionOptions& options = {});
+
+}  // namespace relmem

@@ -1,0 +1,282 @@
+#include "relmem/encoders/finetuning/use_lite_top.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <string>
+
+namespace relmem {
+namespace {
+
+using backprop::Matrix;
+
+// Sentences per chunk of UseLiteTop::encode: bounds the activations held at once.
+constexpr int kEncodeChunk = 64;
+
+// Pointers into the flat parameters (or a gradient with the same layout) for one layer.
+template <typename P>
+struct LayerTensors {
+  P norm_scale, norm_bias, qkv, qkv_bias, output, output_bias, residual, residual_bias, ffn_norm_scale, ffn_norm_bias,
+      ffn_in, ffn_in_bias, ffn_out, ffn_out_bias, end;
+};
+
+template <typename P>
+LayerTensors<P> layer_tensors(const TransformerLayerShape& layer, P base) {
+  const int64_t in = layer.input_width, width = layer.width, qkv = 3LL * layer.heads * layer.head_width;
+  const int64_t hidden = layer.hidden;
+  P next = base;
+  auto take = [&next](int64_t count) {
+    P at = next;
+    next += count;
+    return at;
+  };
+  LayerTensors<P> t;
+  t.norm_scale = take(in);
+  t.norm_bias = take(in);
+  t.qkv = take(in * qkv);
+  t.qkv_bias = take(qkv);
+  t.output = take(qkv / 3 * width);
+  t.output_bias = take(width);
+  t.residual = in != width ? take(in * width) : nullptr;
+  t.residual_bias = in != width ? take(width) : nullptr;
+  t.ffn_norm_scale = take(width);
+  t.ffn_norm_bias = take(width);
+  t.ffn_in = take(width * hidden);
+  t.ffn_in_bias = take(hidden);
+  t.ffn_out = take(hidden * width);
+  t.ffn_out_bias = take(width);
+  t.end = next;
+  return t;
+}
+
+backprop::AttentionShape attention_shape(const TransformerLayerShape& layer) {
+  return {layer.heads, layer.head_width, static_cast<double>(layer.attention_scale)};
+}
+
+template <typename S>
+Matrix<S> layer_forward(const TransformerLayerShape& layer, const LayerTensors<const S*>& t, S epsilon,
+                        const Matrix<S>& x, const std::vector<int>& offsets, typename TopCache<S>::Layer& cache) {
+  const int qkv = 3 * layer.heads * layer.head_width;
+  cache.input = x;
+  cache.normed = backprop::layer_norm_forward<S>(x, t.norm_scale, t.norm_bias, epsilon, cache.norm);
+  cache.qkv = backprop::linear_forward<S>(cache.normed, t.qkv, t.qkv_bias, qkv);
+  cache.context = backprop::attention_forward<S>(cache.qkv, offsets, attention_shape(layer), cache.attention);
+  Matrix<S> h = backprop::linear_forward<S>(cache.context, t.output, t.output_bias, layer.width);
+  if (t.residual) {
+    h += backprop::linear_forward<S>(x, t.residual, t.residual_bias, layer.width);
+  } else {
+    h += x;
+  }
+  cache.ffn_normed = backprop::layer_norm_forward<S>(h, t.ffn_norm_scale, t.ffn_norm_bias, epsilon, cache.ffn_norm);
+  h += backprop::ffn_forward<S>(cache.ffn_normed, t.ffn_in, t.ffn_in_bias, t.ffn_out, t.ffn_out_bias, layer.hidden,
+                                layer.width, cache.ffn);
+  return h;
+}
+
+template <typename S>
+Matrix<S> layer_backward(const TransformerLayerShape& layer, const LayerTensors<const S*>& t,
+                         const LayerTensors<S*>& d, const std::vector<int>& offsets,
+                         const typename TopCache<S>::Layer& cache, const Matrix<S>& d_out) {
+  const Matrix<S> d_ffn_normed = backprop::ffn_backward<S>(cache.ffn_normed, t.ffn_in, t.ffn_out, cache.ffn, d_out,
+                                                          d.ffn_in, d.ffn_in_bias, d.ffn_out, d.ffn_out_bias);
+  const Matrix<S> d_attended =
+      d_out + backprop::layer_norm_backward<S>(cache.ffn_norm, t.ffn_norm_scale, d_ffn_normed, d.ffn_norm_scale,
+                                               d.ffn_norm_bias);
+  Matrix<S> d_x = t.residual ? backprop::linear_backward<S>(cache.input, t.residual, d_attended, d.residual,
+                                                            d.residual_bias)
+                             : d_attended;
+  const Matrix<S> d_context =
+      backprop::linear_backward<S>(cache.context, t.output, d_attended, d.output, d.output_bias);
+  const Matrix<S> d_qkv =
+      backprop::attention_backward<S>(cache.qkv, offsets, attention_shape(layer), cache.attention, d_context);
+  const Matrix<S> d_normed = backprop::linear_backward<S>(cache.normed, t.qkv, d_qkv, d.qkv, d.qkv_bias);
+  d_x += backprop::layer_norm_backward<S>(cache.norm, t.norm_scale, d_normed, d.norm_scale, d.norm_bias);
+  return d_x;
+}
+
+void check_offsets(const std::vector<int>& offsets, int64_t rows) {
+  if (offsets.empty() || offsets.front() != 0 || offsets.back() != rows) {
+    throw Error("token states: offsets must start at 0 and end at the row count");
+  }
+  for (size_t i = 1; i < offsets.size(); ++i)
+    if (offsets[i] < offsets[i - 1]) throw Error("token states: offsets must not decrease");
+}
+
+}  // namespace
+
+int64_t TransformerLayerShape::parameter_count() const {
+  const int64_t in = input_width, qkv = 3LL * heads * head_width;
+  const int64_t residual = in != width ? in * width + width : 0;
+  return 2 * in + in * qkv + qkv + qkv / 3 * width + width + residual + 2LL * width + 2LL * width * hidden + hidden +
+         width;
+}
+
+bool TransformerLayerShape::operator==(const TransformerLayerShape& o) const {
+  return input_width == o.input_width && width == o.width && heads == o.heads && head_width == o.head_width &&
+         hidden == o.hidden && attention_scale == o.attention_scale;
+}
+
+int64_t UseLiteTopShape::parameter_count() const {
+  int64_t count = 0;
+  for (const auto& layer : layers) count += layer.parameter_count();
+  if (!layers.empty()) count += static_cast<int64_t>(layers.back().width) * output_width + output_width;
+  return count;
+}
+
+void UseLiteTopShape::validate() const {
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const auto& l = layers[i];
+    if (l.input_width < 1 || l.width < 1 || l.heads < 1 || l.head_width < 1 || l.hidden < 1 ||
+        !(std::isfinite(l.attention_scale) && l.attention_scale > 0.0f)) {
+      throw Error("encoder top layer " + std::to_string(i) + " has non-positive sizes");
+    }
+    if (i > 0 && l.input_width != layers[i - 1].width) {
+      throw Error("encoder top layer " + std::to_string(i) + " does not take the width of the layer below");
+    }
+  }
+  if (!layers.empty() && (output_width < 1 || !(norm_epsilon >= 0.0f) || !(l2_epsilon > 0.0f))) {
+    throw Error("encoder top: output width and l2 epsilon must be positive, the norm epsilon not negative");
+  }
+}
+
+bool UseLiteTopShape::operator==(const UseLiteTopShape& o) const {
+  return layers == o.layers && output_width == o.output_width && norm_epsilon == o.norm_epsilon &&
+         l2_epsilon == o.l2_epsilon;
+}
+
+TokenStates TokenStates::select(const std::vector<int>& sentences) const {
+  TokenStates out;
+  int64_t rows_needed = 0;
+  for (int s : sentences) {
+    if (s < 0 || s >= this->sentences()) throw Error("token states: sentence index out of range");
+    rows_needed += offsets[s + 1] - offsets[s];
+  }
+  out.rows.resize(rows_needed, rows.cols());
+  for (int s : sentences) {
+    const int length = offsets[s + 1] - offsets[s];
+    out.rows.middleRows(out.offsets.back(), length) = rows.middleRows(offsets[s], length);
+    out.offsets.push_back(out.offsets.back() + length);
+  }
+  return out;
+}
+
+template <typename S>
+Matrix<S> top_forward(const UseLiteTopShape& shape, const S* parameters, const Matrix<S>& tokens,
+                      const std::vector<int>& offsets, TopCache<S>& cache) {
+  const S epsilon = static_cast<S>(shape.norm_epsilon);
+  cache.offsets = offsets;
+  cache.layers.resize(shape.layers.size());
+  Matrix<S> x = tokens;
+  const S* next = parameters;
+  for (size_t i = 0; i < shape.layers.size(); ++i) {
+    const auto t = layer_tensors<const S*>(shape.layers[i], next);
+    x = layer_forward<S>(shape.layers[i], t, epsilon, x, offsets, cache.layers[i]);
+    next = t.end;
+  }
+  cache.pooled = backprop::mean_pool_forward<S>(x, offsets);
+  const int width = shape.layers.back().width;
+  cache.activated = backprop::linear_forward<S>(cache.pooled, next, next + static_cast<int64_t>(width) *
+                                                shape.output_width, shape.output_width).array().tanh().matrix();
+  return backprop::l2_normalize_forward<S>(cache.activated, static_cast<S>(shape.l2_epsilon));
+}
+
+template <typename S>
+Matrix<S> top_backward(const UseLiteTopShape& shape, const S* parameters, const TopCache<S>& cache,
+                       const Matrix<S>& d_vectors, S* d_parameters) {
+  std::vector<LayerTensors<const S*>> tensors;
+  std::vector<LayerTensors<S*>> gradients;
+  const S* next = parameters;
+  S* d_next = d_parameters;
+  for (const auto& layer : shape.layers) {
+    tensors.push_back(layer_tensors<const S*>(layer, next));
+    gradients.push_back(layer_tensors<S*>(layer, d_next));
+    next = tensors.back().end;
+    d_next = gradients.back().end;
+  }
+  const int64_t head_weights = static_cast<int64_t>(shape.layers.back().width) * shape.output_width;
+  const Matrix<S> d_activated =
+      backprop::l2_normalize_backward<S>(cache.activated, static_cast<S>(shape.l2_epsilon), d_vectors);
+  const Matrix<S> d_logits = backprop::tanh_backward<S>(cache.activated, d_activated);
+  const Matrix<S> d_pooled =
+      backprop::linear_backward<S>(cache.pooled, next, d_logits, d_next, d_next + head_weights);
+  Matrix<S> d_x = backprop::mean_pool_backward<S>(d_pooled, cache.offsets);
+  for (size_t i = shape.layers.size(); i-- > 0;) {
+    d_x = layer_backward<S>(shape.layers[i], tensors[i], gradients[i], cache.offsets, cache.layers[i], d_x);
+  }
+  return d_x;
+}
+
+template Matrix<float> top_forward<float>(const UseLiteTopShape&, const float*, const Matrix<float>&,
+                                          const std::vector<int>&, TopCache<float>&);
+template Matrix<double> top_forward<double>(const UseLiteTopShape&, const double*, const Matrix<double>&,
+                                            const std::vector<int>&, TopCache<double>&);
+template Matrix<float> top_backward<float>(const UseLiteTopShape&, const float*, const TopCache<float>&,
+                                           const Matrix<float>&, float*);
+template Matrix<double> top_backward<double>(const UseLiteTopShape&, const double*, const TopCache<double>&,
+                                             const Matrix<double>&, double*);
+
+UseLiteTop::UseLiteTop(UseLiteTopShape shape, std::vector<float> parameters)
+    : shape_(std::move(shape)), parameters_(std::move(parameters)) {
+  shape_.validate();
+  if (static_cast<int64_t>(parameters_.size()) != shape_.parameter_count()) {
+    throw Error("encoder top: " + std::to_string(parameters_.size()) + " parameters where its shape needs " +
+                std::to_string(shape_.parameter_count()));
+  }
+}
+
+void UseLiteTop::check(const TokenStates& states) const {
+  if (empty()) throw Error("encoder top has no layers");
+  if (states.rows.cols() != shape_.input_width()) {
+    throw Error("encoder top takes " + std::to_string(shape_.input_width()) + "-wide token states, got " +
+                std::to_string(states.rows.cols()));
+  }
+  check_offsets(states.offsets, states.rows.rows());
+}
+
+RowMatrix UseLiteTop::forward(const TokenStates& states, TopCache<float>& cache) const {
+  check(states);
+  return top_forward<float>(shape_, parameters_.data(), states.rows, states.offsets, cache);
+}
+
+void UseLiteTop::backward(const TopCache<float>& cache, const RowMatrix& d_vectors, std::vector<float>& gradient) const {
+  if (gradient.size() != parameters_.size()) throw Error("encoder top: gradient buffer has the wrong size");
+  if (d_vectors.rows() != cache.pooled.rows() || d_vectors.cols() != shape_.output_width) {
+    throw Error("encoder top: the vectors' gradient does not match the forward pass");
+  }
+  top_backward<float>(shape_, parameters_.data(), cache, d_vectors, gradient.data());
+}
+
+RowMatrix UseLiteTop::encode(const TokenStates& states) const {
+  check(states);
+  const int sentences = states.sentences();
+  RowMatrix out(sentences, shape_.output_width);
+  const int chunks = (sentences + kEncodeChunk - 1) / kEncodeChunk;
+  auto run = [&](int chunk) {
+    const int begin = chunk * kEncodeChunk, end = std::min(sentences, begin + kEncodeChunk);
+    std::vector<int> offsets;
+    for (int s = begin; s <= end; ++s) offsets.push_back(states.offsets[s] - states.offsets[begin]);
+    const RowMatrix rows = states.rows.middleRows(states.offsets[begin], offsets.back());
+    TopCache<float> cache;
+    out.middleRows(begin, end - begin) = top_forward<float>(shape_, parameters_.data(), rows, offsets, cache);
+  };
+  if (chunks <= 1) {
+    if (chunks == 1) run(0);
+    return out;
+  }
+  std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic, 1) if (!omp_in_parallel())
+  for (int chunk = 0; chunk < chunks; ++chunk) {
+    try {
+      run(chunk);
+    } catch (...) {
+#pragma omp critical
+      failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  return out;
+}
+
+}  // namespace relmem

@@ -1,0 +1,68 @@
+#include "relmem/memories/relevance/database_texts.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <variant>
+
+#include "relmem/memories/text/string_similarity.hpp"
+
+namespace relmem {
+namespace {
+
+std::string table_summary(const Table& table) {
+  std::string out = humanize_identifier(table.name) + " (";
+  for (size_t i = 0; i < table.columns.size(); ++i) out += (i ? ", " : "") + humanize_identifier(table.columns[i].name);
+  return out + ")";
+}
+
+std::vector<std::string> stored_values(const Catalog& catalog, const std::string& db, int64_t per_column,
+                                       int max_chars) {
+  std::vector<std::string> values;
+  if (per_column <= 0) return values;
+  for (const auto& table : catalog.schema(db).tables) {
+    for (const auto& column : table.columns) {
+      for (const Value& value : catalog.distinct_values(db, table.name, column.name, per_column)) {
+        const auto* text = std::get_if<std::string>(&value);
+        if (!text || text->size() > static_cast<size_t>(max_chars)) continue;
+        std::string normalized = normalize_value(*text);
+        const bool has_letter = std::any_of(normalized.begin(), normalized.end(),
+                                            [](unsigned char c) { return std::isalpha(c) || c >= 0x80; });
+        if (has_letter) values.push_back(std::move(normalized));
+      }
+    }
+  }
+  return values;
+}
+
+}  // namespace
+
+DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, const CardOptions& options,
+                             const std::vector<std::string>& example_questions, int64_t values_per_column) {
+  const Schema& schema = catalog.schema(db);
+  DatabaseTexts texts;
+  texts.name = db;
+  const std::string header = "database " + humanize_identifier(schema.name) + ": ";
+  std::string preface;
+  if (!options.description.empty()) preface += options.description + ". ";
+  if (!example_questions.empty()) {
+    preface += "example questions:";
+    for (const auto& q : example_questions) preface += " " + q;
+    preface += " ";
+  }
+  texts.card = header + preface;
+  for (size_t i = 0; i < schema.tables.size(); ++i) texts.card += (i ? "; " : "") + table_summary(schema.tables[i]);
+  texts.lexical_card = catalog.card(db, options);
+  if (!example_questions.empty()) texts.lexical_card += preface + "\n";
+  for (const auto& table : schema.tables) {
+    texts.table_names.push_back(table.name);
+    texts.table_cards.push_back(header + table_summary(table));
+    texts.lexical_table_cards.push_back(catalog.table_card(db, table.name, options));
+    for (const auto& column : table.columns)
+      texts.column_cards.push_back(humanize_identifier(table.name) + " " + humanize_identifier(column.name));
+  }
+  texts.values = stored_values(catalog, db, values_per_column, options.max_value_chars);
+  return texts;
+}
+
+}  // namespace relmem

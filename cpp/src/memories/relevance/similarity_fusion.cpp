@@ -1,0 +1,57 @@
+#include "relmem/memories/relevance/similarity_fusion.hpp"
+
+#include <algorithm>
+
+#include "relmem/common.hpp"
+
+namespace relmem {
+
+SimilarityFusion parse_fusion(const std::string& name) {
+  if (name == "mean") return SimilarityFusion::Mean;
+  if (name == "max") return SimilarityFusion::Max;
+  if (name == "card") return SimilarityFusion::Card;
+  if (name == "table") return SimilarityFusion::Table;
+  throw Error("unknown similarity fusion '" + name + "' (expected mean, max, card or table)");
+}
+
+std::string fusion_name(SimilarityFusion fusion) {
+  switch (fusion) {
+    case SimilarityFusion::Mean: return "mean";
+    case SimilarityFusion::Max: return "max";
+    case SimilarityFusion::Card: return "card";
+    case SimilarityFusion::Table: return "table";
+  }
+  return "mean";
+}
+
+float fuse_similarities(SimilarityFusion fusion, float card, float best_table) {
+  switch (fusion) {
+    case SimilarityFusion::Mean: return 0.5f * (card + best_table);
+    case SimilarityFusion::Max: return std::max(card, best_table);
+    case SimilarityFusion::Card: return card;
+    case SimilarityFusion::Table: return best_table;
+  }
+  return card;
+}
+
+}  // namespace relmem
+
+namespace relmem {
+
+void RawSimilarities::keep_max(const RawSimilarities& other) {
+  card = std::max(card, other.card);
+  table = std::max(table, other.table);
+  lexical_card = std::max(lexical_card, other.lexical_card);
+  lexical_table = std::max(lexical_table, other.lexical_table);
+  column = std::max(column, other.column);
+  value = std::max(value, other.value);
+}
+
+float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool lexical) {
+  const float semantic = fuse_similarities(fusion, raw.card, raw.table);
+  const float fused =
+      lexical ? 0.5f * (semantic + fuse_similarities(fusion, raw.lexical_card, raw.lexical_table)) : semantic;
+  return fused + kColumnWeight * raw.column + kValueWeight * raw.value;
+}
+
+}  // namespace relmem

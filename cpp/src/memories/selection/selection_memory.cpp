@@ -1,0 +1,659 @@
+#include "relmem/memories/selection/selection_memory.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "relmem/encoders/use_lite.hpp"
+#include "relmem/index/topk.hpp"
+#include "relmem/memories/relevance/database_texts.hpp"
+#include "relmem/memories/text/lexical_weighting.hpp"
+#include "relmem/memories/text/question_parts.hpp"
+
+namespace relmem {
+namespace {
+
+// Until calibrate() runs, an untrained memory maps a fused cosine of 0.5 to probability 0.5.
+constexpr float kUntrainedScale = 10.0f;
+constexpr float kUntrainedBias = -5.0f;
+
+// Databases are encoded together until their texts reach this many rows: few encoder calls, bounded memory, and
+// progress every few databases.
+constexpr size_t kTextsPerEncode = 1024;
+
+SelectionCalibration default_calibration(const RelevanceModel* model) {
+  SelectionCalibration c;
+  if (model) {
+    c.threshold = model->threshold();
+  } else {
+    c.scale = kUntrainedScale;
+    c.bias = kUntrainedBias;
+  }
+  return c;
+}
+
+std::shared_ptr<const Encoder> lexical_encoder_of(const SelectionOptions& options) {
+  if (options.lexical_encoder.empty()) return nullptr;
+  return std::shared_ptr<const Encoder>(load_encoder(options.lexical_encoder));
+}
+
+bool ranks_before(const DatabaseMatch& a, const DatabaseMatch& b) {
+  return a.score > b.score || (a.score == b.score && a.database < b.database);
+}
+
+// Appends the ids first, first + 1, ..., first + count - 1 (a database's tables or columns).
+void append_ids(int64_t first, int64_t count, std::vector<int64_t>& out) {
+  for (int64_t i = 0; i < count; ++i) out.push_back(first + i);
+}
+
+int dim_of(const std::shared_ptr<const Encoder>& encoder) {
+  if (!encoder) throw Error("selection memory needs an encoder");
+  return encoder->dim();
+}
+
+}  // namespace
+
+SelectionMemory::SelectionMemory(std::shared_ptr<const Encoder> encoder, const SelectionOptions& options)
+    : encoder_(std::move(encoder)),
+      lexical_(lexical_encoder_of(options)),
+      options_(options),
+      calibration_(default_calibration(nullptr)),
+      cards_(dim_of(encoder_), Metric::Cosine),
+      tables_(encoder_->dim(), Metric::Cosine),
+      columns_(encoder_->dim(), Metric::Cosine),
+      card_codes_(encoder_->dim()),
+      lexical_cards_(lexical_ ? lexical_->dim() : 1),
+      lexical_tables_(lexical_ ? lexical_->dim() : 1) {
+  if (options_.candidates < 1 || options_.pool < options_.candidates) {
+    throw Error("selection memory: candidates must be >= 1 and pool >= candidates");
+  }
+  if (options_.samples_per_column < 0 || options_.max_value_chars < 1 || options_.values_per_column < 0) {
+    throw Error("selection memory: samples_per_column and values_per_column must be >= 0 and max_value_chars >= 1");
+  }
+}
+
+SelectionMemory SelectionMemory::build(const Catalog& catalog, std::shared_ptr<const Encoder> encoder,
+                                       std::shared_ptr<const RelevanceModel> model,
+                                       const std::map<std::string, std::string>& descriptions,
+                                       const std::map<std::string, std::vector<std::string>>& examples,
+                                       const SelectionOptions& options, const BuildProgress& progress) {
+  for (const auto& [db, _] : descriptions)
+    if (!catalog.contains(db)) throw Error("description given for unknown database '" + db + "'");
+  for (const auto& [db, _] : examples)
+    if (!catalog.contains(db)) throw Error("example questions given for unknown database '" + db + "'");
+  SelectionMemory memory(std::move(encoder), options);
+  memory.set_model(std::move(model));
+  memory.add_all(catalog, catalog.databases(), descriptions, examples, progress);
+  return memory;
+}
+
+RefreshReport SelectionMemory::refresh(const Catalog& catalog, const BuildProgress& progress) {
+  std::map<std::string, DatabaseFile> held;
+  std::map<std::string, std::string> descriptions;
+  std::map<std::string, std::vector<std::string>> examples;
+  for (const auto& [name, entry] : entries_) {
+    held[name] = entry.file;
+    if (!entry.description.empty()) descriptions[name] = entry.description;
+    if (!entry.examples.empty()) examples[name] = entry.examples;
+  }
+  RefreshReport report;
+  const std::vector<std::string> rebuild = plan_refresh(catalog, held, report);
+  for (const auto& name : report.removed) remove(name);
+  add_all(catalog, rebuild, descriptions, examples, progress);
+  return report;
+}
+
+void SelectionMemory::add(const Catalog& catalog, const std::string& db, const std::string& description,
+                          const std::vector<std::string>& examples) {
+  std::map<std::string, std::string> descriptions;
+  std::map<std::string, std::vector<std::string>> example_map;
+  if (!description.empty()) descriptions[db] = description;
+  if (!examples.empty()) example_map[db] = examples;
+  add_all(catalog, {db}, descriptions, example_map);
+}
+
+void SelectionMemory::add_all(const Catalog& catalog, const std::vector<std::string>& dbs,
+                              const std::map<std::string, std::string>& descriptions,
+                              const std::map<std::string, std::vector<std::string>>& examples,
+                              const BuildProgress& progress) {
+  std::vector<std::string> chunk;
+  std::vector<DatabaseTexts> texts;
+  size_t rows = 0;
+  for (size_t i = 0; i < dbs.size(); ++i) {
+    CardOptions card;
+    card.samples_per_column = options_.samples_per_column;
+    card.max_value_chars = options_.max_value_chars;
+    auto d = descriptions.find(dbs[i]);
+    if (d != descriptions.end()) card.description = d->second;
+    auto e = examples.find(dbs[i]);
+    chunk.push_back(dbs[i]);
+    texts.push_back(database_texts(catalog, dbs[i], card,
+                                   e == examples.end() ? std::vector<std::string>{} : e->second,
+                                   options_.values_per_column));
+    rows += 1 + texts.back().table_cards.size() + texts.back().column_cards.size();
+    if (rows < kTextsPerEncode && i + 1 < dbs.size()) continue;
+    insert_texts(chunk, texts, catalog, descriptions, examples);
+    if (progress)
+      for (size_t done = i + 2 - chunk.size(); done <= i + 1; ++done) progress(dbs[done - 1], done, dbs.size());
+    chunk.clear();
+    texts.clear();
+    rows = 0;
+  }
+}
+
+void SelectionMemory::insert_texts(const std::vector<std::string>& dbs, std::vector<DatabaseTexts>& texts,
+                                   const Catalog& catalog, const std::map<std::string, std::string>& descriptions,
+                                   const std::map<std::string, std::vector<std::string>>& examples) {
+  std::vector<std::string> all, all_lexical;
+  for (const auto& t : texts) {
+    all.push_back(t.card);
+    all.insert(all.end(), t.table_cards.begin(), t.table_cards.end());
+    all.insert(all.end(), t.column_cards.begin(), t.column_cards.end());
+    all_lexical.push_back(t.lexical_card);
+    all_lexical.insert(all_lexical.end(), t.lexical_table_cards.begin(), t.lexical_table_cards.end());
+  }
+  const RowMatrix rows = encoder_->encode(all);
+  const RowMatrix lexical_rows = lexical_ ? lexical_->encode(all_lexical) : RowMatrix();
+  int64_t next = 0, next_lexical = 0;
+  for (size_t i = 0; i < dbs.size(); ++i) {
+    Entry entry;
+    entry.tables = texts[i].table_names;
+    entry.file = database_file(catalog, dbs[i]);
+    auto d = descriptions.find(dbs[i]);
+    if (d != descriptions.end()) entry.description = d->second;
+    auto e = examples.find(dbs[i]);
+    if (e != examples.end()) entry.examples = e->second;
+    const auto count = static_cast<int64_t>(entry.tables.size());
+    const auto columns = static_cast<int64_t>(texts[i].column_cards.size());
+    const RowMatrix table_rows = rows.middleRows(next + 1, count);
+    const RowMatrix column_rows = rows.middleRows(next + 1 + count, columns);
+    RowMatrix lexical_tables;
+    if (lexical_) lexical_tables = lexical_rows.middleRows(next_lexical + 1, count);
+    remove(dbs[i]);
+    insert(dbs[i], std::move(entry), rows.row(next).data(), table_rows,
+           lexical_ ? lexical_rows.row(next_lexical).data() : nullptr, lexical_ ? &lexical_tables : nullptr,
+           column_rows, std::move(texts[i].values));
+    next += 1 + count + columns;
+    next_lexical += 1 + count;
+  }
+}
+
+void SelectionMemory::add_vectors(const std::string& db, const float* card, const std::vector<std::string>& table_names,
+                                  const RowMatrix& table_vectors, const float* lexical_card,
+                                  const RowMatrix* lexical_tables, const RowMatrix* column_vectors,
+                                  std::vector<std::string> values) {
+  if (db.empty()) throw Error("database name must not be empty");
+  if (!card) throw Error("add_vectors: missing card vector");
+  const auto count = static_cast<int64_t>(table_names.size());
+  if (table_vectors.rows() != count || (count > 0 && table_vectors.cols() != encoder_->dim())) {
+    throw Error("add_vectors: need one " + std::to_string(encoder_->dim()) + "-d row per table name");
+  }
+  if (lexical_) {
+    if (!lexical_card || !lexical_tables || lexical_tables->rows() != count ||
+        (count > 0 && lexical_tables->cols() != lexical_->dim())) {
+      throw Error("add_vectors: this memory has the lexical encoder '" + lexical_->name() + "': give its " +
+                  std::to_string(lexical_->dim()) + "-d card row and one row per table too");
+    }
+  }
+  if (column_vectors && column_vectors->rows() > 0 && column_vectors->cols() != encoder_->dim()) {
+    throw Error("add_vectors: column rows must be " + std::to_string(encoder_->dim()) + "-d");
+  }
+  Entry entry;
+  entry.tables = table_names;
+  remove(db);
+  insert(db, std::move(entry), card, table_vectors, lexical_ ? lexical_card : nullptr,
+         lexical_ ? lexical_tables : nullptr, column_vectors ? *column_vectors : RowMatrix(), std::move(values));
+}
+
+void SelectionMemory::insert(const std::string& db, Entry entry, const float* card, const RowMatrix& table_vectors,
+                             const float* lexical_card, const RowMatrix* lexical_tables,
+                             const RowMatrix& column_vectors, std::vector<std::string> values) {
+  entry.id = next_card_id_;
+  entry.first_table = next_table_id_;
+  entry.first_column = next_column_id_;
+  entry.columns = column_vectors.rows();
+  std::vector<int64_t> column_ids;
+  append_ids(entry.first_column, entry.columns, column_ids);
+  if (entry.columns > 0) columns_.add(column_vectors.data(), entry.columns, column_ids.data());
+  if (!values.empty()) values_.add(entry.id, std::move(values));
+  next_column_id_ += entry.columns;
+  const auto count = static_cast<int64_t>(entry.tables.size());
+  std::vector<int64_t> table_ids;
+  append_ids(entry.first_table, count, table_ids);
+  cards_.add(card, 1, &entry.id);
+  card_codes_.add(entry.id, cards_.reconstruct(entry.id).data());  // the normalized card
+  if (count > 0) tables_.add(table_vectors.data(), count, table_ids.data());
+  if (lexical_) {
+    lexical_cards_.add(entry.id, lexical_card);
+    for (int64_t i = 0; i < count; ++i) lexical_tables_.add(table_ids[static_cast<size_t>(i)], lexical_tables->row(i).data());
+  }
+  ++next_card_id_;
+  next_table_id_ += count;
+  lexical_changed();
+  auto [it, _] = entries_.emplace(db, std::move(entry));
+  name_of_card_[it->second.id] = &it->first;
+  entry_of_card_[it->second.id] = &it->second;
+  for (int64_t id : table_ids) name_of_table_[id] = &it->first;
+  if (model_) project(it->second);
+}
+
+bool SelectionMemory::remove(const std::string& db) {
+  auto it = entries_.find(db);
+  if (it == entries_.end()) return false;
+  const Entry& entry = it->second;
+  std::vector<int64_t> table_ids;
+  append_ids(entry.first_table, static_cast<int64_t>(entry.tables.size()), table_ids);
+  cards_.remove({entry.id});
+  card_codes_.remove(entry.id);
+  tables_.remove(table_ids);
+  std::vector<int64_t> column_ids;
+  append_ids(entry.first_column, entry.columns, column_ids);
+  columns_.remove(column_ids);
+  values_.remove(entry.id);
+  lexical_cards_.remove(entry.id);
+  for (int64_t id : table_ids) lexical_tables_.remove(id);
+  name_of_card_.erase(entry.id);
+  entry_of_card_.erase(entry.id);
+  for (int64_t id : table_ids) name_of_table_.erase(id);
+  entries_.erase(it);
+  lexical_changed();
+  return true;
+}
+
+void SelectionMemory::lexical_changed() {
+  std::lock_guard<std::mutex> lock(lexical_cache_->mutex);
+  lexical_cache_->weights.reset();
+}
+
+std::shared_ptr<const SelectionMemory::LexicalWeights> SelectionMemory::lexical_weights() const {
+  std::lock_guard<std::mutex> lock(lexical_cache_->mutex);
+  if (lexical_cache_->weights) return lexical_cache_->weights;
+  auto weights = std::make_shared<LexicalWeights>();
+  std::vector<int64_t> df = lexical_cards_.document_frequency();
+  const auto& table_df = lexical_tables_.document_frequency();
+  for (size_t j = 0; j < df.size(); ++j) df[j] += table_df[j];
+  weights->idf = inverse_document_frequencies(df, lexical_cards_.size() + lexical_tables_.size());
+  for (int64_t id : lexical_cards_.ids()) weights->card_norms[id] = lexical_cards_.weighted_norm(id, weights->idf);
+  for (int64_t id : lexical_tables_.ids()) weights->table_norms[id] = lexical_tables_.weighted_norm(id, weights->idf);
+  lexical_cache_->weights = weights;
+  return weights;
+}
+
+void SelectionMemory::check_model(const RelevanceModel& model) const {
+  if (model.config().input_dim != encoder_->dim()) {
+    throw Error("relevance model expects " + std::to_string(model.config().input_dim) + "-d vectors but encoder '" +
+                encoder_->name() + "' gives " + std::to_string(encoder_->dim()));
+  }
+  if (!model.config().encoder.empty() && model.config().encoder != encoder_->name()) {
+    throw Error("relevance model was trained with encoder '" + model.config().encoder +
+                "' but the selection memory uses '" + encoder_->name() + "'");
+  }
+  const std::string lexical = lexical_ ? lexical_->name() : "";
+  if (model.config().lexical_encoder != lexical) {
+    throw Error("relevance model was trained with lexical encoder '" + model.config().lexical_encoder +
+                "' but the selection memory uses '" + lexical + "' (SelectionOptions::lexical_encoder)");
+  }
+  if (model.fine_tunes_encoder()) {
+    const auto* use_lite = dynamic_cast<const UseLiteEncoder*>(encoder_.get());
+    if (!use_lite) throw Error("relevance model fine-tunes USE-lite's top layers; the memory's encoder is not USE-lite");
+    use_lite->check_top(model.encoder_top());
+  }
+}
+
+void SelectionMemory::set_model(std::shared_ptr<const RelevanceModel> model) {
+  if (model) check_model(*model);
+  model_ = std::move(model);
+  calibration_ = default_calibration(model_.get());
+  for (auto& [_, entry] : entries_) {
+    if (model_) {
+      project(entry);
+    } else {
+      entry.projected = RowMatrix();
+    }
+  }
+}
+
+void SelectionMemory::project(Entry& entry) const {
+  const int d = encoder_->dim();
+  const auto count = static_cast<int64_t>(entry.tables.size());
+  RowMatrix raw(1 + std::max<int64_t>(count, 1), d);
+  const std::vector<float> card = cards_.reconstruct(entry.id);
+  raw.row(0) = Eigen::Map<const Eigen::RowVectorXf>(card.data(), d);
+  if (count == 0) raw.row(1) = raw.row(0);
+  for (int64_t i = 0; i < count; ++i) {
+    const std::vector<float> table = tables_.reconstruct(entry.first_table + i);
+    raw.row(1 + i) = Eigen::Map<const Eigen::RowVectorXf>(table.data(), d);
+  }
+  entry.projected = model_->project_databases(raw);
+}
+
+std::vector<const SelectionMemory::Entry*> SelectionMemory::pool(const float* question) const {
+  std::vector<const Entry*> out;
+  if (static_cast<int64_t>(entries_.size()) <= options_.pool) {
+    for (const auto& [_, entry] : entries_) out.push_back(&entry);
+    return out;
+  }
+  for (int64_t id : card_codes_.top(question, options_.pool)) out.push_back(entry_of_card_.at(id));
+  return out;
+}
+
+std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
+    const float* question, const float* lexical_question,
+    const std::unordered_map<int64_t, float>* value_evidence) const {
+  const std::vector<const Entry*> entries = pool(question);
+  // Exact cosines of every card and table of the pool.
+  std::vector<int64_t> card_ids, table_ids;
+  std::vector<size_t> first_table_of;  // entries[i]'s tables are table_ids[first_table_of[i] ..]
+  for (const Entry* entry : entries) {
+    card_ids.push_back(entry->id);
+    first_table_of.push_back(table_ids.size());
+    append_ids(entry->first_table, static_cast<int64_t>(entry->tables.size()), table_ids);
+  }
+  std::vector<float> card_scores(card_ids.size()), table_scores(table_ids.size());
+  cards_.inner_products(question, card_ids.data(), static_cast<int64_t>(card_ids.size()), card_scores.data());
+  tables_.inner_products(question, table_ids.data(), static_cast<int64_t>(table_ids.size()), table_scores.data());
+
+  // Narrowed to the top `candidates` cards and the databases of the top 4 x `candidates` tables.
+  std::vector<char> chosen(entries.size(), 1);
+  if (static_cast<int64_t>(entries.size()) > options_.candidates) {
+    std::fill(chosen.begin(), chosen.end(), 0);
+    std::vector<Scored> cards, tables;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      cards.push_back({card_scores[i], static_cast<int64_t>(i)});
+      for (size_t t = first_table_of[i]; t < first_table_of[i] + entries[i]->tables.size(); ++t)
+        tables.push_back({table_scores[t], static_cast<int64_t>(i)});
+    }
+    keep_top_k(cards, static_cast<size_t>(options_.candidates));
+    keep_top_k(tables, 4 * static_cast<size_t>(options_.candidates));
+    for (const auto& c : cards) chosen[static_cast<size_t>(c.id)] = 1;
+    for (const auto& t : tables) chosen[static_cast<size_t>(t.id)] = 1;
+  }
+
+  // The lexical cosine is cos(q ∘ idf, row ∘ idf) = (q ∘ idf²) . row / (|q ∘ idf| |row ∘ idf|).
+  std::shared_ptr<const LexicalWeights> weights;
+  std::vector<float> weighted_question;
+  if (lexical_) {
+    weights = lexical_weights();
+    const int ld = lexical_->dim();
+    weighted_question.resize(static_cast<size_t>(ld));
+    double norm = 0.0;
+    for (int j = 0; j < ld; ++j) {
+      const double w = static_cast<double>(lexical_question[j]) * weights->idf[static_cast<size_t>(j)];
+      norm += w * w;
+      weighted_question[static_cast<size_t>(j)] = static_cast<float>(w) * weights->idf[static_cast<size_t>(j)];
+    }
+    if (norm > 0.0)
+      for (float& v : weighted_question) v = static_cast<float>(v / std::sqrt(norm));
+  }
+  // Exact cosines of the chosen databases' columns.
+  std::vector<int64_t> column_ids;
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (chosen[i]) append_ids(entries[i]->first_column, entries[i]->columns, column_ids);
+  std::vector<float> column_scores(column_ids.size());
+  columns_.inner_products(question, column_ids.data(), static_cast<int64_t>(column_ids.size()), column_scores.data());
+  size_t next_column = 0;
+
+  std::vector<Candidate> out;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!chosen[i]) continue;
+    const Entry& entry = *entries[i];
+    const auto count = static_cast<int64_t>(entry.tables.size());
+    Candidate candidate;
+    candidate.entry = &entry;
+    RawSimilarities& raw = candidate.raw;
+    raw.card = card_scores[i];
+    raw.table = count == 0 ? raw.card : -2.0f;
+    for (int64_t t = 0; t < count; ++t) raw.table = std::max(raw.table, table_scores[first_table_of[i] + t]);
+    raw.column = entry.columns == 0 ? raw.table : -2.0f;
+    for (int64_t c = 0; c < entry.columns; ++c) raw.column = std::max(raw.column, column_scores[next_column++]);
+    if (value_evidence) {
+      auto found = value_evidence->find(entry.id);
+      if (found != value_evidence->end()) raw.value = found->second;
+    }
+    if (lexical_) {
+      auto cosine = [](float dot, float norm) { return norm > 0.0f ? dot / norm : 0.0f; };
+      raw.lexical_card = cosine(lexical_cards_.dot(entry.id, weighted_question.data()), weights->card_norms.at(entry.id));
+      raw.lexical_table = count == 0 ? raw.lexical_card : -2.0f;
+      for (int64_t t = 0; t < count; ++t) {
+        const int64_t id = entry.first_table + t;
+        raw.lexical_table = std::max(raw.lexical_table, cosine(lexical_tables_.dot(id, weighted_question.data()),
+                                                               weights->table_norms.at(id)));
+      }
+    }
+    out.push_back(candidate);
+  }
+  return out;
+}
+
+std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, const float* lexical_question, int k,
+                                                  const float* tuned_question,
+                                                  const std::unordered_map<int64_t, float>* value_evidence) const {
+  if (k < 1) throw Error("k must be >= 1");
+  if (lexical_ && !lexical_question) {
+    throw Error("this selection memory has the lexical encoder '" + lexical_->name() +
+                "': give the question's lexical vector too");
+  }
+  const int d = encoder_->dim();
+  Eigen::RowVectorXf question = Eigen::Map<const Eigen::RowVectorXf>(question_in, d);
+  const float norm = question.norm();
+  if (norm > 0.0f) question /= norm;
+  const std::vector<Candidate> found = candidates(question.data(), lexical_question, value_evidence);
+  std::vector<DatabaseMatch> matches(found.size());
+  if (model_) {
+    if (model_->fine_tunes_encoder() && !tuned_question) {
+      throw Error("the relevance model fine-tunes the encoder: select by question text, not by vector");
+    }
+    const RowMatrix question_hat = tuned_question
+                                       ? model_->project_questions(Eigen::Map<const RowMatrix>(tuned_question, 1, d))
+                                       : model_->project_questions(question);
+    std::vector<DatabaseView> views(found.size());
+    for (size_t i = 0; i < found.size(); ++i) {
+      const RowMatrix& projected = found[i].entry->projected;
+      views[i].card_hat = projected.row(0).data();
+      views[i].tables_hat = projected.row(1).data();
+      views[i].tables = static_cast<int>(projected.rows() - 1);
+      views[i].raw = found[i].raw;
+    }
+    RawSimilarities best = found.empty() ? RawSimilarities{} : found[0].raw;
+    for (const auto& candidate : found) best.keep_max(candidate.raw);
+    for (auto& view : views) view.best = best;
+    const std::vector<float> logits = model_->logits(question_hat.data(), views);
+    for (size_t i = 0; i < found.size(); ++i) matches[i].score = logits[i];
+  } else {
+    for (size_t i = 0; i < found.size(); ++i)
+      matches[i].score = untrained_score(options_.fusion, found[i].raw, lexical_ != nullptr);
+  }
+  for (size_t i = 0; i < found.size(); ++i) {
+    matches[i].database = *name_of_card_.at(found[i].entry->id);
+    matches[i].probability = sigmoid(calibration_.scale * matches[i].score + calibration_.bias);
+  }
+  std::sort(matches.begin(), matches.end(), ranks_before);
+  if (static_cast<int64_t>(matches.size()) > k) matches.resize(static_cast<size_t>(k));
+  return matches;
+}
+
+SelectionMemory::EncodedQuestions SelectionMemory::encode_questions(const std::vector<std::string>& questions) const {
+  EncodedQuestions encoded;
+  encoded.vectors = encoder_->encode(questions);
+  if (encoded.vectors.cols() != encoder_->dim() || encoded.vectors.rows() != static_cast<int64_t>(questions.size())) {
+    throw Error("encoder '" + encoder_->name() + "' returned a matrix of the wrong shape");
+  }
+  if (lexical_) encoded.lexical = lexical_->encode(questions);
+  const auto collection = static_cast<int64_t>(entries_.size());
+  for (const auto& question : questions)
+    encoded.value_evidence.push_back(values_.question_evidence(question, collection));
+  if (model_ && model_->fine_tunes_encoder()) {
+    encoded.tuned = dynamic_cast<const UseLiteEncoder&>(*encoder_).encode_with_top(questions, model_->encoder_top());
+  }
+  return encoded;
+}
+
+std::vector<DatabaseMatch> SelectionMemory::select(const std::string& question, int k) const {
+  return select_batch({question}, k)[0];
+}
+
+std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_batch(const std::vector<std::string>& questions,
+                                                                      int k) const {
+  if (k < 1) throw Error("k must be >= 1");
+  std::vector<std::vector<DatabaseMatch>> out;
+  for (const auto& parts : rank_parts(questions, k)) out.push_back(merge_parts(parts, k));
+  return out;
+}
+
+std::vector<SelectionMemory::PartRankings> SelectionMemory::rank_parts(const std::vector<std::string>& questions,
+                                                                     int k) const {
+  if (questions.empty()) return {};
+  std::vector<std::string> texts;
+  std::vector<size_t> offsets{0};  // question i owns texts[offsets[i] .. offsets[i + 1] - 1]
+  for (const auto& question : questions) {
+    std::vector<std::string> parts = question_parts(question);
+    texts.insert(texts.end(), parts.begin(), parts.end());
+    offsets.push_back(texts.size());
+  }
+  const EncodedQuestions encoded = encode_questions(texts);
+  std::vector<PartRankings> out(questions.size());
+  for (size_t i = 0; i < questions.size(); ++i) {
+    const int depth = offsets[i + 1] - offsets[i] == 1 ? k : INT_MAX;
+    for (size_t text = offsets[i]; text < offsets[i + 1]; ++text) {
+      const auto row = static_cast<int64_t>(text);
+      out[i].push_back(score(encoded.vectors.row(row).data(), lexical_ ? encoded.lexical.row(row).data() : nullptr,
+                             depth, encoded.tuned.size() ? encoded.tuned.row(row).data() : nullptr,
+                             &encoded.value_evidence[text]));
+    }
+  }
+  return out;
+}
+
+std::vector<DatabaseMatch> SelectionMemory::merge_parts(const PartRankings& parts, int k) {
+  if (parts.size() == 1) return parts[0];
+  // Scores are comparable within a part, not across parts: a part about a narrow topic scores lower everywhere.
+  float best = -std::numeric_limits<float>::infinity();
+  for (const auto& part : parts)
+    if (!part.empty()) best = std::max(best, part[0].score);
+  std::unordered_map<std::string, DatabaseMatch> merged;
+  for (const auto& part : parts) {
+    for (const auto& match : part) {
+      const float shifted = match.score + (best - part[0].score);
+      auto [it, inserted] = merged.emplace(match.database, DatabaseMatch{match.database, shifted, match.probability});
+      if (inserted) continue;
+      it->second.score = std::max(it->second.score, shifted);
+      it->second.probability = std::max(it->second.probability, match.probability);
+    }
+  }
+  std::vector<DatabaseMatch> out;
+  for (auto& [_, match] : merged) out.push_back(std::move(match));
+  std::sort(out.begin(), out.end(), ranks_before);
+  if (static_cast<int64_t>(out.size()) > k) out.resize(static_cast<size_t>(k));
+  return out;
+}
+
+std::vector<DatabaseMatch> SelectionMemory::select_vector(const float* question, int k,
+                                                          const float* lexical_question) const {
+  return score(question, lexical_question, k);
+}
+
+std::vector<DatabaseMatch> SelectionMemory::select_set(const std::string& question) const {
+  return select_set_batch({question})[0];
+}
+
+std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_set_batch(
+    const std::vector<std::string>& questions) const {
+  std::vector<std::vector<DatabaseMatch>> out;
+  for (const auto& parts : rank_parts(questions, INT_MAX)) {
+    // Every part picks its own databases (at least its best one), so a composite question gets one per part.
+    std::unordered_set<std::string> chosen;
+    for (const auto& part : parts)
+      for (size_t i = 0; i < part.size() && (i == 0 || part[i].probability >= calibration_.threshold); ++i)
+        chosen.insert(part[i].database);
+    std::vector<DatabaseMatch> matches;
+    for (auto& match : merge_parts(parts, INT_MAX))
+      if (chosen.count(match.database)) matches.push_back(std::move(match));
+    out.push_back(std::move(matches));
+  }
+  return out;
+}
+
+SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questions, int candidates) {
+  if (questions.empty()) throw Error("calibration needs at least one labelled question");
+  if (candidates < 1) throw Error("calibration candidates must be >= 1");
+  std::vector<std::string> texts;
+  for (const auto& q : questions) {
+    if (q.databases.empty()) throw Error("calibration question without databases: " + q.text);
+    for (const auto& db : q.databases)
+      if (!contains(db)) throw Error("calibration question names unknown database '" + db + "'");
+    texts.push_back(q.text);
+  }
+  const std::vector<PartRankings> ranked = rank_parts(texts, candidates);
+  std::vector<ScoredQuestion> scored;
+  for (size_t i = 0; i < questions.size(); ++i) {
+    // A composite question's candidates count with their best part's own (unshifted) score, the score that sets
+    // their probability.
+    std::unordered_map<std::string, float> best_score;
+    for (const auto& part : ranked[i]) {
+      for (const auto& match : part) {
+        auto [it, inserted] = best_score.emplace(match.database, match.score);
+        if (!inserted) it->second = std::max(it->second, match.score);
+      }
+    }
+    std::vector<DatabaseMatch> candidates_of_question;
+    for (const auto& [database, value] : best_score) candidates_of_question.push_back({database, value, 0.0f});
+    std::sort(candidates_of_question.begin(), candidates_of_question.end(), ranks_before);
+    if (static_cast<int64_t>(candidates_of_question.size()) > candidates) candidates_of_question.resize(candidates);
+    ScoredQuestion s;
+    s.gold = static_cast<int64_t>(questions[i].databases.size());
+    for (const auto& match : candidates_of_question) {
+      s.values.push_back(match.score);
+      const auto& gold = questions[i].databases;
+      s.relevant.push_back(std::find(gold.begin(), gold.end(), match.database) != gold.end() ? 1 : 0);
+    }
+    scored.push_back(std::move(s));
+  }
+  const PlattScaling platt = fit_platt(scored);
+  for (auto& s : scored)
+    for (auto& v : s.values) v = platt.probability(v);
+  SelectionCalibration c;
+  c.scale = platt.scale;
+  c.bias = platt.bias;
+  c.threshold = best_threshold(scored);
+  c.fitted = true;
+  calibration_ = c;
+  return set_metrics(scored, c.threshold);
+}
+
+void SelectionMemory::set_calibration(const SelectionCalibration& calibration) {
+  if (!(calibration.threshold >= 0.0f && calibration.threshold <= 1.0f) || !std::isfinite(calibration.scale) ||
+      !std::isfinite(calibration.bias)) {
+    throw Error("selection calibration needs finite scale/bias and a threshold in [0, 1]");
+  }
+  calibration_ = calibration;
+}
+
+std::vector<std::string> SelectionMemory::databases() const {
+  std::vector<std::string> names;
+  for (const auto& [name, _] : entries_) names.push_back(name);
+  return names;
+}
+
+size_t SelectionMemory::memory_bytes() const {
+  const int64_t dense_rows = cards_.size() + tables_.size() + columns_.size();
+  size_t bytes = static_cast<size_t>(dense_rows) * (encoder_->dim() * sizeof(float) + sizeof(int64_t));
+  bytes += card_codes_.memory_bytes() + lexical_cards_.memory_bytes() + lexical_tables_.memory_bytes() +
+           values_.memory_bytes();
+  for (const auto& [name, entry] : entries_) {
+    bytes += name.size() + entry.description.size() + static_cast<size_t>(entry.projected.size()) * sizeof(float);
+    for (const auto& table : entry.tables) bytes += table.size();
+    for (const auto& example : entry.examples) bytes += example.size();
+  }
+  return bytes;
+}
+
+std::vector<std::string> SelectionMemory::tables(const std::string& db) const {
+  auto it = entries_.find(db);
+  if (it == entries_.end()) throw Error("unknown database '" + db + "' in the selection memory");
+  return it->second.tables;
+}
+
+}  // namespace relmem

@@ -1,0 +1,227 @@
+// A saved selection memory is a folder: manifest.json, cards.index, tables.index, columns.index, values.json and
+// optionally the lexical vectors and relevance.model. Version 1 folders (before columns and values) still load.
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "../../common/json_file.hpp"
+#include "relmem/memories/selection/selection_memory.hpp"
+
+namespace relmem {
+namespace {
+
+constexpr const char* kFormat = "relmem-selection-memory";
+constexpr int kVersion = 2;
+constexpr int kFirstVersion = 1;
+constexpr const char* kManifest = "manifest.json";
+constexpr const char* kCards = "cards.index";
+constexpr const char* kTables = "tables.index";
+constexpr const char* kColumns = "columns.index";
+constexpr const char* kValues = "values.json";
+constexpr const char* kLexicalCards = "lexical_cards.sparse";
+constexpr const char* kLexicalTables = "lexical_tables.sparse";
+constexpr const char* kModel = "relevance.model";
+
+std::string join(const std::string& folder, const char* name) {
+  return (std::filesystem::path(folder) / name).string();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) throw Error("cannot write " + path);
+  out << text;
+  if (!out) throw Error("failed writing " + path);
+}
+
+}  // namespace
+
+void SelectionMemory::save(const std::string& folder) const {
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  if (error) throw Error("cannot create selection memory folder " + folder + ": " + error.message());
+  nlohmann::json databases = nlohmann::json::array();
+  for (const auto& [name, entry] : entries_) {
+    databases.push_back({{"name", name},
+                         {"id", entry.id},
+                         {"first_table", entry.first_table},
+                         {"tables", entry.tables},
+                         {"first_column", entry.first_column},
+                         {"columns", entry.columns},
+                         {"description", entry.description},
+                         {"examples", entry.examples},
+                         {"path", entry.file.path},
+                         {"size", entry.file.stamp.size},
+                         {"mtime_ns", entry.file.stamp.mtime_ns}});
+  }
+  const nlohmann::json manifest = {
+      {"format", kFormat},
+      {"version", kVersion},
+      {"encoder", encoder_->name()},
+      {"dim", encoder_->dim()},
+      {"options",
+       {{"samples_per_column", options_.samples_per_column},
+        {"max_value_chars", options_.max_value_chars},
+        {"fusion", fusion_name(options_.fusion)},
+        {"candidates", options_.candidates},
+        {"pool", options_.pool},
+        {"values_per_column", options_.values_per_column},
+        {"lexical_encoder", options_.lexical_encoder}}},
+      {"calibration",
+       {{"scale", calibration_.scale},
+        {"bias", calibration_.bias},
+        {"threshold", calibration_.threshold},
+        {"fitted", calibration_.fitted}}},
+      {"model", model_ ? nlohmann::json(kModel) : nlohmann::json(nullptr)},
+      {"next_card_id", next_card_id_},
+      {"next_table_id", next_table_id_},
+      {"next_column_id", next_column_id_},
+      {"databases", databases}};
+  cards_.save(join(folder, kCards));
+  tables_.save(join(folder, kTables));
+  columns_.save(join(folder, kColumns));
+  nlohmann::json values = nlohmann::json::object();
+  for (const auto& [name, entry] : entries_) values[name] = values_.values(entry.id);
+  write_text(join(folder, kValues), values.dump());
+  if (lexical_) {
+    lexical_cards_.save(join(folder, kLexicalCards));
+    lexical_tables_.save(join(folder, kLexicalTables));
+  }
+  if (model_) {
+    model_->save(join(folder, kModel));
+  } else {
+    std::filesystem::remove(join(folder, kModel), error);
+  }
+  // The manifest goes last: a folder with a manifest has all of its files.
+  write_text(join(folder, kManifest), manifest.dump(2) + "\n");
+}
+
+SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr<const Encoder> encoder) {
+  const std::string manifest_path = join(folder, kManifest);
+  std::ifstream in(manifest_path);
+  if (!in) throw Error("no selection memory in " + folder + " (cannot open " + manifest_path + ")");
+  const auto manifest = nlohmann::json::parse(in, nullptr, false);
+  if (manifest.is_discarded() || !manifest.is_object()) throw Error(manifest_path + " is not valid JSON");
+  if (manifest.value("format", "") != kFormat) throw Error(manifest_path + " is not a selection memory manifest");
+  const int version = manifest.value("version", 0);
+  if (version < kFirstVersion || version > kVersion) {
+    throw Error(manifest_path + " has version " + std::to_string(version) + "; this relmem reads versions " +
+                std::to_string(kFirstVersion) + " to " + std::to_string(kVersion));
+  }
+  const bool has_columns = version >= 2;
+  try {
+    const std::string encoder_name = manifest.at("encoder").get<std::string>();
+    const int dim = manifest.at("dim").get<int>();
+    if (!encoder) encoder = load_encoder(encoder_name);
+    if (encoder->name() != encoder_name) {
+      throw Error("selection memory in " + folder + " was built with encoder '" + encoder_name + "', not '" +
+                  encoder->name() + "'");
+    }
+    if (encoder->dim() != dim) {
+      throw Error("selection memory in " + folder + " holds " + std::to_string(dim) + "-d vectors but encoder '" +
+                  encoder->name() + "' gives " + std::to_string(encoder->dim()));
+    }
+    const auto& o = manifest.at("options");
+    SelectionOptions options;
+    options.samples_per_column = o.at("samples_per_column").get<int>();
+    options.max_value_chars = o.at("max_value_chars").get<int>();
+    options.fusion = parse_fusion(o.at("fusion").get<std::string>());
+    options.candidates = o.at("candidates").get<int>();
+    options.pool = o.value("pool", std::max(options.pool, options.candidates));  // absent before the pool existed
+    options.lexical_encoder = o.at("lexical_encoder").get<std::string>();
+    options.values_per_column = has_columns ? o.at("values_per_column").get<int64_t>() : 0;
+    SelectionMemory memory(encoder, options);
+    memory.cards_ = VectorIndex::load(join(folder, kCards));
+    memory.tables_ = VectorIndex::load(join(folder, kTables));
+    nlohmann::json values = nlohmann::json::object();
+    if (has_columns) {
+      memory.columns_ = VectorIndex::load(join(folder, kColumns));
+      values = read_json_file(join(folder, kValues));
+      if (!values.is_object()) throw Error(join(folder, kValues) + " is not a JSON object");
+    }
+    if (memory.lexical_) {
+      memory.lexical_cards_ = SparseVectors::load(join(folder, kLexicalCards));
+      memory.lexical_tables_ = SparseVectors::load(join(folder, kLexicalTables));
+      if (memory.lexical_cards_.dim() != memory.lexical_->dim() ||
+          memory.lexical_tables_.dim() != memory.lexical_->dim()) {
+        throw Error("selection memory in " + folder + ": lexical vectors differ in dimension from encoder '" +
+                    memory.lexical_->name() + "'");
+      }
+    }
+    if (memory.cards_.dim() != dim || memory.tables_.dim() != dim || memory.columns_.dim() != dim) {
+      throw Error("selection memory in " + folder + ": index dimension differs from the manifest's " +
+                  std::to_string(dim));
+    }
+    memory.next_card_id_ = manifest.at("next_card_id").get<int64_t>();
+    memory.next_table_id_ = manifest.at("next_table_id").get<int64_t>();
+    memory.next_column_id_ = has_columns ? manifest.at("next_column_id").get<int64_t>() : 0;
+    int64_t table_count = 0, column_count = 0;
+    for (const auto& item : manifest.at("databases")) {
+      Entry entry;
+      const std::string name = item.at("name").get<std::string>();
+      entry.id = item.at("id").get<int64_t>();
+      entry.first_table = item.at("first_table").get<int64_t>();
+      entry.tables = item.at("tables").get<std::vector<std::string>>();
+      if (has_columns) {
+        entry.first_column = item.at("first_column").get<int64_t>();
+        entry.columns = item.at("columns").get<int64_t>();
+      }
+      entry.description = item.value("description", "");
+      entry.examples = item.value("examples", std::vector<std::string>{});
+      // Folders saved before refresh() existed lack the file: refresh() re-embeds their databases.
+      entry.file.path = item.value("path", "");
+      entry.file.stamp = FileStamp{item.value("size", int64_t{-1}), item.value("mtime_ns", int64_t{0})};
+      if (!memory.cards_.contains(entry.id) || (memory.lexical_ && !memory.lexical_cards_.contains(entry.id))) {
+        throw Error("selection memory in " + folder + ": card of '" + name + "' is missing from " + kCards);
+      }
+      for (int64_t i = 0; i < static_cast<int64_t>(entry.tables.size()); ++i) {
+        if (!memory.tables_.contains(entry.first_table + i) ||
+            (memory.lexical_ && !memory.lexical_tables_.contains(entry.first_table + i))) {
+          throw Error("selection memory in " + folder + ": table '" + entry.tables[static_cast<size_t>(i)] + "' of '" +
+                      name + "' is missing from " + kTables);
+        }
+      }
+      for (int64_t i = 0; i < entry.columns; ++i) {
+        if (!memory.columns_.contains(entry.first_column + i)) {
+          throw Error("selection memory in " + folder + ": a column of '" + name + "' is missing from " + kColumns);
+        }
+      }
+      table_count += static_cast<int64_t>(entry.tables.size());
+      column_count += entry.columns;
+      if (values.contains(name)) memory.values_.add(entry.id, values.at(name).get<std::vector<std::string>>());
+      auto [it, inserted] = memory.entries_.emplace(name, std::move(entry));
+      if (!inserted) throw Error("selection memory in " + folder + " lists '" + name + "' twice");
+      memory.name_of_card_[it->second.id] = &it->first;
+      memory.entry_of_card_[it->second.id] = &it->second;
+      memory.card_codes_.add(it->second.id, memory.cards_.reconstruct(it->second.id).data());
+      for (int64_t i = 0; i < static_cast<int64_t>(it->second.tables.size()); ++i)
+        memory.name_of_table_[it->second.first_table + i] = &it->first;
+    }
+    if (memory.cards_.size() != static_cast<int64_t>(memory.entries_.size()) || memory.tables_.size() != table_count ||
+        memory.columns_.size() != column_count ||
+        static_cast<int64_t>(memory.name_of_table_.size()) != table_count) {
+      throw Error("selection memory in " + folder + ": the indexes do not match the manifest");
+    }
+    if (memory.lexical_ && (memory.lexical_cards_.size() != memory.cards_.size() ||
+                            memory.lexical_tables_.size() != memory.tables_.size())) {
+      throw Error("selection memory in " + folder + ": the lexical vectors do not match the manifest");
+    }
+    if (!manifest.at("model").is_null()) {
+      auto model = std::make_shared<RelevanceModel>(RelevanceModel::load(join(folder, kModel)));
+      memory.set_model(model);
+    }
+    const auto& c = manifest.at("calibration");
+    SelectionCalibration calibration;
+    calibration.scale = c.at("scale").get<float>();
+    calibration.bias = c.at("bias").get<float>();
+    calibration.threshold = c.at("threshold").get<float>();
+    calibration.fitted = c.value("fitted", false);
+    memory.set_calibration(calibration);
+    return memory;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(manifest_path + " is malformed: " + e.what());
+  }
+}
+
+}  // namespace relmem

@@ -1,0 +1,42 @@
+#include "relmem/memories/values/value_correction.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "relmem/sql/rewrite.hpp"
+
+namespace relmem {
+
+CorrectionResult correct_values(const std::string& sql, const std::string& db, const Catalog& catalog,
+                                const ValueMemory& memory, const CorrectionOptions& options) {
+  CorrectionResult result;
+  result.sql = sql;
+  result.checks = check_values(sql, db, catalog, memory, std::max(2, options.k));
+  std::map<int, sql::LiteralValue> rewrites;
+  for (const auto& check : result.checks) {
+    ValueReplacement replacement;
+    replacement.condition = check.condition;
+    if (check.status == ValueStatus::FoundIgnoringCase && check.case_matches.size() == 1 &&
+        !check.condition.pattern()) {
+      replacement.replacement = check.case_matches[0];
+      replacement.reason = "case";
+      replacement.score = 1.0;
+      replacement.margin = 1.0;
+    } else if (check.status == ValueStatus::NotFound && !check.similar.empty() && !check.condition.pattern()) {
+      const ValueCandidate& best = check.similar[0];
+      replacement.score = best.score;
+      replacement.margin = check.similar.size() > 1 ? best.score - check.similar[1].score : 1.0;
+      if (replacement.score < options.min_score || replacement.margin < options.min_margin) continue;
+      replacement.replacement = best.value;
+      replacement.reason = "similar";
+    } else {
+      continue;
+    }
+    rewrites.emplace(check.condition.literal_index, sql::LiteralValue::string(replacement.replacement));
+    result.replacements.push_back(std::move(replacement));
+  }
+  if (!rewrites.empty()) result.sql = sql::rewrite_literals(sql, rewrites);
+  return result;
+}
+
+}  // namespace relmem
