@@ -22,6 +22,7 @@ from .tools import ToolError
 
 SCHEMA_URI = "relmem://{database}/schema"
 
+
 class Toolbox:
     def __init__(self, catalog, memories, llm=None, timeout=5.0, max_rows=1000, max_result_bytes=1 << 20,
                  max_cell_chars=2000, sampling_timeout=120.0):
