@@ -7,15 +7,18 @@ NVCC := $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=/usr/bin/python3 \
 	$(if $(NVCC),-DCMAKE_CUDA_COMPILER=$(NVCC),)
 
-.PHONY: setup deps models build venv demo test test-cpp test-python clean
+.PHONY: setup deps models build venv mcp-client demo test test-cpp test-python clean
 
-setup: deps models build venv
+setup: deps models build venv mcp-client
 
 deps:
 	@bash scripts/install_deps.sh
 
 models:
 	@bash scripts/install_models.sh
+
+mcp-client:
+	@bash scripts/install_mcp_client.sh
 
 build:
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)

@@ -9,6 +9,7 @@ from .agent import commands as agent_commands
 from .bench import BENCHMARKS
 from .demo import job as demo_job
 from .eval import commands as eval_commands
+from .mcp import commands as mcp_commands
 
 
 def _catalog(args):
@@ -74,6 +75,7 @@ def build_parser():
 
     agent_commands.register(commands)  # index, ask
     eval_commands.register(commands)  # eval build, run, report
+    mcp_commands.register(commands)  # serve, tools
 
     p = commands.add_parser("demo", help="the main demo job on the built-in demo collection")
     demo_job.add_arguments(p)

@@ -11,6 +11,7 @@
 #include "relmem/memories/relevance/labeled_questions.hpp"
 #include "relmem/memories/relevance/relevance_training.hpp"
 #include "relmem/memories/selection/selection_memory.hpp"
+#include "relmem/memories/text/question_parts.hpp"
 #include "relmem/memories/text/string_similarity.hpp"
 
 namespace py = pybind11;
@@ -431,6 +432,8 @@ void bind_relevance(py::module_& m) {
           return compose_question(parts, parse_composite_style(style));
         }, py::arg("parts"), py::arg("style") = "larger-number",
         "Joins questions into one composite question ('larger-number' is the paper's template).");
+  m.def("question_parts", &question_parts, py::arg("question"),
+        "The parts a composite question ('Q1: ...; Q2: ...') is ranked by; else [question].");
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -122,6 +124,15 @@ QueryResult refused_statement(const std::string& keyword) {
   return failure(SqlErrorKind::Refused, std::string(kOnlyOneSelect) + ", not " + (keyword.empty() ? "this" : keyword));
 }
 
+int64_t row_bytes(sqlite3_stmt* stmt, int n_columns) {
+  int64_t bytes = 0;
+  for (int i = 0; i < n_columns; ++i) {
+    const int type = sqlite3_column_type(stmt, i);
+    bytes += (type == SQLITE_TEXT || type == SQLITE_BLOB) ? sqlite3_column_bytes(stmt, i) : 8;
+  }
+  return bytes;
+}
+
 using Connection = std::unique_ptr<sqlite3, decltype(&sqlite3_close_v2)>;
 using Statement = std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)>;
 
@@ -161,6 +172,8 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
   sqlite3_db_config(db.get(), SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
   sqlite3_db_config(db.get(), SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
   sqlite3_limit(db.get(), SQLITE_LIMIT_ATTACHED, 0);
+  sqlite3_limit(db.get(), SQLITE_LIMIT_LENGTH,
+                static_cast<int>(std::clamp<int64_t>(options.max_bytes, 1, std::numeric_limits<int>::max())));
   sqlite3_busy_timeout(db.get(), 2000);
   Denial denial;
   sqlite3_set_authorizer(db.get(), authorize, &denial);
@@ -190,6 +203,7 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
   if (!sqlite3_stmt_readonly(stmt.get())) return failure(SqlErrorKind::Refused, "the statement is not read-only");
 
   QueryResult result;
+  int64_t bytes = 0;
   const int n_columns = sqlite3_column_count(stmt.get());
   for (int i = 0; i < n_columns; ++i) {
     const char* name = sqlite3_column_name(stmt.get(), i);
@@ -204,7 +218,8 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
                        "query exceeded the time limit of " + std::to_string(options.timeout_seconds) + " s");
       return failure(SqlErrorKind::Runtime, sqlite3_errmsg(db.get()));
     }
-    if (static_cast<int64_t>(result.rows.size()) >= options.max_rows) {
+    bytes += row_bytes(stmt.get(), n_columns);
+    if (static_cast<int64_t>(result.rows.size()) >= options.max_rows || bytes > options.max_bytes) {
       result.truncated = true;
       break;
     }

@@ -32,7 +32,7 @@ struct SqlError {
 struct QueryResult {
   std::vector<std::string> columns;
   std::vector<std::vector<Value>> rows;
-  bool truncated = false;  // more rows existed than max_rows
+  bool truncated = false;  // more rows existed than max_rows, or more bytes than max_bytes
   std::optional<SqlError> error;
   bool ok() const { return !error.has_value(); }
 };
@@ -40,10 +40,13 @@ struct QueryResult {
 struct ExecOptions {
   double timeout_seconds = 10.0;
   int64_t max_rows = 10000;
+  // Bytes of values kept (text and blobs by length, other values 8). Also SQLite's limit on the length of any one
+  // string or blob, so that zeroblob(), randomblob() or printf() cannot allocate more ("string or blob too big").
+  int64_t max_bytes = int64_t{64} << 20;
 };
 
 // Opens `db_path` with mode=ro, denies every non-read action through sqlite3_set_authorizer, limits time with
-// the progress handler and caps rows. Never throws for SQL problems: they come back in QueryResult::error.
+// the progress handler and caps rows and bytes. Never throws for SQL problems: they come back in QueryResult::error.
 QueryResult execute_readonly(const std::string& db_path, const std::string& sql, const ExecOptions& options = {});
 
 }  // namespace relmem
