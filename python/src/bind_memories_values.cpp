@@ -134,6 +134,7 @@ void bind_value_results(py::module_& v) {
   def_condition_fields(replacement, [](const ValueReplacement& r) -> const ValueCondition& { return r.condition; });
   replacement.def_property_readonly("replacement", [](const ValueReplacement& r) { return utf8(r.replacement); })
       .def_readonly("reason", &ValueReplacement::reason)
+      .def_readonly("channel", &ValueReplacement::channel)
       .def_readonly("score", &ValueReplacement::score)
       .def_readonly("margin", &ValueReplacement::margin);
 

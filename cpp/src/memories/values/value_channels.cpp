@@ -65,17 +65,28 @@ void add_value_ids(const DatabaseValues& d, const ColumnValues& column, const st
   }
 }
 
-// Word by word: same number of words, each the same (stemmed) or a WordNet synonym, at least one a synonym.
-bool synonym_words(const std::vector<std::string>& written, const std::vector<std::unordered_set<std::string>>& synonyms,
-                   const std::vector<std::string>& stored) {
-  if (written.size() != stored.size()) return false;
-  bool replaced = false;
+using WordSynonyms = std::unordered_map<std::string, bool>;  // key -> direct (same synset)
+
+// Word by word: same number of words, each the same (stemmed) or a WordNet synonym of the written one (also
+// through the stored word's base form: "completed" -> "complete"), at least one a synonym. The score of the
+// weakest link; 0 when the words do not match.
+double synonym_words(const ValueLexicon& lexicon, const std::vector<std::string>& written,
+                     const std::vector<WordSynonyms>& synonyms, const std::vector<std::string>& stored) {
+  if (written.size() != stored.size()) return 0;
+  double score = 1;
   for (size_t i = 0; i < written.size(); ++i) {
     if (stem_token(written[i]) == stem_token(stored[i])) continue;
-    if (!synonyms[i].count(stored[i]) && !synonyms[i].count(stem_token(stored[i]))) return false;
-    replaced = true;
+    double best = 0;
+    for (const auto& base : lexicon.base_forms(stored[i])) {
+      auto it = synonyms[i].find(base);
+      if (it != synonyms[i].end()) best = std::max(best, it->second ? kSynonymScore : kRelatedScore);
+    }
+    auto it = synonyms[i].find(stored[i]);
+    if (it != synonyms[i].end()) best = std::max(best, it->second ? kSynonymScore : kRelatedScore);
+    if (best == 0) return 0;
+    score = std::min(score, best);
   }
-  return replaced;
+  return score < 1 ? score : 0;
 }
 
 }  // namespace
@@ -122,19 +133,24 @@ std::vector<MeaningMatch> meaning_matches(const DatabaseValues& d, const ColumnV
         add_value_ids(d, column, form, kConceptScore, channel_name(concept_entry.channel), best);
     }
     if (channels.synonyms)
-      for (const auto& synonym : lexicon.synonyms_of(key)) add_value_ids(d, column, synonym, kSynonymScore, "wordnet", best);
+      for (const auto& synonym : lexicon.synonyms_of(key))
+        add_value_ids(d, column, synonym.key, synonym.direct ? kSynonymScore : kRelatedScore, "wordnet", best);
   }
   if (channels.synonyms && column.count <= kTokenScanValues && !written.tokens.empty()) {
-    std::vector<std::unordered_set<std::string>> synonyms;
+    std::vector<WordSynonyms> synonyms(written.tokens.size());
     bool any = false;
-    for (const auto& token : written.tokens) {
-      const auto found = lexicon.synonyms_of(token);
-      any = any || !found.empty();
-      synonyms.emplace_back(found.begin(), found.end());
+    for (size_t i = 0; i < written.tokens.size(); ++i) {
+      for (const auto& synonym : lexicon.synonyms_of(written.tokens[i])) {
+        auto [it, inserted] = synonyms[i].emplace(synonym.key, synonym.direct);
+        if (!inserted) it->second = it->second || synonym.direct;
+      }
+      any = any || !synonyms[i].empty();
     }
     for (uint32_t id = column.first; any && id < column.first + column.count; ++id) {
-      if (best.count(id) || !synonym_words(written.tokens, synonyms, value_tokens(d.normalized[id]))) continue;
-      best.emplace(id, MeaningMatch{id, kSynonymScore, "wordnet"});
+      const double score = synonym_words(lexicon, written.tokens, synonyms, value_tokens(d.normalized[id]));
+      if (score == 0) continue;
+      auto [slot, inserted] = best.emplace(id, MeaningMatch{id, score, "wordnet"});
+      if (!inserted && score > slot->second.score) slot->second = MeaningMatch{id, score, "wordnet"};
     }
   }
   std::vector<MeaningMatch> out;

@@ -20,6 +20,7 @@ CorrectionResult correct_values(const std::string& sql, const std::string& db, c
         !check.condition.pattern()) {
       replacement.replacement = check.case_matches[0];
       replacement.reason = "case";
+      replacement.channel = "case";
       replacement.score = 1.0;
       replacement.margin = 1.0;
     } else if (check.status == ValueStatus::NotFound && !check.similar.empty() && !check.condition.pattern()) {
@@ -29,10 +30,14 @@ CorrectionResult correct_values(const std::string& sql, const std::string& db, c
       if (replacement.score < options.min_score || replacement.margin < options.min_margin) continue;
       replacement.replacement = best.value;
       replacement.reason = "similar";
+      replacement.channel = best.channel;
     } else {
       continue;
     }
-    rewrites.emplace(check.condition.literal_index, sql::LiteralValue::string(replacement.replacement));
+    const ColumnValues* column = memory.column(db, check.condition.table, check.condition.column);
+    const bool number = column && column->kind == ColumnKind::Numeric && replacement.channel == "number";
+    rewrites.emplace(check.condition.literal_index, number ? sql::LiteralValue::number(replacement.replacement)
+                                                           : sql::LiteralValue::string(replacement.replacement));
     result.replacements.push_back(std::move(replacement));
   }
   if (!rewrites.empty()) result.sql = sql::rewrite_literals(sql, rewrites);

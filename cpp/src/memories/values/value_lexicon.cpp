@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -170,13 +171,22 @@ void ValueLexicon::read_iso_countries(const std::string& dir) {
   }
 }
 
-// data.{noun,verb,adj,adv}: "offset lex_filenum ss_type w_cnt word lex_id [word lex_id]... pointers | gloss",
-// w_cnt in hexadecimal; adjective words may carry a marker such as "(p)".
+// data.{noun,verb,adj,adv}: "offset lex_filenum ss_type w_cnt word lex_id [word lex_id]... p_cnt [symbol offset
+// pos source/target]... | gloss", w_cnt in hexadecimal; adjective words may carry a marker such as "(p)".
+// {noun,verb,adj,adv}.exc: "inflected base...".
 void ValueLexicon::read_wordnet(const std::string& dir) {
   namespace fs = std::filesystem;
+  struct Pending {
+    uint32_t synset;
+    char pos;
+    uint64_t target;
+  };
+  std::unordered_map<uint64_t, uint32_t> by_offset;  // pos << 32 | offset -> synset id
+  std::vector<Pending> pointers;
+  const auto offset_key = [](char pos, uint64_t offset) { return (static_cast<uint64_t>(pos == 's' ? 'a' : pos) << 32) | offset; };
   bool any = false;
-  for (const char* part : {"data.noun", "data.verb", "data.adj", "data.adv"}) {
-    std::ifstream in(fs::path(dir) / part);
+  for (const char* part : {"noun", "verb", "adj", "adv"}) {
+    std::ifstream in(fs::path(dir) / (std::string("data.") + part));
     if (!in) continue;
     any = true;
     std::string line;
@@ -184,7 +194,7 @@ void ValueLexicon::read_wordnet(const std::string& dir) {
       if (line.empty() || line[0] == ' ') continue;  // the license header
       std::istringstream fields(line);
       std::string offset, lex_file, type, count_hex;
-      if (!(fields >> offset >> lex_file >> type >> count_hex)) continue;
+      if (!(fields >> offset >> lex_file >> type >> count_hex) || type.empty()) continue;
       const unsigned long count = std::strtoul(count_hex.c_str(), nullptr, 16);
       std::vector<std::string> lemmas;
       for (unsigned long i = 0; i < count; ++i) {
@@ -196,13 +206,57 @@ void ValueLexicon::read_wordnet(const std::string& dir) {
         const std::string key = key_of(word);
         if (!key.empty() && std::find(lemmas.begin(), lemmas.end(), key) == lemmas.end()) lemmas.push_back(key);
       }
-      if (lemmas.size() < 2) continue;  // no synonym to offer
       const auto id = static_cast<uint32_t>(synset_lemmas_.size());
+      by_offset[offset_key(type[0], std::strtoull(offset.c_str(), nullptr, 10))] = id;
+      int pointer_count = 0;
+      fields >> pointer_count;
+      for (int i = 0; i < pointer_count; ++i) {
+        std::string symbol, target, pos, source_target;
+        if (!(fields >> symbol >> target >> pos >> source_target)) break;
+        if (symbol == "@" || symbol == "&")
+          pointers.push_back(Pending{id, pos[0], std::strtoull(target.c_str(), nullptr, 10)});
+      }
       for (const auto& key : lemmas) synsets_by_key_[key].push_back(id);
       synset_lemmas_.push_back(std::move(lemmas));
     }
+    std::ifstream exceptions(fs::path(dir) / (std::string(part) + ".exc"));
+    while (std::getline(exceptions, line)) {
+      std::istringstream words(line);
+      std::string inflected, base;
+      if (!(words >> inflected)) continue;
+      while (words >> base) exceptions_[key_of(inflected)].push_back(key_of(base));
+    }
+  }
+  synset_related_.resize(synset_lemmas_.size());
+  for (const auto& p : pointers) {
+    auto it = by_offset.find(offset_key(p.pos, p.target));
+    if (it == by_offset.end()) continue;
+    synset_related_[p.synset].push_back(it->second);
+    synset_related_[it->second].push_back(p.synset);  // hyponyms too: "kitty" for "cat" either way
   }
   if (!any) missing_.push_back("Debian wordnet-base (" + dir + "): no WordNet synonyms");
+}
+
+std::vector<std::string> ValueLexicon::base_forms(const std::string& key) const {
+  std::vector<std::string> out;
+  const auto add = [&](const std::string& base) {
+    if (!base.empty() && synsets_by_key_.count(base) && std::find(out.begin(), out.end(), base) == out.end())
+      out.push_back(base);
+  };
+  add(key);
+  auto it = exceptions_.find(key);
+  if (it != exceptions_.end())
+    for (const auto& base : it->second) add(base);
+  static const std::pair<const char*, const char*> kSuffixes[] = {
+      {"s", ""},  {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"},
+      {"ies", "y"}, {"es", "e"}, {"es", ""}, {"ed", "e"},   {"ed", ""},     {"ied", "y"},   {"ing", "e"},
+      {"ing", ""},  {"er", ""},  {"est", ""}, {"er", "e"},  {"est", "e"}};
+  for (const auto& [suffix, replacement] : kSuffixes) {
+    const size_t n = std::strlen(suffix);
+    if (key.size() > n + 2 && key.compare(key.size() - n, n, suffix) == 0)
+      add(key.substr(0, key.size() - n) + replacement);
+  }
+  return out;
 }
 
 std::vector<uint32_t> ValueLexicon::concepts_of(const std::string& key) const {
@@ -210,13 +264,24 @@ std::vector<uint32_t> ValueLexicon::concepts_of(const std::string& key) const {
   return it == by_key_.end() ? std::vector<uint32_t>{} : it->second;
 }
 
-std::vector<std::string> ValueLexicon::synonyms_of(const std::string& key) const {
-  std::vector<std::string> out;
-  auto it = synsets_by_key_.find(key);
-  if (it == synsets_by_key_.end()) return out;
-  for (uint32_t synset : it->second)
-    for (const auto& lemma : synset_lemmas_[synset])
-      if (lemma != key && std::find(out.begin(), out.end(), lemma) == out.end()) out.push_back(lemma);
+std::vector<ValueLexicon::Synonym> ValueLexicon::synonyms_of(const std::string& key) const {
+  std::vector<Synonym> out;
+  std::unordered_map<std::string, size_t> seen;
+  const auto add = [&](const std::string& lemma, bool direct) {
+    if (lemma == key) return;
+    auto [it, inserted] = seen.emplace(lemma, out.size());
+    if (inserted)
+      out.push_back(Synonym{lemma, direct});
+    else if (direct)
+      out[it->second].direct = true;
+  };
+  for (const auto& base : base_forms(key)) {
+    for (uint32_t synset : synsets_by_key_.at(base)) {
+      for (const auto& lemma : synset_lemmas_[synset]) add(lemma, true);
+      for (uint32_t related : synset_related_[synset])
+        for (const auto& lemma : synset_lemmas_[related]) add(lemma, false);
+    }
+  }
   return out;
 }
 

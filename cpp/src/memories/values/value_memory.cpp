@@ -9,6 +9,7 @@
 #include "relmem/memories/text/question_spans.hpp"
 #include "relmem/memories/text/string_similarity.hpp"
 #include "relmem/memories/values/value_channels.hpp"
+#include "relmem/memories/values/value_formats.hpp"
 
 namespace relmem {
 namespace {
@@ -128,6 +129,15 @@ std::vector<uint32_t> lexical_candidates(const DatabaseValues& d, const Prepared
   return out;
 }
 
+// A value the column holds, to read its date or number format off: its most frequent text value, else its range.
+std::string format_sample(const DatabaseValues& d, const ColumnValues& c) {
+  if (c.count > 0) return d.values[c.first];
+  return std::holds_alternative<std::monostate>(c.min) ? std::string() : value_to_string(c.min);
+}
+
+// Formats never lose to spelling: "March 3, 2010" and '2010-03-03' share no trigram, yet mean one day.
+constexpr double kFormatScore = 0.96;
+
 }  // namespace
 
 ValueMemory::ValueMemory(std::shared_ptr<const Encoder> encoder, ValueMemoryOptions options)
@@ -204,9 +214,18 @@ std::vector<ValueCandidate> ValueMemory::lookup(const std::string& db, const std
   const DatabaseValues& d = database(db);
   const ColumnValues* c = d.find_column(table, column);
   if (!c) throw Error("unknown column " + table + "." + column + " in database '" + db + "'");
-  if (k <= 0 || c->count == 0) return {};
+  if (k <= 0) return {};
+  // A date or number written in another format than the column's: its stored form, stored or not.
+  const auto formatted = written_as_stored(value, format_sample(d, *c));
+  const std::string format_channel = formatted && parse_written_date(value) ? "date" : "number";
+  const int64_t formatted_id = formatted && c->count > 0 ? d.find_value(*c, *formatted) : -1;
+  if (c->count == 0) {
+    if (!formatted) return {};
+    return {ValueCandidate{*formatted, kFormatScore, MatchComponents{}, c->table, c->column, format_channel}};
+  }
   const PreparedValue query = prepare_value(value);
-  const auto channels = channel_scores(d, *c, query, aliases_, db);
+  auto channels = channel_scores(d, *c, query, aliases_, db);
+  if (formatted_id >= 0) channels[static_cast<uint32_t>(formatted_id)] = ChannelScore{kFormatScore, format_channel};
 
   std::unordered_map<uint32_t, double> semantic;
   if (c->vectors > 0 && d.vectors) {
@@ -244,9 +263,12 @@ std::vector<ValueCandidate> ValueMemory::lookup(const std::string& db, const std
     double score = fuse(components[i], weights_);
     why[i] = evidence_name(components[i], weights_);
     auto channel = channels.find(ids[i]);
-    if (channel != channels.end() && channel->second.score > score) {
-      score = channel->second.score;
-      why[i] = channel->second.channel;
+    if (channel != channels.end()) {
+      const double meaning = channel->second.score + kMeaningTieBreak * std::max(0.0, components[i].semantic);
+      if (meaning > score) {
+        score = std::min(meaning, weights_.normalized - 0.01);
+        why[i] = channel->second.channel;
+      }
     }
     scored.emplace_back(score, static_cast<uint32_t>(i));
   }

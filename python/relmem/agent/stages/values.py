@@ -18,7 +18,8 @@ def _check_summary(check):
     if check.case_matches:
         summary["stored"] = check.case_matches
     if check.similar:
-        summary["similar"] = [{"value": c.value, "score": round(c.score, 4)} for c in check.similar]
+        summary["similar"] = [{"value": c.value, "score": round(c.score, 4), "channel": c.channel}
+                              for c in check.similar]
     return summary
 
 
@@ -114,7 +115,8 @@ class PostProcessValues(Stage):
                     step.fail(error)
                     continue
                 replaced = [{"value": r.value, "column": _column(r), "replacement": r.replacement,
-                             "reason": r.reason, "score": round(r.score, 4)} for r in corrected.replacements]
+                             "reason": r.reason, "channel": r.channel, "score": round(r.score, 4)}
+                            for r in corrected.replacements]
                 step.decide(replacements=replaced, **reuse_note(value_checks=reused))
                 target.revise(self.name, corrected.sql)
 

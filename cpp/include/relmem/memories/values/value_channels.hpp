@@ -30,9 +30,13 @@ struct MeaningMatch {
   std::string channel;  // channel_name(...) or "wordnet"
 };
 
-// Scores of meaning matches (below identity: spelling still decides between stored variants of one concept).
+// Scores of meaning matches, below identity (spelling still decides between stored variants of one concept). A
+// concept is decisive; WordNet is weaker (a word has many senses), and weaker still through a hypernym or a similar
+// adjective. The lookup adds kMeaningTieBreak x the encoder cosine, so that of two synonyms the closer one wins.
 constexpr double kConceptScore = 0.95;
-constexpr double kSynonymScore = 0.9;
+constexpr double kSynonymScore = 0.86;
+constexpr double kRelatedScore = 0.8;
+constexpr double kMeaningTieBreak = 0.04;
 
 // Stored values of `column` that mean what `written` means through a channel that applies to the column, each
 // value once with its best channel.

@@ -46,8 +46,15 @@ class ValueLexicon {
   const Concept& concept_at(uint32_t id) const { return concepts_[id]; }
   size_t concepts() const { return concepts_.size(); }
 
-  // WordNet: the keys of every lemma sharing a synset with `key` (itself excluded); empty when WordNet lacks it.
-  std::vector<std::string> synonyms_of(const std::string& key) const;
+  // WordNet: words that mean the same as `key` (or as its base form: "verified" -> "verify", WordNet's exception
+  // lists and suffix rules), itself excluded. `direct`: they share a synset ("film" / "movie"); otherwise one is
+  // the other's hypernym or a similar adjective ("head" / "leader", "normal" / "regular").
+  struct Synonym {
+    std::string key;
+    bool direct = true;
+  };
+  std::vector<Synonym> synonyms_of(const std::string& key) const;
+  std::vector<std::string> base_forms(const std::string& key) const;
   size_t synsets() const { return synset_lemmas_.size(); }
 
   const std::vector<std::string>& missing_sources() const { return missing_; }
@@ -63,6 +70,8 @@ class ValueLexicon {
   std::unordered_map<std::string, uint32_t> concept_by_name_;  // channel name + ":" + concept name -> id
   std::unordered_map<std::string, std::vector<uint32_t>> by_key_;
   std::vector<std::vector<std::string>> synset_lemmas_;
+  std::vector<std::vector<uint32_t>> synset_related_;  // hypernyms (nouns, verbs) and similar adjectives
+  std::unordered_map<std::string, std::vector<std::string>> exceptions_;  // inflected form -> base forms
   std::unordered_map<std::string, std::vector<uint32_t>> synsets_by_key_;
   std::vector<std::string> missing_;
 };
