@@ -12,7 +12,8 @@ Categories: case, typo, abbreviation, expansion, synonym, semantic (the value by
 'France', "Alaska" for 'AK', "women" for 'F', "false" for 'F' in Is_Male, "October 23, 2010" for '2010-10-23'; from
 train databases only, so dev stays unseen), dropped_token, punctuation, spacing, inflection, accent,
 unchanged (the literal as stored: post-processing must leave it alone) and absent (a value the column does not
-store, taken from a column of the same name elsewhere; gold_sql is the perturbed SQL itself, since a question may
+store, taken from a column of the same name elsewhere, and none of the ways this script writes a stored value
+by its meaning; gold_sql is the perturbed SQL itself, since a question may
 ask for a value a database lacks, and gold_value is null). A perturbed value that the column happens to store is
 dropped: it would not be a mismatch. Deterministic for a given --seed.
 
@@ -198,6 +199,26 @@ def perturb_semantic(value, rng, column=""):
     return None
 
 
+def meaning_variants(value):
+    """Every way this script's own tables write `value` by its meaning (both directions): an "absent" value must
+    not be one of these for a value its column stores, or the same pair would count as a miss in one category and
+    a wrong replacement in another ("USA" absent from a column that stores 'United States')."""
+    lowered = value.lower()
+    tables = [{k: [v] for k, v in EXPANSIONS.items()}, COUNTRY_VARIANTS, {k: [v] for k, v in US_STATES.items()},
+              GENDER_WORDS, {k: [v] for k, v in SYNONYMS.items()}]
+    out = set()
+    for table in tables:
+        for key, forms in table.items():
+            forms_lower = [f.lower() for f in forms]
+            if key == lowered:
+                out.update(forms_lower)
+            if lowered in forms_lower:
+                out.add(key)
+                out.update(forms_lower)
+    out.discard(lowered)
+    return out
+
+
 def perturb_dropped_token(value, rng):
     tokens = value.split()
     function = [i for i, t in enumerate(tokens) if t.lower() in ("of", "and", "the", "a", "&")]
@@ -335,7 +356,9 @@ def make_cases(catalog, spider_dir, seed=0, per_category=250, categories=CATEGOR
                 perturbed = value
             elif category == "absent":
                 pool = [v for d, v in by_column_name.get(column.lower(), []) if d != db]
-                pool = [v for v in dict.fromkeys(pool) if not _stored(catalog, db, table, column, v, ignore_case=True)]
+                pool = [v for v in dict.fromkeys(pool) if not _stored(catalog, db, table, column, v, ignore_case=True)
+                        and not any(_stored(catalog, db, table, column, m, ignore_case=True)
+                                    for m in meaning_variants(v))]
                 if not pool:
                     continue
                 perturbed, gold_value = rng.choice(sorted(pool)), None

@@ -8,6 +8,7 @@ from . import Catalog, Error, execute_readonly
 from .agent import commands as agent_commands
 from .bench import BENCHMARKS
 from .demo import job as demo_job
+from . import values_cli
 
 
 def _catalog(args):
@@ -72,6 +73,7 @@ def build_parser():
     p.set_defaults(func=_sql)
 
     agent_commands.register(commands)  # index, ask
+    values_cli.register(commands)  # values aliases
 
     p = commands.add_parser("demo", help="the main demo job on the built-in demo collection")
     demo_job.add_arguments(p)

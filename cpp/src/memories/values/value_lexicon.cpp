@@ -251,6 +251,7 @@ std::vector<std::string> ValueLexicon::base_forms(const std::string& key) const 
       {"s", ""},  {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"},
       {"ies", "y"}, {"es", "e"}, {"es", ""}, {"ed", "e"},   {"ed", ""},     {"ied", "y"},   {"ing", "e"},
       {"ing", ""},  {"er", ""},  {"est", ""}, {"er", "e"},  {"est", "e"}};
+  if (!out.empty() && out[0] == key) return out;  // a lemma itself: "accounting" is not "account"
   for (const auto& [suffix, replacement] : kSuffixes) {
     const size_t n = std::strlen(suffix);
     if (key.size() > n + 2 && key.compare(key.size() - n, n, suffix) == 0)

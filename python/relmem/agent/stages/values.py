@@ -121,6 +121,47 @@ class PostProcessValues(Stage):
                 target.revise(self.name, corrected.sql)
 
 
+class LearnValues(Stage):
+    """Keeps what the LLM's value correction taught: when it replaced a literal its column does not store by one
+    it stores and the query then returned rows, the value memory keeps that mapping as an alias for that column
+    (found first on the next lookup; saved with the memory)."""
+    name = "learn_values"
+    group = "value_memory"
+    reads = ("targets.result",)
+    writes = ()
+
+    def __init__(self, values, catalog):
+        self.values = values
+        self.catalog = catalog
+
+    def run(self, state):
+        for target in state.targets:
+            corrections = [(i, sql) for i, (stage, sql) in enumerate(target.revisions) if stage == CorrectValues.name]
+            if not corrections or not target.ok or not target.result.rows:
+                continue
+            i, corrected = corrections[-1]
+            before = target.revisions[i - 1][1] if i > 0 else target.planned_sql
+            if not _same_literals(corrected, target.sql):
+                continue  # a later stage changed the values: the rows do not confirm the correction
+            with state.trace.step(self.name, target) as step:
+                try:
+                    learned = self.values.learn_from_correction(
+                        target.database, self.catalog, before, corrected,
+                        evidence=f"{state.standalone_question} | {before} -> {corrected}")
+                except Error as error:
+                    step.fail(error)
+                    continue
+                step.decide(learned=[{"column": f"{a.table}.{a.column}", "written": a.written, "stored": a.stored,
+                                      "uses": a.uses} for a in learned])
+
+
+def _same_literals(a, b):
+    try:
+        return [x.value for x in sqltools.parse(a).literals] == [x.value for x in sqltools.parse(b).literals]
+    except Error:
+        return False
+
+
 def candidates_text(checks):
     lines = []
     for check in checks:
