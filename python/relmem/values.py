@@ -26,6 +26,7 @@ CORRECTION_DEFAULTS = _values.CORRECTION_DEFAULTS  # min_score, min_margin, k of
 value_conditions = _values.value_conditions
 rewrite_string_literals = _values.rewrite_string_literals
 normalize_value = _values.normalize_value
+lexicon_info = _values.lexicon_info  # where the meaning channels come from, and which sources are missing
 
 
 def _encoder(encoder):

@@ -35,7 +35,7 @@ struct MeaningMatch {
 // (below correct_values' 0.7: "Republican" / 'Democratic' are related, not the same). The lookup adds kMeaningTieBreak x the encoder cosine, so that of two synonyms the closer one wins.
 constexpr double kConceptScore = 0.95;
 constexpr double kSynonymScore = 0.86;
-constexpr double kRelatedScore = 0.64;
+constexpr double kRelatedScore = 0.72;
 constexpr double kMeaningTieBreak = 0.04;
 
 // Stored values of `column` that mean what `written` means through a channel that applies to the column, each
