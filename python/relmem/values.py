@@ -112,12 +112,15 @@ class ValueMemory(Memory):
         """Writes only the aliases file (aliases.json) of a saved memory's folder."""
         self._core.save_aliases(str(folder))
 
-    def learn_from_correction(self, db, catalog, before_sql, after_sql, source="llm_correction", evidence=""):
+    def learn_from_correction(self, db, catalog, before_sql, after_sql, source="llm_correction", evidence="",
+                              before_checks=None, after_checks=None):
         """Keeps as aliases the literals a value correction changed from a value its column does not store to one
-        it stores (call it once the corrected query returned rows). Returns the aliases added."""
-        def statuses(sql):
-            return {c.literal_index: c for c in self.check_values(sql, db, catalog, k=0)[0]}
-        before, after = statuses(before_sql), statuses(after_sql)
+        it stores (call it once the corrected query returned rows). Returns the aliases added. `before_checks` /
+        `after_checks`: the ValueChecks of the two queries when already known (else they are computed)."""
+        def statuses(sql, checks):
+            checks = self.check_values(sql, db, catalog, k=0)[0] if checks is None else checks
+            return {c.literal_index: c for c in checks}
+        before, after = statuses(before_sql, before_checks), statuses(after_sql, after_checks)
         learned = []
         for index, new in after.items():
             old = before.get(index)

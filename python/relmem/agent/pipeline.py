@@ -66,7 +66,7 @@ class Pipeline:
         stages += [InspectAndRefine(llm, catalog, config, values if use_values else None, descriptions),
                    Execute(catalog, config), SelfCorrect(llm, catalog, config, descriptions)]
         if use_values:
-            stages.append(LearnValues(values, catalog))
+            stages.append(LearnValues(values, catalog, config))
         stages += [ReturnType(llm, config), GenerateOutput(llm, config)]
         stages = [stage for stage in stages if stage.group not in off]
         if "conversation" not in off and conversation is None:

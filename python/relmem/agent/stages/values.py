@@ -128,11 +128,25 @@ class LearnValues(Stage):
     name = "learn_values"
     group = "value_memory"
     reads = ("targets.result",)
-    writes = ()
+    writes = ("targets.value_checks",)  # the checks of the SQL before and after the correction, when new
 
-    def __init__(self, values, catalog):
+    def __init__(self, values, catalog, config):
         self.values = values
         self.catalog = catalog
+        self.config = config
+
+    def _checks(self, target, sql, reused):
+        known = target.value_checks_by_sql.get(sql)
+        reused.append(known is not None)
+        if known is None:
+            try:
+                known = self.values.check_values(sql, target.database, self.catalog, k=self.config.value_candidates)
+            except Error as error:
+                known = error
+            target.value_checks_by_sql[sql] = known
+        if isinstance(known, Error):
+            raise known
+        return known[0]
 
     def run(self, state):
         for target in state.targets:
@@ -144,15 +158,18 @@ class LearnValues(Stage):
             if not _same_literals(corrected, target.sql):
                 continue  # a later stage changed the values: the rows do not confirm the correction
             with state.trace.step(self.name, target) as step:
+                reused = []
                 try:
                     learned = self.values.learn_from_correction(
                         target.database, self.catalog, before, corrected,
-                        evidence=f"{state.standalone_question} | {before} -> {corrected}")
+                        evidence=f"{state.standalone_question} | {before} -> {corrected}",
+                        before_checks=self._checks(target, before, reused),
+                        after_checks=self._checks(target, corrected, reused))
                 except Error as error:
                     step.fail(error)
                     continue
                 step.decide(learned=[{"column": f"{a.table}.{a.column}", "written": a.written, "stored": a.stored,
-                                      "uses": a.uses} for a in learned])
+                                      "uses": a.uses} for a in learned], **reuse_note(value_checks=all(reused)))
 
 
 def _same_literals(a, b):
