@@ -8,9 +8,12 @@ perturbation categories below), and the case records the gold SQL and the same S
     {"db_id", "table", "column", "gold_value", "perturbed_value", "category", "gold_sql", "perturbed_sql",
      "split", "question"}
 
-Categories: case, typo, abbreviation, expansion, synonym, dropped_token, punctuation, spacing, inflection, accent,
+Categories: case, typo, abbreviation, expansion, synonym, semantic (the value by its meaning: "French" for
+'France', "Alaska" for 'AK', "women" for 'F', "false" for 'F' in Is_Male, "October 23, 2010" for '2010-10-23'; from
+train databases only, so dev stays unseen), dropped_token, punctuation, spacing, inflection, accent,
 unchanged (the literal as stored: post-processing must leave it alone) and absent (a value the column does not
-store, taken from a column of the same name elsewhere; gold_sql is the perturbed SQL itself, since a question may
+store, taken from a column of the same name elsewhere, and none of the ways this script writes a stored value
+by its meaning; gold_sql is the perturbed SQL itself, since a question may
 ask for a value a database lacks, and gold_value is null). A perturbed value that the column happens to store is
 dropped: it would not be a mismatch. Deterministic for a given --seed.
 
@@ -25,8 +28,8 @@ import re
 import sys
 import unicodedata
 
-CATEGORIES = ["case", "typo", "abbreviation", "expansion", "synonym", "dropped_token", "punctuation", "spacing",
-              "inflection", "accent", "unchanged", "absent"]
+CATEGORIES = ["case", "typo", "abbreviation", "expansion", "synonym", "semantic", "dropped_token", "punctuation",
+              "spacing", "inflection", "accent", "unchanged", "absent"]
 
 # Abbreviations people and LLMs expand: the case writes the expansion of a stored short form.
 EXPANSIONS = {
@@ -63,6 +66,39 @@ SYNONYMS = {
     "keyboard": "keypad", "statistics": "stats", "engineer": "engineering", "leader": "head",
     "working": "employed", "open": "opened", "confirmed": "verified", "regular": "normal",
 }
+
+# Ways people write a value by its meaning (kept apart from the value memory's lists: data/values, iso-codes, WordNet).
+COUNTRY_VARIANTS = {
+    "united states": ["American", "America", "US"], "usa": ["American", "United States", "America"],
+    "us": ["American", "United States"], "united kingdom": ["British", "UK", "Britain"], "uk": ["British", "Britain"],
+    "england": ["English"], "wales": ["Welsh"], "scotland": ["Scottish"], "canada": ["Canadian"],
+    "brazil": ["Brazilian"], "germany": ["German"], "indonesia": ["Indonesian"], "uganda": ["Ugandan"],
+    "china": ["Chinese"], "japan": ["Japanese"], "bangladesh": ["Bangladeshi"], "morocco": ["Moroccan"],
+    "ethiopia": ["Ethiopian"], "australia": ["Australian"], "russia": ["Russian"], "iceland": ["Icelandic"],
+    "cuba": ["Cuban"], "argentina": ["Argentinian", "Argentine"], "italy": ["Italian"], "france": ["French"],
+    "spain": ["Spanish"], "mexico": ["Mexican"], "india": ["Indian"], "ireland": ["Irish"], "sweden": ["Swedish"],
+    "switzerland": ["Swiss"], "netherlands": ["Dutch", "Holland"], "haiti": ["Haitian"], "poland": ["Polish"],
+    "american": ["United States", "USA"], "canadian": ["Canada"], "british": ["United Kingdom", "UK"],
+    "french": ["France"], "german": ["Germany"], "fra": ["France"], "ger": ["Germany"], "sui": ["Switzerland"],
+    "esp": ["Spain"], "ita": ["Italy"], "gbr": ["United Kingdom"], "can": ["Canada"], "aus": ["Australia"],
+}
+US_STATES = {
+    "al": "Alabama", "ak": "Alaska", "az": "Arizona", "ar": "Arkansas", "ca": "California", "co": "Colorado",
+    "ct": "Connecticut", "de": "Delaware", "fl": "Florida", "ga": "Georgia", "hi": "Hawaii", "id": "Idaho",
+    "il": "Illinois", "in": "Indiana", "ia": "Iowa", "ks": "Kansas", "ky": "Kentucky", "la": "Louisiana",
+    "me": "Maine", "md": "Maryland", "ma": "Massachusetts", "mi": "Michigan", "mn": "Minnesota", "ms": "Mississippi",
+    "mo": "Missouri", "mt": "Montana", "ne": "Nebraska", "nv": "Nevada", "nh": "New Hampshire", "nj": "New Jersey",
+    "nm": "New Mexico", "ny": "New York", "nc": "North Carolina", "nd": "North Dakota", "oh": "Ohio", "ok": "Oklahoma",
+    "or": "Oregon", "pa": "Pennsylvania", "ri": "Rhode Island", "sc": "South Carolina", "sd": "South Dakota",
+    "tn": "Tennessee", "tx": "Texas", "ut": "Utah", "vt": "Vermont", "va": "Virginia", "wa": "Washington",
+    "wv": "West Virginia", "wi": "Wisconsin", "wy": "Wyoming",
+}
+GENDER_WORDS = {"f": ["women", "woman", "ladies"], "female": ["woman", "women"], "m": ["men", "man"],
+                "male": ["man", "men"]}
+TRUTH_WORDS = {"t": ["true", "yes"], "f": ["false", "no"], "y": ["yes", "true"], "n": ["no", "false"],
+               "yes": ["true"], "no": ["false"], "true": ["yes"], "false": ["no"]}
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December"]
 
 KEYBOARD = {c: n for c, n in zip("qwertyuiopasdfghjklzxcvbnm", ["wa", "qes", "wrd", "etf", "rtg", "tuh", "yij", "uok",
             "ipl", "ol", "qsz", "adwx", "sfec", "dgrv", "fhtb", "gjyn", "hkum", "jlio", "kop", "asx", "zdcs", "xfvd",
@@ -142,6 +178,45 @@ def perturb_synonym(value, rng):
     i = rng.choice(hits)
     tokens[i] = _match_case(tokens[i], SYNONYMS[tokens[i].lower()])
     return " ".join(tokens)
+
+
+def perturb_semantic(value, rng, column=""):
+    lowered = value.lower()
+    date = re.fullmatch(r"(\d{4})-(\d\d)-(\d\d)", value)
+    if date and 1 <= int(date[2]) <= 12:
+        return f"{MONTHS[int(date[2]) - 1]} {int(date[3])}, {date[1]}"
+    if re.search(r"sex|gender", column, re.I) and lowered in GENDER_WORDS:
+        return rng.choice(GENDER_WORDS[lowered])
+    if re.match(r"(is|has)_?[A-Za-z]|active|flag", column, re.I) and lowered in TRUTH_WORDS:
+        return rng.choice(TRUTH_WORDS[lowered])
+    if re.search(r"countr|nation|citizen|headquarter", column, re.I) and lowered in COUNTRY_VARIANTS:
+        return rng.choice(COUNTRY_VARIANTS[lowered])
+    if re.search(r"state", column, re.I):
+        if lowered in US_STATES:
+            return US_STATES[lowered]
+        codes = [code.upper() for code, name in US_STATES.items() if name.lower() == lowered]
+        return codes[0] if codes else None
+    return None
+
+
+def meaning_variants(value):
+    """Every way this script's own tables write `value` by its meaning (both directions): an "absent" value must
+    not be one of these for a value its column stores, or the same pair would count as a miss in one category and
+    a wrong replacement in another ("USA" absent from a column that stores 'United States')."""
+    lowered = value.lower()
+    tables = [{k: [v] for k, v in EXPANSIONS.items()}, COUNTRY_VARIANTS, {k: [v] for k, v in US_STATES.items()},
+              GENDER_WORDS, {k: [v] for k, v in SYNONYMS.items()}]
+    out = set()
+    for table in tables:
+        for key, forms in table.items():
+            forms_lower = [f.lower() for f in forms]
+            if key == lowered:
+                out.update(forms_lower)
+            if lowered in forms_lower:
+                out.add(key)
+                out.update(forms_lower)
+    out.discard(lowered)
+    return out
 
 
 def perturb_dropped_token(value, rng):
@@ -281,10 +356,18 @@ def make_cases(catalog, spider_dir, seed=0, per_category=250, categories=CATEGOR
                 perturbed = value
             elif category == "absent":
                 pool = [v for d, v in by_column_name.get(column.lower(), []) if d != db]
-                pool = [v for v in dict.fromkeys(pool) if not _stored(catalog, db, table, column, v, ignore_case=True)]
+                pool = [v for v in dict.fromkeys(pool) if not _stored(catalog, db, table, column, v, ignore_case=True)
+                        and not any(_stored(catalog, db, table, column, m, ignore_case=True)
+                                    for m in meaning_variants(v))]
                 if not pool:
                     continue
                 perturbed, gold_value = rng.choice(sorted(pool)), None
+            elif category == "semantic":
+                if split != "train":  # tuned on train databases; dev stays a held-out check
+                    continue
+                perturbed = perturb_semantic(value, rng, column)
+                if not perturbed or perturbed == value or _stored(catalog, db, table, column, perturbed):
+                    continue
             else:
                 perturbed = PERTURBATIONS[category](value, rng)
                 if not perturbed or perturbed == value or perturbed.strip() != perturbed:

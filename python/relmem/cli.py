@@ -10,6 +10,7 @@ from .bench import BENCHMARKS
 from .demo import job as demo_job
 from .eval import commands as eval_commands
 from .mcp import commands as mcp_commands
+from . import values_cli
 
 
 def _catalog(args):
@@ -76,6 +77,7 @@ def build_parser():
     agent_commands.register(commands)  # index, ask
     eval_commands.register(commands)  # eval build, run, report
     mcp_commands.register(commands)  # serve, tools
+    values_cli.register(commands)  # values aliases
 
     p = commands.add_parser("demo", help="the main demo job on the built-in demo collection")
     demo_job.add_arguments(p)

@@ -5,7 +5,7 @@
     memory.link("restaurants", "Italian places in Los Angeles?")        # spans of the question that are values
     relmem.correct_values("SELECT ... WHERE city = 'Los Angeles'", "restaurants", memory, catalog)
 """
-from ._relmem import Encoder
+from ._relmem import Encoder, Error
 from ._relmem import values as _values
 from .encoders import load_encoder
 from .memory import Memory
@@ -20,11 +20,13 @@ ValueReplacement = _values.ValueReplacement
 CorrectionResult = _values.CorrectionResult
 ColumnValues = _values.ColumnValues
 MemoryUsage = _values.MemoryUsage
+ValueAlias = _values.ValueAlias
 
 CORRECTION_DEFAULTS = _values.CORRECTION_DEFAULTS  # min_score, min_margin, k of correct_values
 value_conditions = _values.value_conditions
 rewrite_string_literals = _values.rewrite_string_literals
 normalize_value = _values.normalize_value
+lexicon_info = _values.lexicon_info  # where the meaning channels come from, and which sources are missing
 
 
 def _encoder(encoder):
@@ -90,6 +92,48 @@ class ValueMemory(Memory):
         0.7) and beats the runner-up by >= min_margin (0.05) among k (10) candidates; stored literals, LIKE
         patterns and weak matches are left as written."""
         return self._core.correct_values(sql, db, catalog, **thresholds)
+
+    def add_alias(self, db, table, column, written, stored, source="user", evidence=""):
+        """Teaches the memory that `written` means the stored value `stored` in db.table.column: the next lookup
+        of `written` there returns it first (channel "alias"). `source` and `evidence` are kept as provenance;
+        adding it again counts a use. Raises relmem.Error when the column does not store `stored`."""
+        return self._core.add_alias(db, table, column, str(written), str(stored), source, evidence)
+
+    def remove_alias(self, db, table, column, written):
+        """Forgets the alias of `written` in db.table.column; False when there was none."""
+        return self._core.remove_alias(db, table, column, str(written))
+
+    def aliases(self, db="", table="", column=""):
+        """Learned aliases (ValueAlias: db, table, column, written, stored, source, evidence, created, uses),
+        filtered by the names given."""
+        return self._core.aliases(db, table, column)
+
+    def save_aliases(self, folder):
+        """Writes only the aliases file (aliases.json) of a saved memory's folder."""
+        self._core.save_aliases(str(folder))
+
+    def learn_from_correction(self, db, catalog, before_sql, after_sql, source="llm_correction", evidence="",
+                              before_checks=None, after_checks=None):
+        """Keeps as aliases the literals a value correction changed from a value its column does not store to one
+        it stores (call it once the corrected query returned rows). Returns the aliases added. `before_checks` /
+        `after_checks`: the ValueChecks of the two queries when already known (else they are computed)."""
+        def statuses(sql, checks):
+            checks = self.check_values(sql, db, catalog, k=0)[0] if checks is None else checks
+            return {c.literal_index: c for c in checks}
+        before, after = statuses(before_sql, before_checks), statuses(after_sql, after_checks)
+        learned = []
+        for index, new in after.items():
+            old = before.get(index)
+            if (old is None or old.value == new.value or new.op not in ("=", "!=", "IN", "NOT IN")
+                    or (old.table, old.column) != (new.table, new.column)
+                    or old.status != "not_found" or new.status != "found"):
+                continue
+            try:
+                learned.append(self.add_alias(db, new.table, new.column, old.value, new.value, source,
+                                              evidence or f"{before_sql} -> {after_sql}"))
+            except Error:  # a value beyond the memory's per-column cap: nothing to point the alias at
+                continue
+        return learned
 
     def column(self, db, table, column):
         """What the memory keeps for one column (ColumnValues: kind, counts, range), or None."""

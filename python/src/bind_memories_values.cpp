@@ -7,6 +7,7 @@
 #include "bindings.hpp"
 #include "relmem/memories/text/string_similarity.hpp"
 #include "relmem/memories/values/value_correction.hpp"
+#include "relmem/memories/values/value_lexicon.hpp"
 #include "relmem/sql/rewrite.hpp"
 
 namespace py = pybind11;
@@ -74,7 +75,8 @@ void def_candidate_fields(Class& c, Get candidate) {
       .def_property_readonly("score", [candidate](const T& x) { return candidate(x).score; })
       .def_property_readonly("components", [candidate](const T& x) { return candidate(x).components; })
       .def_property_readonly("table", [candidate](const T& x) { return candidate(x).table; })
-      .def_property_readonly("column", [candidate](const T& x) { return candidate(x).column; });
+      .def_property_readonly("column", [candidate](const T& x) { return candidate(x).column; })
+      .def_property_readonly("channel", [candidate](const T& x) { return candidate(x).channel; });
 }
 
 void bind_value_results(py::module_& v) {
@@ -94,7 +96,7 @@ void bind_value_results(py::module_& v) {
   def_candidate_fields(candidate, [](const ValueCandidate& c) -> const ValueCandidate& { return c; });
   candidate.def("__repr__", [](const ValueCandidate& c) {
     return "ValueMatch(" + py::repr(utf8(c.value)).cast<std::string>() + ", score=" + std::to_string(c.score) +
-           ", " + c.table + "." + c.column + ")";
+           ", " + c.table + "." + c.column + ", channel=" + c.channel + ")";
   });
 
   py::class_<ValueLink> link(v, "ValueLink", "A question span that matches a stored value; start/end index the "
@@ -132,6 +134,7 @@ void bind_value_results(py::module_& v) {
   def_condition_fields(replacement, [](const ValueReplacement& r) -> const ValueCondition& { return r.condition; });
   replacement.def_property_readonly("replacement", [](const ValueReplacement& r) { return utf8(r.replacement); })
       .def_readonly("reason", &ValueReplacement::reason)
+      .def_readonly("channel", &ValueReplacement::channel)
       .def_readonly("score", &ValueReplacement::score)
       .def_readonly("margin", &ValueReplacement::margin);
 
@@ -156,6 +159,21 @@ void bind_value_results(py::module_& v) {
       .def("__repr__", [](const ColumnValues& c) {
         return "ColumnValues(" + c.table + "." + c.column + ", " + column_kind_name(c.kind) + ", " +
                std::to_string(c.count) + " values)";
+      });
+
+  py::class_<ValueAlias>(v, "ValueAlias", "A learned mapping from a written value to a stored one, with provenance.")
+      .def_readonly("db", &ValueAlias::db)
+      .def_readonly("table", &ValueAlias::table)
+      .def_readonly("column", &ValueAlias::column)
+      .def_property_readonly("written", [](const ValueAlias& a) { return utf8(a.written); })
+      .def_property_readonly("stored", [](const ValueAlias& a) { return utf8(a.stored); })
+      .def_readonly("source", &ValueAlias::source)
+      .def_property_readonly("evidence", [](const ValueAlias& a) { return utf8(a.evidence); })
+      .def_readonly("created", &ValueAlias::created)
+      .def_readonly("uses", &ValueAlias::uses)
+      .def("__repr__", [](const ValueAlias& a) {
+        return "ValueAlias(" + a.db + "." + a.table + "." + a.column + ": '" + a.written + "' -> '" + a.stored +
+               "', source='" + a.source + "', uses=" + std::to_string(a.uses) + ")";
       });
 
   py::class_<MemoryUsage>(v, "MemoryUsage", "Bytes of the value memory's strings, lexical structures and vectors.")
@@ -356,6 +374,12 @@ void bind_memories_values(py::module_& m) {
           },
           py::arg("sql"), py::arg("db"), py::arg("catalog"), py::arg("min_score") = CorrectionOptions{}.min_score,
           py::arg("min_margin") = CorrectionOptions{}.min_margin, py::arg("k") = CorrectionOptions{}.k)
+      .def("add_alias", &ValueMemory::add_alias, py::arg("db"), py::arg("table"), py::arg("column"),
+           py::arg("written"), py::arg("stored"), py::arg("source"), py::arg("evidence") = "")
+      .def("remove_alias", &ValueMemory::remove_alias, py::arg("db"), py::arg("table"), py::arg("column"),
+           py::arg("written"))
+      .def("aliases", &ValueMemory::aliases, py::arg("db") = "", py::arg("table") = "", py::arg("column") = "")
+      .def("save_aliases", &ValueMemory::save_aliases, py::arg("folder"))
       .def("__repr__", [](const ValueMemory& memory) {
         return "ValueMemory(" + std::to_string(memory.databases().size()) + " databases, " + memory.encoder().name() +
                ")";
@@ -386,6 +410,32 @@ void bind_memories_values(py::module_& m) {
       },
       py::arg("sql"), py::arg("values"), "Replaces literals (by literal_index) with string values in place.");
   v.def("normalize_value", &normalize_value, py::arg("text"));
+  v.def(
+      "lexicon_info",
+      [] {
+        const ValueLexicon& lexicon = ValueLexicon::shared();
+        py::dict d;
+        d["concepts"] = lexicon.concepts();
+        d["synsets"] = lexicon.synsets();
+        d["missing_sources"] = lexicon.missing_sources();
+        return d;
+      },
+      "What the meaning channels were loaded from: concept and WordNet synset counts, sources that are missing.");
+  v.def(
+      "aliases_in_folder",
+      [](const std::string& folder) { return ValueAliases::load(aliases_path(folder)).list(); }, py::arg("folder"),
+      "The aliases saved in a value memory folder, without loading the memory.");
+  v.def(
+      "remove_alias_in_folder",
+      [](const std::string& folder, const std::string& db, const std::string& table, const std::string& column,
+         const std::string& written) {
+        ValueAliases aliases = ValueAliases::load(aliases_path(folder));
+        const bool removed = aliases.remove(db, table, column, written);
+        if (removed) aliases.save(aliases_path(folder));
+        return removed;
+      },
+      py::arg("folder"), py::arg("db"), py::arg("table"), py::arg("column"), py::arg("written"),
+      "Removes one alias from a saved value memory folder; False when it had none.");
   v.def(
       "abbreviation_score",
       [](const std::string& a, const std::string& b) {

@@ -319,7 +319,7 @@ def test_without_llm_only_the_llm_free_stages_run(catalog, memories):
 
 @pytest.mark.parametrize("switch, removed", [
     ("context_switch", {"context_switch", "answer_directly"}),
-    ("value_memory", {"link_values", "correct_values", "postprocess_values"}),
+    ("value_memory", {"link_values", "correct_values", "postprocess_values", "learn_values"}),
     ("refinement", {"refine"}), ("self_correction", {"self_correct"}), ("return_type", {"return_type"}),
     ("conversation", {"rephrase"}),
 ])

@@ -47,7 +47,7 @@ def test_every_default_configuration_reads_only_what_is_written_before(catalog, 
 def test_reading_what_no_earlier_stage_writes_is_refused_with_the_writers(catalog, memories):
     full = Pipeline.default(catalog, ScriptedLLM([]), memories.selection, memories.values)
     with pytest.raises(relmem.Error, match=r"stage correct_values reads targets.value_checks, which no earlier stage "
-                                           r"writes \(postprocess_values, refine write it later\)"):
+                                           r"writes \(postprocess_values, refine, learn_values write it later\)"):
         full.without("link_values")
     with pytest.raises(relmem.Error, match="stage self_correct reads targets.result, which no earlier stage writes"):
         full.without("refine", "execute")
@@ -159,7 +159,10 @@ def test_each_sql_text_is_executed_and_checked_once(catalog, memories, monkeypat
     assert checked == Counter({LA_SQL: 1, LA_FIXED: 1})  # link, post-process and inspect share them
     reused = {(r["stage"], tuple(r["decision"].get("reused", ()))) for r in state.trace if "target" in r}
     assert reused == {("link_values", ()), ("correct_values", ()), ("postprocess_values", ()),
-                      ("inspect", ("value_checks",)), ("execute", ("result",))}
+                      ("inspect", ("value_checks",)), ("execute", ("result",)),
+                      ("learn_values", ("value_checks",))}
+    learned = [r["decision"]["learned"] for r in state.trace if r["stage"] == "learn_values"]
+    assert [[(a["written"], a["stored"]) for a in step] for step in learned] == [[("Los Angeles", "LA")]]
 
 
 def test_a_revision_back_to_an_earlier_sql_reuses_its_result(catalog, memories, monkeypatch):

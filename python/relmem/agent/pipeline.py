@@ -21,7 +21,7 @@ from .stages.inspection import InspectAndRefine
 from .stages.output import DescribeWithoutLLM, GenerateOutput, ReturnType
 from .stages.planning import Plan, RetrieveExamples
 from .stages.selection import LinkQuestionValues, SelectDatabases
-from .stages.values import CorrectValues, LinkValues, PostProcessValues
+from .stages.values import CorrectValues, LearnValues, LinkValues, PostProcessValues
 from .. import Error
 
 
@@ -64,8 +64,10 @@ class Pipeline:
             stages += [LinkValues(values, catalog, config), CorrectValues(llm, catalog, config, descriptions),
                        PostProcessValues(values, catalog, config)]
         stages += [InspectAndRefine(llm, catalog, config, values if use_values else None, descriptions),
-                   Execute(catalog, config), SelfCorrect(llm, catalog, config, descriptions),
-                   ReturnType(llm, config), GenerateOutput(llm, config)]
+                   Execute(catalog, config), SelfCorrect(llm, catalog, config, descriptions)]
+        if use_values:
+            stages.append(LearnValues(values, catalog, config))
+        stages += [ReturnType(llm, config), GenerateOutput(llm, config)]
         stages = [stage for stage in stages if stage.group not in off]
         if "conversation" not in off and conversation is None:
             conversation = ConversationMemory()

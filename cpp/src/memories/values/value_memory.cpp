@@ -8,6 +8,8 @@
 
 #include "relmem/memories/text/question_spans.hpp"
 #include "relmem/memories/text/string_similarity.hpp"
+#include "relmem/memories/values/value_channels.hpp"
+#include "relmem/memories/values/value_formats.hpp"
 
 namespace relmem {
 namespace {
@@ -16,6 +18,8 @@ namespace {
 constexpr uint32_t kFullScanValues = 2000;
 constexpr int kShortlist = 300;
 constexpr size_t kPrefixMatches = 50;
+// A learned alias ranks above everything but the literal itself.
+constexpr double kAliasScore = 0.995;
 
 // Runs the encoder and the vector search of one query on the calling thread: waking an OpenMP team costs more than
 // encoding a few words, and much more on a busy machine (13 ms instead of 0.2 ms per lookup measured on 2 loaded
@@ -31,9 +35,31 @@ class SingleThreaded {
   int previous_;
 };
 
-ValueCandidate make_candidate(const DatabaseValues& d, uint32_t id, const MatchComponents& components, double score) {
+ValueCandidate make_candidate(const DatabaseValues& d, uint32_t id, const MatchComponents& components, double score,
+                              std::string channel) {
   const ColumnValues& column = d.columns[d.column_of[id]];
-  return ValueCandidate{d.values[id], score, components, column.table, column.column};
+  return ValueCandidate{d.values[id], score, components, column.table, column.column, std::move(channel)};
+}
+
+struct ChannelScore {
+  double score = 0;
+  std::string channel;
+};
+
+// Matches that do not come from spelling: the column's learned alias for the written value and its meaning
+// channels, by value id.
+std::unordered_map<uint32_t, ChannelScore> channel_scores(const DatabaseValues& d, const ColumnValues& c,
+                                                          const PreparedValue& query, const ValueAliases& aliases,
+                                                          const std::string& db) {
+  std::unordered_map<uint32_t, ChannelScore> out;
+  const ValueLexicon& lexicon = ValueLexicon::shared();
+  for (auto& m : meaning_matches(d, c, query, lexicon, column_channels(d, c, lexicon)))
+    out[m.id] = ChannelScore{m.score, std::move(m.channel)};
+  if (const auto alias = aliases.find(db, c.table, c.column, query.text)) {
+    const int64_t id = d.find_value(c, alias->stored);
+    if (id >= 0) out[static_cast<uint32_t>(id)] = ChannelScore{kAliasScore, "alias"};
+  }
+  return out;
 }
 
 PreparedValue prepare_stored(const DatabaseValues& d, uint32_t id) {
@@ -102,6 +128,15 @@ std::vector<uint32_t> lexical_candidates(const DatabaseValues& d, const Prepared
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
+
+// A value the column holds, to read its date or number format off: its most frequent text value, else its range.
+std::string format_sample(const DatabaseValues& d, const ColumnValues& c) {
+  if (c.count > 0) return d.values[c.first];
+  return std::holds_alternative<std::monostate>(c.min) ? std::string() : value_to_string(c.min);
+}
+
+// Formats never lose to spelling: "March 3, 2010" and '2010-03-03' share no trigram, yet mean one day.
+constexpr double kFormatScore = 0.96;
 
 }  // namespace
 
@@ -179,8 +214,18 @@ std::vector<ValueCandidate> ValueMemory::lookup(const std::string& db, const std
   const DatabaseValues& d = database(db);
   const ColumnValues* c = d.find_column(table, column);
   if (!c) throw Error("unknown column " + table + "." + column + " in database '" + db + "'");
-  if (k <= 0 || c->count == 0) return {};
+  if (k <= 0) return {};
+  // A date or number written in another format than the column's: its stored form, stored or not.
+  const auto formatted = written_as_stored(value, format_sample(d, *c));
+  const std::string format_channel = formatted && parse_written_date(value) ? "date" : "number";
+  const int64_t formatted_id = formatted && c->count > 0 ? d.find_value(*c, *formatted) : -1;
+  if (c->count == 0) {
+    if (!formatted) return {};
+    return {ValueCandidate{*formatted, kFormatScore, MatchComponents{}, c->table, c->column, format_channel}};
+  }
   const PreparedValue query = prepare_value(value);
+  auto channels = channel_scores(d, *c, query, aliases_, db);
+  if (formatted_id >= 0) channels[static_cast<uint32_t>(formatted_id)] = ChannelScore{kFormatScore, format_channel};
 
   std::unordered_map<uint32_t, double> semantic;
   if (c->vectors > 0 && d.vectors) {
@@ -202,6 +247,7 @@ std::vector<ValueCandidate> ValueMemory::lookup(const std::string& db, const std
     const size_t keep = std::min(by_semantic.size(), static_cast<size_t>(kShortlist));
     std::partial_sort(by_semantic.begin(), by_semantic.begin() + keep, by_semantic.end(), std::greater<>());
     for (size_t i = 0; i < keep; ++i) ids.push_back(by_semantic[i].second);
+    for (const auto& [id, _] : channels) ids.push_back(id);
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   }
@@ -209,11 +255,22 @@ std::vector<ValueCandidate> ValueMemory::lookup(const std::string& db, const std
   std::vector<ValueCandidate> out;
   std::vector<std::pair<double, uint32_t>> scored;
   std::vector<MatchComponents> components(ids.size());
+  std::vector<std::string> why(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     components[i] = compare_values(query, prepare_stored(d, ids[i]));
     auto it = semantic.find(ids[i]);
     if (it != semantic.end()) components[i].semantic = it->second;
-    scored.emplace_back(fuse(components[i], weights_), static_cast<uint32_t>(i));
+    double score = fuse(components[i], weights_);
+    why[i] = evidence_name(components[i], weights_);
+    auto channel = channels.find(ids[i]);
+    if (channel != channels.end()) {
+      const double meaning = channel->second.score + kMeaningTieBreak * std::max(0.0, components[i].semantic);
+      if (meaning > score) {
+        score = std::min(meaning, weights_.normalized - 0.01);
+        why[i] = channel->second.channel;
+      }
+    }
+    scored.emplace_back(score, static_cast<uint32_t>(i));
   }
   const size_t keep = std::min(scored.size(), static_cast<size_t>(k));
   // Ties go to the more frequent value: ids are in frequency order within a column.
@@ -221,7 +278,8 @@ std::vector<ValueCandidate> ValueMemory::lookup(const std::string& db, const std
     return a.first > b.first || (a.first == b.first && ids[a.second] < ids[b.second]);
   });
   for (size_t i = 0; i < keep; ++i)
-    out.push_back(make_candidate(d, ids[scored[i].second], components[scored[i].second], scored[i].first));
+    out.push_back(make_candidate(d, ids[scored[i].second], components[scored[i].second], scored[i].first,
+                                 why[scored[i].second]));
   return out;
 }
 
@@ -270,7 +328,8 @@ std::vector<ValueLink> ValueMemory::link(const std::string& db, const std::strin
       }
       const double score = fuse(components, weights_);
       if (score < options.min_score) continue;
-      ValueLink link{texts[s], spans[s].start, spans[s].end, make_candidate(d, id, components, score)};
+      ValueLink link{texts[s], spans[s].start, spans[s].end,
+                     make_candidate(d, id, components, score, evidence_name(components, weights_))};
       auto [slot, inserted] = best.emplace(id, link);
       const bool better = score > slot->second.match.score ||
                           (score == slot->second.match.score && link.span.size() > slot->second.span.size());

@@ -208,6 +208,7 @@ void ValueMemory::save(const std::string& folder_name) const {
   std::ofstream out(folder / "manifest.json", std::ios::trunc);
   out << manifest.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   if (!out) throw Error("cannot write " + (folder / "manifest.json").string());
+  save_aliases(folder_name);
 }
 
 ValueMemory ValueMemory::load(const std::string& folder_name, std::shared_ptr<const Encoder> encoder) {
@@ -240,6 +241,7 @@ ValueMemory ValueMemory::load(const std::string& folder_name, std::shared_ptr<co
       const std::string name = d->name;
       memory.databases_[name] = std::move(d);
     }
+    memory.aliases_ = ValueAliases::load(aliases_path(folder_name));
     return memory;
   } catch (const json::exception& e) {
     throw Error("corrupt " + manifest_path.string() + ": " + e.what());

@@ -87,7 +87,9 @@ std::vector<ValueCheck> check_values(const std::string& sql, const std::string& 
                        ? status_from_memory(memory, db, check.condition, check.case_matches)
                        : stored_status(catalog, db, check.condition, check.case_matches);
     const ColumnValues* column = memory.column(db, check.condition.table, check.condition.column);
-    if (check.status == ValueStatus::NotFound && column && column->kind == ColumnKind::Text && k > 0) {
+    const bool has_values = column && (column->kind == ColumnKind::Text || column->kind == ColumnKind::Date ||
+                                       column->kind == ColumnKind::Numeric);
+    if (check.status == ValueStatus::NotFound && has_values && k > 0) {
       const std::string written = pattern_text(check.condition);
       if (!written.empty())
         check.similar = memory.lookup(db, check.condition.table, check.condition.column, written, k);

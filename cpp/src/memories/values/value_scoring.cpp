@@ -58,4 +58,15 @@ double fuse(const MatchComponents& c, const FusionWeights& w) {
   return std::min(w.normalized - 0.01, score);
 }
 
+std::string evidence_name(const MatchComponents& c, const FusionWeights& w) {
+  if (c.exact > 0) return "exact";
+  if (c.case_only > 0) return "case";
+  if (c.normalized > 0) return "normalized";
+  const double lexical = std::max({c.trigram, c.edit, c.token});
+  const double abbreviation = w.abbreviation * c.abbreviation;
+  const double semantic = c.semantic >= 0 ? w.semantic * c.semantic : -1;
+  if (semantic > lexical && semantic > abbreviation) return "semantic";
+  return abbreviation > lexical ? "abbreviation" : "lexical";
+}
+
 }  // namespace relmem

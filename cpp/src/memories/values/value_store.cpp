@@ -271,4 +271,12 @@ void encode_database_values(DatabaseValues& db, const Encoder& encoder, const Va
   db.vectors->add(by_id.data(), by_id.rows(), ids.data());
 }
 
+int64_t DatabaseValues::find_value(const ColumnValues& column, const std::string& value) const {
+  auto it = by_key.find(compact_value(normalize_value(value)));
+  if (it == by_key.end()) return -1;
+  for (uint32_t id : it->second)
+    if (id >= column.first && id < column.first + column.count && values[id] == value) return id;
+  return -1;
+}
+
 }  // namespace relmem

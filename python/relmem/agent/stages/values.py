@@ -18,7 +18,8 @@ def _check_summary(check):
     if check.case_matches:
         summary["stored"] = check.case_matches
     if check.similar:
-        summary["similar"] = [{"value": c.value, "score": round(c.score, 4)} for c in check.similar]
+        summary["similar"] = [{"value": c.value, "score": round(c.score, 4), "channel": c.channel}
+                              for c in check.similar]
     return summary
 
 
@@ -114,9 +115,68 @@ class PostProcessValues(Stage):
                     step.fail(error)
                     continue
                 replaced = [{"value": r.value, "column": _column(r), "replacement": r.replacement,
-                             "reason": r.reason, "score": round(r.score, 4)} for r in corrected.replacements]
+                             "reason": r.reason, "channel": r.channel, "score": round(r.score, 4)}
+                            for r in corrected.replacements]
                 step.decide(replacements=replaced, **reuse_note(value_checks=reused))
                 target.revise(self.name, corrected.sql)
+
+
+class LearnValues(Stage):
+    """Keeps what the LLM's value correction taught: when it replaced a literal its column does not store by one
+    it stores and the query then returned rows, the value memory keeps that mapping as an alias for that column
+    (found first on the next lookup; saved with the memory)."""
+    name = "learn_values"
+    group = "value_memory"
+    reads = ("targets.result",)
+    writes = ("targets.value_checks",)  # the checks of the SQL before and after the correction, when new
+
+    def __init__(self, values, catalog, config):
+        self.values = values
+        self.catalog = catalog
+        self.config = config
+
+    def _checks(self, target, sql, reused):
+        known = target.value_checks_by_sql.get(sql)
+        reused.append(known is not None)
+        if known is None:
+            try:
+                known = self.values.check_values(sql, target.database, self.catalog, k=self.config.value_candidates)
+            except Error as error:
+                known = error
+            target.value_checks_by_sql[sql] = known
+        if isinstance(known, Error):
+            raise known
+        return known[0]
+
+    def run(self, state):
+        for target in state.targets:
+            corrections = [(i, sql) for i, (stage, sql) in enumerate(target.revisions) if stage == CorrectValues.name]
+            if not corrections or not target.ok or not target.result.rows:
+                continue
+            i, corrected = corrections[-1]
+            before = target.revisions[i - 1][1] if i > 0 else target.planned_sql
+            if not _same_literals(corrected, target.sql):
+                continue  # a later stage changed the values: the rows do not confirm the correction
+            with state.trace.step(self.name, target) as step:
+                reused = []
+                try:
+                    learned = self.values.learn_from_correction(
+                        target.database, self.catalog, before, corrected,
+                        evidence=f"{state.standalone_question} | {before} -> {corrected}",
+                        before_checks=self._checks(target, before, reused),
+                        after_checks=self._checks(target, corrected, reused))
+                except Error as error:
+                    step.fail(error)
+                    continue
+                step.decide(learned=[{"column": f"{a.table}.{a.column}", "written": a.written, "stored": a.stored,
+                                      "uses": a.uses} for a in learned], **reuse_note(value_checks=all(reused)))
+
+
+def _same_literals(a, b):
+    try:
+        return [x.value for x in sqltools.parse(a).literals] == [x.value for x in sqltools.parse(b).literals]
+    except Error:
+        return False
 
 
 def candidates_text(checks):

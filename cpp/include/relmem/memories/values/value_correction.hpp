@@ -23,6 +23,7 @@ struct ValueReplacement {
   ValueCondition condition;
   std::string replacement;  // the new literal content
   std::string reason;       // "case" (stored with other letter case) or "similar" (confident fuzzy match)
+  std::string channel;      // why it matched (ValueCandidate::channel): "case", "country", "wordnet", "date", ...
   double score = 0;
   double margin = 0;  // over the second best candidate (1 when there is none)
 };

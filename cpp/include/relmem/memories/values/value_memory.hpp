@@ -10,6 +10,7 @@
 #include "relmem/catalog/catalog.hpp"
 #include "relmem/encoders/encoder.hpp"
 #include "relmem/memories/memory_refresh.hpp"
+#include "relmem/memories/values/value_aliases.hpp"
 #include "relmem/memories/values/value_scoring.hpp"
 #include "relmem/memories/values/value_store.hpp"
 
@@ -21,6 +22,9 @@ struct ValueCandidate {
   MatchComponents components;
   std::string table;
   std::string column;
+  // Why it matched: "alias" (learned), a meaning channel ("country", "us_state", "gender", "boolean", "month",
+  // "unit", "wordnet"), or the kind of spelling evidence (see evidence_name).
+  std::string channel;
 };
 
 // A question span that matches a stored value somewhere in the database.
@@ -70,7 +74,19 @@ class ValueMemory {
   std::vector<ValueLink> link(const std::string& db, const std::string& question,
                               const LinkOptions& options = {}) const;
 
-  // Saves into a folder: manifest.json plus one values file and one vectors file per database.
+  // Learned aliases (value_aliases.hpp): a lookup of `written` in that column returns `stored` first. The column
+  // must hold `stored` among its indexed values; confirming an alias again counts a use.
+  ValueAlias add_alias(const std::string& db, const std::string& table, const std::string& column,
+                       const std::string& written, const std::string& stored, const std::string& source,
+                       const std::string& evidence = "");
+  bool remove_alias(const std::string& db, const std::string& table, const std::string& column,
+                    const std::string& written);
+  std::vector<ValueAlias> aliases(const std::string& db = "", const std::string& table = "",
+                                  const std::string& column = "") const;
+  // Writes only the aliases file of a saved memory's folder (save() writes it too).
+  void save_aliases(const std::string& folder) const;
+
+  // Saves into a folder: manifest.json plus one values file and one vectors file per database, and aliases.json.
   void save(const std::string& folder) const;
   // `encoder` may be null: the one named in the manifest is loaded. A different encoder is an error.
   static ValueMemory load(const std::string& folder, std::shared_ptr<const Encoder> encoder = nullptr);
@@ -93,6 +109,7 @@ class ValueMemory {
   ValueMemoryOptions options_;
   FusionWeights weights_;
   std::map<std::string, std::unique_ptr<DatabaseValues>> databases_;
+  ValueAliases aliases_;
 };
 
 }  // namespace relmem

@@ -56,5 +56,8 @@ struct FusionWeights {
 
 MatchComponents compare_values(const PreparedValue& query, const PreparedValue& stored);
 double fuse(const MatchComponents& components, const FusionWeights& weights = {});
+// Which kind of evidence gave the fused score: "exact", "case", "normalized", "abbreviation", "lexical" or
+// "semantic" (the encoder).
+std::string evidence_name(const MatchComponents& components, const FusionWeights& weights = {});
 
 }  // namespace relmem

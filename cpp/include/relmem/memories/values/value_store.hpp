@@ -73,6 +73,8 @@ struct DatabaseValues {
 
   void index_lexical();
   std::vector<uint32_t> trigrams_of(uint32_t id) const;
+  // The id of `value` (byte for byte) among the indexed values of `column`; -1 when it is not one of them.
+  int64_t find_value(const ColumnValues& column, const std::string& value) const;
   // Case-insensitive; nullptr when absent.
   const ColumnValues* find_column(const std::string& table, const std::string& column) const;
   size_t string_bytes() const;

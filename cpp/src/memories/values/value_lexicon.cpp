@@ -1,0 +1,289 @@
+#include "relmem/memories/values/value_lexicon.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "../../common/json_file.hpp"
+#include "relmem/common.hpp"
+#include "relmem/memories/text/string_similarity.hpp"
+
+#ifndef RELMEM_VALUE_DATA_DIR
+#define RELMEM_VALUE_DATA_DIR "data/values"
+#endif
+
+namespace relmem {
+namespace {
+
+std::string environment_or(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? std::string(value) : fallback;
+}
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream in(line);
+  std::string field;
+  while (std::getline(in, field, '\t'))
+    if (!field.empty()) out.push_back(field);
+  return out;
+}
+
+// Non-empty, non-comment lines of a TSV file, split at tabs.
+std::vector<std::vector<std::string>> read_tsv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot open " + path);
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    auto fields = split_tabs(line);
+    if (fields.size() >= 2) rows.push_back(std::move(fields));
+  }
+  return rows;
+}
+
+Channel channel_from_name(const std::string& name, const std::string& path) {
+  for (uint8_t c = 0; c < static_cast<uint8_t>(Channel::Count); ++c)
+    if (channel_name(static_cast<Channel>(c)) == name) return static_cast<Channel>(c);
+  throw Error("unknown channel '" + name + "' in " + path);
+}
+
+}  // namespace
+
+std::string channel_name(Channel channel) {
+  switch (channel) {
+    case Channel::Country:
+      return "country";
+    case Channel::UsState:
+      return "us_state";
+    case Channel::Gender:
+      return "gender";
+    case Channel::Boolean:
+      return "boolean";
+    case Channel::Month:
+      return "month";
+    case Channel::Unit:
+      return "unit";
+    case Channel::Count:
+      break;
+  }
+  return "unknown";
+}
+
+LexiconSources LexiconSources::from_environment() {
+  return {environment_or("RELMEM_ISO_CODES", "/usr/share/iso-codes/json"),
+          environment_or("RELMEM_WORDNET", "/usr/share/wordnet"),
+          environment_or("RELMEM_VALUE_DATA", RELMEM_VALUE_DATA_DIR)};
+}
+
+std::string ValueLexicon::key_of(const std::string& text) { return compact_value(normalize_value(text)); }
+
+const ValueLexicon& ValueLexicon::shared() {
+  static const ValueLexicon lexicon = load(LexiconSources::from_environment());
+  return lexicon;
+}
+
+ValueLexicon ValueLexicon::load(const LexiconSources& sources) {
+  ValueLexicon lexicon;
+  lexicon.read_data_files(sources.data_dir);  // first: concept names ("FRA") the ISO list then adds forms to
+  lexicon.read_iso_countries(sources.iso_codes_dir);
+  lexicon.read_wordnet(sources.wordnet_dir);
+  for (auto& [_, ids] : lexicon.by_key_) {
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  }
+  return lexicon;
+}
+
+uint32_t ValueLexicon::add_concept(Channel channel, const std::string& name) {
+  const std::string full = channel_name(channel) + ":" + name;
+  auto [it, inserted] = concept_by_name_.emplace(full, static_cast<uint32_t>(concepts_.size()));
+  if (inserted) concepts_.push_back(Concept{channel, name, {}});
+  return it->second;
+}
+
+void ValueLexicon::add_form(uint32_t concept_id, const std::string& form) {
+  const std::string key = key_of(form);
+  if (key.empty()) return;
+  auto& keys = concepts_[concept_id].keys;
+  if (std::find(keys.begin(), keys.end(), key) != keys.end()) return;
+  keys.push_back(key);
+  by_key_[key].push_back(concept_id);
+}
+
+void ValueLexicon::read_data_files(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir)) {
+    missing_.push_back("value data files (" + dir + "): no IOC codes, demonyms, US states, codes, months, units");
+    return;
+  }
+  const auto file = [&](const char* name) { return (fs::path(dir) / name).string(); };
+  for (const auto& row : read_tsv(file("demonyms.tsv"))) {
+    const bool iso = row[0][0] != '-';
+    const uint32_t id = add_concept(Channel::Country, iso ? row[0] : row[0].substr(1));
+    for (size_t i = 1; i < row.size(); ++i) add_form(id, row[i]);
+  }
+  for (const auto& row : read_tsv(file("ioc_codes.tsv"))) add_form(add_concept(Channel::Country, row[0]), row[1]);
+  for (const auto& row : read_tsv(file("us_states.tsv"))) {
+    const uint32_t id = add_concept(Channel::UsState, row[0]);
+    for (const auto& form : row) add_form(id, form);
+  }
+  const std::string codes = file("codes.tsv");
+  for (const auto& row : read_tsv(codes)) {
+    if (row.size() < 3) throw Error("expected channel, concept and forms in " + codes);
+    const uint32_t id = add_concept(channel_from_name(row[0], codes), row[1]);
+    for (size_t i = 2; i < row.size(); ++i) add_form(id, row[i]);
+  }
+  for (const auto& row : read_tsv(file("months.tsv"))) {
+    const uint32_t id = add_concept(Channel::Month, row[0]);
+    for (size_t i = 1; i < row.size(); ++i) add_form(id, row[i]);  // not the number: "1" is also a truth value
+  }
+  for (const auto& row : read_tsv(file("units.tsv"))) {
+    const uint32_t id = add_concept(Channel::Unit, row[0]);
+    for (const auto& form : row) add_form(id, form);
+  }
+}
+
+void ValueLexicon::read_iso_countries(const std::string& dir) {
+  const std::string path = (std::filesystem::path(dir) / "iso_3166-1.json").string();
+  if (!std::filesystem::exists(path)) {
+    missing_.push_back("Debian iso-codes (" + path + "): no ISO 3166-1 country names and codes");
+    return;
+  }
+  const nlohmann::json json = read_json_file(path);
+  if (!json.contains("3166-1") || !json["3166-1"].is_array()) throw Error("no \"3166-1\" list in " + path);
+  for (const auto& country : json["3166-1"]) {
+    const std::string alpha_3 = country.value("alpha_3", "");
+    if (alpha_3.empty()) continue;
+    const uint32_t id = add_concept(Channel::Country, alpha_3);
+    for (const char* field : {"name", "official_name", "common_name", "alpha_2", "alpha_3"}) {
+      const std::string form = country.value(field, "");
+      if (form.empty()) continue;
+      add_form(id, form);
+      const size_t comma = form.find(", ");  // "Korea, Republic of": also "Republic of Korea"
+      if (comma != std::string::npos) add_form(id, form.substr(comma + 2) + " " + form.substr(0, comma));
+    }
+  }
+}
+
+// data.{noun,verb,adj,adv}: "offset lex_filenum ss_type w_cnt word lex_id [word lex_id]... p_cnt [symbol offset
+// pos source/target]... | gloss", w_cnt in hexadecimal; adjective words may carry a marker such as "(p)".
+// {noun,verb,adj,adv}.exc: "inflected base...".
+void ValueLexicon::read_wordnet(const std::string& dir) {
+  namespace fs = std::filesystem;
+  struct Pending {
+    uint32_t synset;
+    char pos;
+    uint64_t target;
+  };
+  std::unordered_map<uint64_t, uint32_t> by_offset;  // pos << 32 | offset -> synset id
+  std::vector<Pending> pointers;
+  const auto offset_key = [](char pos, uint64_t offset) { return (static_cast<uint64_t>(pos == 's' ? 'a' : pos) << 32) | offset; };
+  bool any = false;
+  for (const char* part : {"noun", "verb", "adj", "adv"}) {
+    std::ifstream in(fs::path(dir) / (std::string("data.") + part));
+    if (!in) continue;
+    any = true;
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == ' ') continue;  // the license header
+      std::istringstream fields(line);
+      std::string offset, lex_file, type, count_hex;
+      if (!(fields >> offset >> lex_file >> type >> count_hex) || type.empty()) continue;
+      const unsigned long count = std::strtoul(count_hex.c_str(), nullptr, 16);
+      std::vector<std::string> lemmas;
+      for (unsigned long i = 0; i < count; ++i) {
+        std::string word, lex_id;
+        if (!(fields >> word >> lex_id)) break;
+        const size_t marker = word.find('(');
+        if (marker != std::string::npos) word.resize(marker);
+        std::replace(word.begin(), word.end(), '_', ' ');
+        const std::string key = key_of(word);
+        if (!key.empty() && std::find(lemmas.begin(), lemmas.end(), key) == lemmas.end()) lemmas.push_back(key);
+      }
+      const auto id = static_cast<uint32_t>(synset_lemmas_.size());
+      by_offset[offset_key(type[0], std::strtoull(offset.c_str(), nullptr, 10))] = id;
+      int pointer_count = 0;
+      fields >> pointer_count;
+      for (int i = 0; i < pointer_count; ++i) {
+        std::string symbol, target, pos, source_target;
+        if (!(fields >> symbol >> target >> pos >> source_target)) break;
+        if (symbol == "@" || symbol == "&")
+          pointers.push_back(Pending{id, pos[0], std::strtoull(target.c_str(), nullptr, 10)});
+      }
+      for (const auto& key : lemmas) synsets_by_key_[key].push_back(id);
+      synset_lemmas_.push_back(std::move(lemmas));
+    }
+    std::ifstream exceptions(fs::path(dir) / (std::string(part) + ".exc"));
+    while (std::getline(exceptions, line)) {
+      std::istringstream words(line);
+      std::string inflected, base;
+      if (!(words >> inflected)) continue;
+      while (words >> base) exceptions_[key_of(inflected)].push_back(key_of(base));
+    }
+  }
+  synset_related_.resize(synset_lemmas_.size());
+  for (const auto& p : pointers) {
+    auto it = by_offset.find(offset_key(p.pos, p.target));
+    if (it == by_offset.end()) continue;
+    synset_related_[p.synset].push_back(it->second);
+    synset_related_[it->second].push_back(p.synset);  // hyponyms too: "kitty" for "cat" either way
+  }
+  if (!any) missing_.push_back("Debian wordnet-base (" + dir + "): no WordNet synonyms");
+}
+
+std::vector<std::string> ValueLexicon::base_forms(const std::string& key) const {
+  std::vector<std::string> out;
+  const auto add = [&](const std::string& base) {
+    if (!base.empty() && synsets_by_key_.count(base) && std::find(out.begin(), out.end(), base) == out.end())
+      out.push_back(base);
+  };
+  add(key);
+  auto it = exceptions_.find(key);
+  if (it != exceptions_.end())
+    for (const auto& base : it->second) add(base);
+  static const std::pair<const char*, const char*> kSuffixes[] = {
+      {"s", ""},  {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"},
+      {"ies", "y"}, {"es", "e"}, {"es", ""}, {"ed", "e"},   {"ed", ""},     {"ied", "y"},   {"ing", "e"},
+      {"ing", ""},  {"er", ""},  {"est", ""}, {"er", "e"},  {"est", "e"}};
+  if (!out.empty() && out[0] == key) return out;  // a lemma itself: "accounting" is not "account"
+  for (const auto& [suffix, replacement] : kSuffixes) {
+    const size_t n = std::strlen(suffix);
+    if (key.size() > n + 2 && key.compare(key.size() - n, n, suffix) == 0)
+      add(key.substr(0, key.size() - n) + replacement);
+  }
+  return out;
+}
+
+std::vector<uint32_t> ValueLexicon::concepts_of(const std::string& key) const {
+  auto it = by_key_.find(key);
+  return it == by_key_.end() ? std::vector<uint32_t>{} : it->second;
+}
+
+std::vector<ValueLexicon::Synonym> ValueLexicon::synonyms_of(const std::string& key) const {
+  std::vector<Synonym> out;
+  std::unordered_map<std::string, size_t> seen;
+  const auto add = [&](const std::string& lemma, bool direct) {
+    if (lemma == key) return;
+    auto [it, inserted] = seen.emplace(lemma, out.size());
+    if (inserted)
+      out.push_back(Synonym{lemma, direct});
+    else if (direct)
+      out[it->second].direct = true;
+  };
+  for (const auto& base : base_forms(key)) {
+    for (uint32_t synset : synsets_by_key_.at(base)) {
+      for (const auto& lemma : synset_lemmas_[synset]) add(lemma, true);
+      for (uint32_t related : synset_related_[synset])
+        for (const auto& lemma : synset_lemmas_[related]) add(lemma, false);
+    }
+  }
+  return out;
+}
+
+}  // namespace relmem
