@@ -127,8 +127,9 @@ class ContextBuilder:
         best = max(scores, default=0.0)
         words = question_words(question)
         row_vector = self.rows.encode(question) if self.rows is not None else None
-        plans = [self._plan(question, words, s, self.database_weight * (best - score), row_vector)
-                 for s, score in zip(self.selection.schema_scores(question, databases), scores)]
+        links = self._links(question, databases)
+        plans = [self._plan(question, words, s, self.database_weight * (best - score), row_vector, db_links)
+                 for s, score, db_links in zip(self.selection.schema_scores(question, databases), scores, links)]
         top = max((t.score for plan in plans for t in plan.tables), default=0.0)
         for plan in plans:
             plan.keep(top - self.table_margin)
@@ -144,12 +145,17 @@ class ContextBuilder:
         tables = [TableContext(t.name, 0.0, [c.name for c in t.columns]) for t in self.catalog.schema(db).tables]
         return DatabaseContext(db, text, tables, [], [])
 
-    def _plan(self, question, words, schema_scores, penalty, row_vector):
+    def _links(self, question, databases):
+        """The stored values the question's words link to, per database (none without a value memory)."""
+        if self.values is None:
+            return [[] for _ in databases]
+        known = [db for db in databases if db in self.values]
+        found = dict(zip(known, self.values.link_all(known, question, k=self.value_links))) if known else {}
+        return [found.get(db, []) for db in databases]
+
+    def _plan(self, question, words, schema_scores, penalty, row_vector, links):
         db = schema_scores.database
         schema = self.catalog.schema(db)
-        links = []
-        if self.values is not None and db in self.values:
-            links = self.values.link(db, question, k=self.value_links)
         linked = {(l.table.lower(), l.column.lower()) for l in links}
         column_scores = iter(schema_scores.column_scores)
         dense_tables = dict(zip(schema_scores.tables, schema_scores.table_scores))
