@@ -39,7 +39,7 @@ def add_arguments(parser):
     parser.add_argument("--questions", required=True, help="JSON list of {question, db_id, query}")
     parser.add_argument("--top-k", type=int, default=5, help="candidate databases per question")
     parser.add_argument("--budget", type=int, default=2000, help="the context's token budget")
-    parser.add_argument("--rows-per-table", type=int, default=2, help="example rows per kept table")
+    parser.add_argument("--rows-per-table", type=int, default=1, help="example rows per kept table")
     parser.add_argument("--row-cap", type=int, default=100, help="rows the row memory keeps per table")
     parser.add_argument("--table-margin", type=float, default=None, help="ContextBuilder table_margin")
     parser.add_argument("--encoder", default=None, help="encoder spec (default: use-lite when installed)")
