@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from . import Error, VectorIndex
 from .encoders import load_encoder
-from .memory import DatabaseFile, Memory, database_file, plan_refresh
+from .memory import DatabaseFile, Memory, database_file, plan_refresh, read_manifest
 from .progress import callback as progress_callback
 
 FORMAT_VERSION = 1
@@ -169,15 +169,7 @@ class RowMemory(Memory):
     def load(cls, folder, encoder=None):
         """Loads what save() wrote; the encoder is loaded by its saved name unless given (names must match)."""
         path = os.path.join(folder, "rows.json")
-        try:
-            with open(path, encoding="utf-8") as f:
-                manifest = json.load(f)
-        except OSError as error:
-            raise Error(f"cannot read row memory {path}: {error.strerror}") from None
-        except ValueError as error:
-            raise Error(f"row memory {path} is not valid JSON: {error}") from None
-        if manifest.get("format") != "relmem-rows" or manifest.get("version") != FORMAT_VERSION:
-            raise Error(f"{path} is not a relmem row memory of version {FORMAT_VERSION}")
+        manifest = read_manifest(path, "row memory", "relmem-rows", FORMAT_VERSION)
         encoder = _encoder(encoder if encoder is not None else manifest["encoder"])
         if encoder.name != manifest["encoder"]:
             raise Error(f"row memory {folder} was embedded with {manifest['encoder']}, not {encoder.name}")

@@ -30,7 +30,8 @@ def probe(memory):
     if isinstance(memory, relmem.ValueMemory):
         return [(m.value, m.score) for m in memory.lookup("concert", "stadium", "city", "Los Angeles")]
     if isinstance(memory, RowMemory):
-        return [(r.values, r.score) for r in memory.search("concert", "the Ayr United stadium", ["stadium"], k=1)["stadium"]]
+        found = memory.search("concert", "the Ayr United stadium", ["stadium"], k=1)
+        return [(r.values, r.score) for r in found["stadium"]]
     return [(e.question, score) for e, score in memory.search("concerts in 2014", k=2, min_score=0.0)]
 
 

@@ -150,6 +150,9 @@ def evaluate(catalog, selection, built, full, questions, top_k, progress=False):
     def mean(values):
         return round(sum(values) / len(values), 4) if values else None
 
+    def share(part, whole):
+        return round(part / whole, 4) if whole else None
+
     def spread(values):
         ordered = sorted(values)
         return {"median": statistics.median(ordered), "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]}
@@ -160,7 +163,7 @@ def evaluate(catalog, selection, built, full, questions, top_k, progress=False):
         token_report["prompt_median_ratio"] = round(token_report["built_prompt"]["median"] /
                                                     token_report["full_ddl_prompt"]["median"], 4)
     return {"evaluated": len(milliseconds), "skipped_unparsed": skipped,
-            "gold_db_in_candidates": round(in_candidates / len(milliseconds), 4) if milliseconds else None,
+            "gold_db_in_candidates": share(in_candidates, len(milliseconds)),
             "built": {"given_gold_db": {"table_recall": mean(built_recall["tables_given"]),
                                         "column_recall": mean(built_recall["columns_given"])},
                       "all": {"table_recall": mean(built_recall["tables"]),
@@ -168,9 +171,8 @@ def evaluate(catalog, selection, built, full, questions, top_k, progress=False):
             "full_ddl": {"all": {"table_recall": mean(full_recall["tables"]),
                                  "column_recall": mean(full_recall["columns"])}},
             "literals": {"questions_with_literals": literal_questions,
-                         "questions_all_present": round(literal_hits / literal_questions, 4) if literal_questions else None,
-                         "literals": literal_count,
-                         "literals_present": round(literal_found / literal_count, 4) if literal_count else None},
+                         "questions_all_present": share(literal_hits, literal_questions),
+                         "literals": literal_count, "literals_present": share(literal_found, literal_count)},
             "tokens": token_report,
             "ms_per_question": {"mean": round(statistics.mean(milliseconds), 3) if milliseconds else None,
                                 "median": round(statistics.median(milliseconds), 3) if milliseconds else None,
