@@ -23,7 +23,7 @@ import numpy as np
 from . import Error, VectorIndex
 from . import sql as sqltools
 from .encoders import load_encoder
-from .memory import DatabaseFile, Memory, database_file, plan_refresh
+from .memory import DatabaseFile, Memory, database_file, plan_refresh, read_manifest
 from .progress import callback as progress_callback
 
 FORMAT_VERSION = 1
@@ -153,15 +153,7 @@ class ExampleMemory(Memory):
     def load(cls, folder, encoder=None):
         """Loads a saved memory; the encoder is loaded by the name saved with it unless given (names must match)."""
         path = os.path.join(folder, "examples.json")
-        try:
-            with open(path, encoding="utf-8") as f:
-                manifest = json.load(f)
-        except OSError as error:
-            raise Error(f"cannot read example memory {path}: {error.strerror}") from None
-        except ValueError as error:
-            raise Error(f"example memory {path} is not valid JSON: {error}") from None
-        if manifest.get("format") != "relmem-examples" or manifest.get("version") != FORMAT_VERSION:
-            raise Error(f"{path} is not a relmem example memory of version {FORMAT_VERSION}")
+        manifest = read_manifest(path, "example memory", "relmem-examples", FORMAT_VERSION)
         encoder = encoder if encoder is not None else load_encoder(manifest["encoder"])
         if encoder.name != manifest["encoder"]:
             raise Error(f"example memory {folder} was embedded with {manifest['encoder']}, not {encoder.name}")

@@ -77,6 +77,10 @@ class ValueMemory(Memory):
         start, end and the match's value, score, components, table, column)."""
         return self._core.link(db, question, k, min_score, max_span_words)
 
+    def link_all(self, dbs, question, k=10, min_score=0.85, max_span_words=5):
+        """link() in each of `dbs` (one list per database, in order), encoding the question's spans once."""
+        return self._core.link_all(list(dbs), question, k, min_score, max_span_words)
+
     def check_values(self, sql, db, catalog, k=5):
         """The database retriever: (checks, feedback). One ValueCheck per string literal compared with a column:
         status "found", "found_ignoring_case" or "not_found" (checked on the database itself), with the most

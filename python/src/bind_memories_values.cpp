@@ -49,6 +49,14 @@ ValueCheck in_chars(ValueCheck check, const std::string& sql) {
   return check;
 }
 
+std::vector<ValueLink> in_chars(std::vector<ValueLink> links, const std::string& question) {
+  for (auto& link : links) {
+    link.start = char_offset(question, link.start);
+    link.end = char_offset(question, link.end);
+  }
+  return links;
+}
+
 std::vector<ValueCheck> in_chars(std::vector<ValueCheck> checks, const std::string& sql) {
   for (auto& check : checks) check = in_chars(std::move(check), sql);
   return checks;
@@ -310,13 +318,27 @@ void bind_memories_values(py::module_& m) {
               py::gil_scoped_release release;
               links = memory.link(db, question, options);
             }
-            for (auto& link : links) {
-              link.start = char_offset(question, link.start);
-              link.end = char_offset(question, link.end);
-            }
-            return links;
+            return in_chars(std::move(links), question);
           },
           py::arg("db"), py::arg("question"), py::arg("k") = LinkOptions{}.k,
+          py::arg("min_score") = LinkOptions{}.min_score, py::arg("max_span_words") = LinkOptions{}.max_span_words)
+      .def(
+          "link_all",
+          [](const ValueMemory& memory, const std::vector<std::string>& dbs, const std::string& question, int k,
+             double min_score, int max_span_words) {
+            LinkOptions options;
+            options.k = k;
+            options.min_score = min_score;
+            options.max_span_words = max_span_words;
+            std::vector<std::vector<ValueLink>> all;
+            {
+              py::gil_scoped_release release;
+              all = memory.link_all(dbs, question, options);
+            }
+            for (auto& links : all) links = in_chars(std::move(links), question);
+            return all;
+          },
+          py::arg("dbs"), py::arg("question"), py::arg("k") = LinkOptions{}.k,
           py::arg("min_score") = LinkOptions{}.min_score, py::arg("max_span_words") = LinkOptions{}.max_span_words)
       .def_property_readonly("databases", &ValueMemory::databases)
       .def("__contains__", &ValueMemory::contains)

@@ -20,6 +20,7 @@ void bind_gpu(pybind11::module_& m);  // GpuVectorIndex and CUDA device discover
 void bind_llm(pybind11::module_& m);  // the relmem._relmem.llm submodule
 void bind_memories_common(pybind11::module_& m);  // RefreshReport, before the memories
 void bind_memories_selection(pybind11::module_& m);  // SelectionMemory, RelevanceModel, train_relevance
+void bind_schema_scores(pybind11::module_& m);  // after bind_memories_selection: a SelectionMemory method
 void bind_memories_values(pybind11::module_& m);  // the relmem._relmem.values submodule
 void bind_sql(pybind11::module_& m);  // the relmem._relmem.sql submodule
 

@@ -11,6 +11,7 @@ PYBIND11_MODULE(_relmem, m) {
   relmem_python::bind_llm(m);
   relmem_python::bind_memories_common(m);
   relmem_python::bind_memories_selection(m);
+  relmem_python::bind_schema_scores(m);
   relmem_python::bind_memories_values(m);
   relmem_python::bind_sql(m);
 }

@@ -1,4 +1,4 @@
-"""The selection, value and example memories share one interface (relmem.Memory): build with progress, save and
+"""The selection, value, example and row memories share one interface (relmem.Memory): build with progress, save and
 load, refresh after a database file changes, memory_bytes."""
 import os
 import sqlite3
@@ -7,6 +7,7 @@ import pytest
 
 import relmem
 from relmem.examples import ExampleMemory
+from relmem.rows import RowMemory
 
 EXAMPLES = [{"question": "How many concerts were there in 2014?",
              "sql": "SELECT count(*) FROM concert WHERE year = 2014", "database": "concert"},
@@ -28,6 +29,9 @@ def probe(memory):
         return [(m.database, m.score) for m in memory.select("concerts in stadiums", 2)]
     if isinstance(memory, relmem.ValueMemory):
         return [(m.value, m.score) for m in memory.lookup("concert", "stadium", "city", "Los Angeles")]
+    if isinstance(memory, RowMemory):
+        found = memory.search("concert", "the Ayr United stadium", ["stadium"], k=1)
+        return [(r.values, r.score) for r in found["stadium"]]
     return [(e.question, score) for e, score in memory.search("concerts in 2014", k=2, min_score=0.0)]
 
 
@@ -42,7 +46,7 @@ def catalog(tmp_path, concert_db):
     return folder
 
 
-@pytest.mark.parametrize("kind", [relmem.SelectionMemory, relmem.ValueMemory, ExampleMemory],
+@pytest.mark.parametrize("kind", [relmem.SelectionMemory, relmem.ValueMemory, ExampleMemory, RowMemory],
                          ids=lambda kind: kind.__name__)
 def test_every_memory_has_the_same_interface(kind, catalog, tmp_path):
     calls = []

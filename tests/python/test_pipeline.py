@@ -253,7 +253,7 @@ def test_malformed_plan_and_network_faults_keep_the_trace(catalog, memories):
     assert switch["decision"]["fallback"] and "500" in switch["error"]
     assert "LLM call failed" in planning["llm_calls"][0]["error"]
     assert state.answer.startswith("could not answer: no usable plan (LLM call failed")
-    assert state.trace.stages()[:3] == ["context_switch", "select_databases", "plan"]
+    assert state.trace.stages()[:4] == ["context_switch", "select_databases", "build_context", "plan"]
 
 
 def test_disabled_value_memory_leaves_the_value_and_refinement_sees_the_empty_result(catalog, memories):

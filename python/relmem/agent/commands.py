@@ -112,7 +112,7 @@ def run_ask(args):
     llm = from_args(args)
     pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, memories.examples,
                                 descriptions=memories.descriptions, config={"top_k": args.top_k},
-                                disable=args.disable)
+                                disable=args.disable, rows=memories.rows)
     state = pipeline.ask(args.question)
     if args.json:
         print(json.dumps(state.to_dict(), default=str, ensure_ascii=False))

@@ -18,6 +18,9 @@ class PipelineConfig:
     max_rows: int = 1000              # rows kept per query
     answer_rows: int = 50             # rows per result given to the LLM for the answer
     temperature: float = 0.0
+    context: str = "built"            # the SQL prompts' schemas: "built" (ContextBuilder) or "full_ddl" (ablation)
+    context_tokens: int = 2000        # token budget of one built context (relmem.agent.context_builder.count_tokens)
+    context_rows: int = 1             # example rows per kept table in a built context
 
     @classmethod
     def from_dict(cls, values):

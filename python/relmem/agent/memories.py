@@ -4,6 +4,7 @@
     MEMDIR/selection/      database selection memory
     MEMDIR/values/         data value memory
     MEMDIR/examples/       example memory (question-SQL pairs and terminology)
+    MEMDIR/rows/           row memory (example rows of every table)
 """
 import json
 import os
@@ -13,6 +14,7 @@ from typing import Optional
 from .. import Error, _relmem
 from ..encoders import load_encoder
 from ..examples import ExampleMemory
+from ..rows import RowMemory
 from ..values import ValueMemory
 
 FORMAT_VERSION = 1
@@ -26,18 +28,22 @@ class Memories:
     values: Optional[object] = None
     examples: Optional[ExampleMemory] = None
     descriptions: dict = field(default_factory=dict)
+    rows: Optional[RowMemory] = None
 
     @classmethod
-    def build(cls, catalog, encoder=None, descriptions=None, examples=(), values=True, progress=False):
-        """Embeds every database of `catalog`: selection memory, value memory (unless values=False) and an example
-        memory of `examples` (Example objects or records). `encoder`: an Encoder, a spec string or None (the
-        default encoder). With progress=True, progress bars go to stderr."""
+    def build(cls, catalog, encoder=None, descriptions=None, examples=(), values=True, progress=False,
+              rows_per_table=100):
+        """Embeds every database of `catalog`: selection memory, value memory (unless values=False), an example
+        memory of `examples` (Example objects or records) and a row memory of at most `rows_per_table` rows per
+        table (0: none). `encoder`: an Encoder, a spec string or None (the default encoder; the row memory has its
+        own lexical one). With progress=True, progress bars go to stderr."""
         encoder = load_encoder(encoder) if encoder is None or isinstance(encoder, str) else encoder
         descriptions = dict(descriptions or {})
         selection = SelectionMemory.build(catalog, encoder, descriptions=descriptions, progress=progress)
         value_memory = ValueMemory.build(catalog, encoder, progress=progress) if values else None
         example_memory = ExampleMemory.build(catalog, encoder, progress=progress, examples=examples)
-        return cls(encoder, selection, value_memory, example_memory, descriptions)
+        rows = RowMemory.build(catalog, progress=progress, rows_per_table=rows_per_table) if rows_per_table else None
+        return cls(encoder, selection, value_memory, example_memory, descriptions, rows)
 
     def save(self, folder):
         try:
@@ -49,9 +55,12 @@ class Memories:
             self.values.save(os.path.join(folder, "values"))
         if self.examples is not None:
             self.examples.save(os.path.join(folder, "examples"))
+        if self.rows is not None:
+            self.rows.save(os.path.join(folder, "rows"))
         manifest = {"format": "relmem-memory", "version": FORMAT_VERSION, "encoder": self.encoder.name,
                     "databases": self.selection.databases, "descriptions": self.descriptions,
-                    "values": self.values is not None, "examples": self.examples is not None}
+                    "values": self.values is not None, "examples": self.examples is not None,
+                    "rows": self.rows is not None}
         try:
             with open(os.path.join(folder, "manifest.json"), "w", encoding="utf-8") as f:
                 json.dump(manifest, f, ensure_ascii=False, indent=1)
@@ -77,12 +86,14 @@ class Memories:
         values = ValueMemory.load(os.path.join(folder, "values"), encoder) if manifest.get("values") else None
         examples = (ExampleMemory.load(os.path.join(folder, "examples"), encoder) if manifest.get("examples")
                     else ExampleMemory(encoder))
-        return cls(encoder, selection, values, examples, manifest.get("descriptions") or {})
+        rows = RowMemory.load(os.path.join(folder, "rows")) if manifest.get("rows") else None
+        return cls(encoder, selection, values, examples, manifest.get("descriptions") or {}, rows)
 
     def __repr__(self):
         return (f"Memories(encoder={self.encoder.name}, selection of {len(self.selection)} databases, "
                 f"values of {len(self.values) if self.values is not None else 0} databases, "
-                f"{len(self.examples) if self.examples is not None else 0} examples)")
+                f"{len(self.examples) if self.examples is not None else 0} examples, "
+                f"rows of {len(self.rows) if self.rows is not None else 0} databases)")
 
     def check_catalog(self, catalog):
         """Raises relmem.Error when the memory does not cover the catalog's databases (built for another folder)."""

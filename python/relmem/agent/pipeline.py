@@ -20,6 +20,8 @@ from .stages.execution import Execute, SelfCorrect
 from .stages.inspection import InspectAndRefine
 from .stages.output import DescribeWithoutLLM, GenerateOutput, ReturnType
 from .stages.planning import Plan, RetrieveExamples
+from .stages.schema_context import BuildContext
+from .context_builder import ContextBuilder
 from .stages.selection import LinkQuestionValues, SelectDatabases
 from .stages.values import CorrectValues, LearnValues, LinkValues, PostProcessValues
 from .. import Error
@@ -37,13 +39,14 @@ class Pipeline:
 
     @classmethod
     def default(cls, catalog, llm=None, selection=None, values=None, examples=None, descriptions=None, config=None,
-                disable=(), conversation=None):
+                disable=(), conversation=None, rows=None):
         """The full pipeline over `catalog`. Without `llm`, only the LLM-free stages: database selection and the
         stored values question words match. `selection`: a SelectionMemory (required); `values`: a ValueMemory or
         None (no value stages); `examples`: an ExampleMemory or None; `descriptions`: {database: text} for the
         prompts; `config`: PipelineConfig or a dict of its fields; `disable`: switch names (see SWITCHES), e.g.
         {"value_memory"}, {"refinement"}, {"context_switch"}; `conversation`: a ConversationMemory to continue
-        (default: a new one, unless "conversation" is disabled)."""
+        (default: a new one, unless "conversation" is disabled); `rows`: a RowMemory for the example rows of the
+        built schema context, or None (config.context chooses the built context or the full DDL)."""
         if selection is None:
             raise Error("Pipeline.default needs a selection memory (relmem.SelectionMemory.build(catalog))")
         config = config if isinstance(config, PipelineConfig) else PipelineConfig.from_dict(config or {})
@@ -59,7 +62,10 @@ class Pipeline:
                   AnswerDirectly(llm, config), SelectDatabases(selection, config)]
         if examples is not None and len(examples):
             stages.append(RetrieveExamples(examples, config))
-        stages.append(Plan(llm, catalog, config, descriptions))
+        builder = ContextBuilder(catalog, selection, values=values if use_values else None, rows=rows,
+                                 descriptions=descriptions, mode=config.context, token_budget=config.context_tokens,
+                                 rows_per_table=config.context_rows)
+        stages += [BuildContext(builder), Plan(llm, catalog, config, descriptions)]
         if use_values:
             stages += [LinkValues(values, catalog, config), CorrectValues(llm, catalog, config, descriptions),
                        PostProcessValues(values, catalog, config)]

@@ -9,6 +9,13 @@ def schema_text(catalog, database, description=""):
     return f"{head}\n{catalog.ddl(database).strip()}"
 
 
+def database_schema(state, catalog, database, descriptions=None):
+    """One database for a correction prompt: its part of the question's built context (State.context) when there
+    is one, else its full DDL."""
+    built = state.context.database(database) if state.context is not None else None
+    return built.text if built is not None else schema_text(catalog, database, (descriptions or {}).get(database, ""))
+
+
 def overview_text(catalog, descriptions=None, max_databases=30, max_names_chars=2000):
     """The subjects of the collection for the context switch: one line per database (its description, else its
     tables and columns), up to `max_databases`; the names of any others follow on one line, cut to a length."""

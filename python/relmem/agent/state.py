@@ -89,6 +89,7 @@ class State:
     candidates: List[Candidate] = field(default_factory=list)
     question_values: dict = field(default_factory=dict)  # database -> stored values matching question words
     examples: list = field(default_factory=list)  # [(Example, score)] for few-shot planning
+    context: Optional[object] = None  # the SchemaContext of the candidates that the SQL prompts show
     targets: List[QueryTarget] = field(default_factory=list)
     return_type: Optional[str] = None
     answer: Optional[str] = None

@@ -7,4 +7,5 @@ BENCHMARKS = {
     "similarity": "relmem.bench.similarity",
     "selection": "relmem.bench.selection",
     "mcp": "relmem.bench.mcp",
+    "context": "relmem.bench.context",
 }

@@ -134,7 +134,8 @@ def run(folder=None, encoder_name=None, out=print, memory_folder=None, llm=CONFI
     pipeline = None
     if llm is not None:
         pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, memories.examples,
-                                    descriptions=memories.descriptions, disable={"conversation"})
+                                    descriptions=memories.descriptions, disable={"conversation"},
+                                    rows=memories.rows)
 
     summary = {"encoder": encoder.name, "memory": how, "hits": 0, "set_hits": 0,
                "answerable": sum(1 for _, expected in questions if expected), "llm": pipeline is not None,

@@ -285,17 +285,38 @@ std::vector<ValueCandidate> ValueMemory::lookup(const std::string& db, const std
 
 std::vector<ValueLink> ValueMemory::link(const std::string& db, const std::string& question,
                                          const LinkOptions& options) const {
-  const DatabaseValues& d = database(db);
+  return link_all({db}, question, options)[0];
+}
+
+std::vector<std::vector<ValueLink>> ValueMemory::link_all(const std::vector<std::string>& dbs,
+                                                          const std::string& question,
+                                                          const LinkOptions& options) const {
+  std::vector<const DatabaseValues*> found;
+  bool any_vectors = false;
+  for (const auto& db : dbs) {
+    found.push_back(&database(db));
+    any_vectors |= found.back()->vectors && found.back()->vectors->size() > 0;
+  }
   const auto spans = question_spans(question, std::max(1, options.max_span_words));
-  if (spans.empty() || d.values.empty() || options.k <= 0) return {};
   std::vector<std::string> texts;
   for (const auto& span : spans) texts.push_back(question.substr(span.start, span.end - span.start));
-
   RowMatrix span_vectors;
+  if (any_vectors && !texts.empty() && options.k > 0) {
+    SingleThreaded serial;
+    span_vectors = encoder_->encode(texts);
+  }
+  std::vector<std::vector<ValueLink>> out;
+  for (const DatabaseValues* d : found) out.push_back(link_spans(*d, spans, texts, span_vectors, options));
+  return out;
+}
+
+std::vector<ValueLink> ValueMemory::link_spans(const DatabaseValues& d, const std::vector<QuestionSpan>& spans,
+                                               const std::vector<std::string>& texts, const RowMatrix& span_vectors,
+                                               const LinkOptions& options) const {
+  if (spans.empty() || d.values.empty() || options.k <= 0) return {};
   SearchResult neighbours;
   if (d.vectors && d.vectors->size() > 0) {
     SingleThreaded serial;
-    span_vectors = encoder_->encode(texts);
     neighbours = d.vectors->search(span_vectors.data(), span_vectors.rows(), std::max(1, options.candidates_per_span));
   }
 

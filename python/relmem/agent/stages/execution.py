@@ -1,7 +1,7 @@
 """Read-only execution of each target, and self-correction of the ones SQLite could not run."""
 from ...parsers import StageFailure, parse_sql
 from ...prompt_templates import render_prompt
-from ..schemas import schema_text
+from ..schemas import database_schema
 from .base import Stage, llm_params
 from .queries import execution, pending, reuse_note
 
@@ -42,6 +42,7 @@ class SelfCorrect(Stage):
     name = "self_correct"
     group = "self_correction"
     reads = ("standalone_question", "targets.result")
+    optional_reads = ("context",)
     writes = ("targets.sql", "targets.result")
 
     def __init__(self, llm, catalog, config, descriptions=None):
@@ -60,8 +61,7 @@ class SelfCorrect(Stage):
         """One repair and its execution; False when the LLM gave no usable query."""
         with state.trace.step(self.name, target) as step:
             messages = render_prompt(
-                "self_correct", schema=schema_text(self.catalog, target.database,
-                                                   self.descriptions.get(target.database, "")),
+                "self_correct", schema=database_schema(state, self.catalog, target.database, self.descriptions),
                 question=state.standalone_question, sql=target.sql, error=target.result.error)
             try:
                 repaired = step.ask(self.llm, messages, parse_sql, **llm_params(self.config))

@@ -4,7 +4,7 @@ from ... import Error
 from ... import sql as sqltools
 from ...parsers import StageFailure, parse_sql
 from ...prompt_templates import render_prompt
-from ..schemas import schema_text
+from ..schemas import database_schema
 from .base import Stage, llm_params
 from .queries import execution, pending, reuse_note, value_checks
 
@@ -19,6 +19,7 @@ class InspectAndRefine(Stage):
     name = "refine"
     group = "refinement"
     reads = ("standalone_question", "targets")
+    optional_reads = ("context",)
     writes = ("targets.sql", "targets.result", "targets.value_checks")
 
     def __init__(self, llm, catalog, config, values=None, descriptions=None):
@@ -87,7 +88,7 @@ class InspectAndRefine(Stage):
         retriever, detector = feedback
         with state.trace.step(self.name, target) as step:
             messages = render_prompt(
-                "refine", schema=schema_text(self.catalog, target.database, self.descriptions.get(target.database, "")),
+                "refine", schema=database_schema(state, self.catalog, target.database, self.descriptions),
                 question=state.standalone_question, sql=target.sql, retriever_feedback=retriever,
                 detector_feedback=detector)
             try:

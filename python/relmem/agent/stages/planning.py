@@ -28,10 +28,11 @@ class RetrieveExamples(Stage):
 
 
 class Plan(Stage):
-    """The LLM's retrieval plan over the top-K schemas, most relevant first, with the conversation and examples."""
+    """The LLM's retrieval plan over the top-K databases, most relevant first, with the conversation and examples.
+    Their schemas are the built context (State.context) when a build_context stage ran, else their full DDL."""
     name = "plan"
     reads = ("standalone_question", "history", "candidates")
-    optional_reads = ("examples",)
+    optional_reads = ("examples", "context")
     writes = ("targets",)
 
     def __init__(self, llm, catalog, config, descriptions=None):
@@ -42,7 +43,8 @@ class Plan(Stage):
 
     def messages(self, state):
         names = [c.database for c in state.candidates]
-        schemas = "\n\n".join(schema_text(self.catalog, db, self.descriptions.get(db, "")) for db in names)
+        schemas = (state.context.text if state.context is not None else
+                   "\n\n".join(schema_text(self.catalog, db, self.descriptions.get(db, "")) for db in names))
         messages = render_prompt("plan", schemas=schemas, question=state.standalone_question)
         context = []
         if state.examples:

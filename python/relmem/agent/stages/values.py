@@ -4,7 +4,7 @@ from ... import Error
 from ...parsers import StageFailure, parse_sql
 from ...prompt_templates import render_prompt
 from ... import sql as sqltools
-from ..schemas import schema_text
+from ..schemas import database_schema
 from .base import Stage, llm_params
 from .queries import pending, reuse_note, value_checks
 
@@ -57,6 +57,7 @@ class CorrectValues(Stage):
     name = "correct_values"
     group = "value_memory"
     reads = ("standalone_question", "targets.value_checks")
+    optional_reads = ("context",)
     writes = ("targets.sql",)
 
     def __init__(self, llm, catalog, config, descriptions=None):
@@ -71,8 +72,8 @@ class CorrectValues(Stage):
                 continue
             with state.trace.step(self.name, target) as step:
                 messages = render_prompt(
-                    "correct_values", schema=schema_text(self.catalog, target.database,
-                                                         self.descriptions.get(target.database, "")),
+                    "correct_values", schema=database_schema(state, self.catalog, target.database,
+                                                             self.descriptions),
                     question=state.standalone_question, sql=target.sql, candidates=candidates_text(target.value_checks))
                 try:
                     corrected = step.ask(self.llm, messages, parse_sql, **llm_params(self.config))

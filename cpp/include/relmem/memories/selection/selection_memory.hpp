@@ -23,6 +23,7 @@
 #include "relmem/memories/relevance/selection_calibration.hpp"
 #include "relmem/memories/relevance/similarity_fusion.hpp"
 #include "relmem/memories/relevance/value_postings.hpp"
+#include "relmem/memories/selection/schema_scores.hpp"
 #include "relmem/memories/text/sparse_vectors.hpp"
 
 namespace relmem {
@@ -124,6 +125,8 @@ class SelectionMemory {
   bool contains(const std::string& db) const { return entries_.count(db) > 0; }
   size_t size() const { return entries_.size(); }
   std::vector<std::string> tables(const std::string& db) const;
+  // The question's cosine with every table and column of each of `dbs` (schema_scores.cpp); unknown names throw.
+  std::vector<SchemaScores> schema_scores(const std::string& question, const std::vector<std::string>& dbs) const;
   const Encoder& encoder() const { return *encoder_; }
   const Encoder* lexical_encoder() const { return lexical_.get(); }
   std::shared_ptr<const Encoder> encoder_ptr() const { return encoder_; }

@@ -11,6 +11,7 @@
 #include "relmem/encoders/encoder.hpp"
 #include "relmem/memories/memory_refresh.hpp"
 #include "relmem/memories/values/value_aliases.hpp"
+#include "relmem/memories/text/question_spans.hpp"
 #include "relmem/memories/values/value_scoring.hpp"
 #include "relmem/memories/values/value_store.hpp"
 
@@ -73,6 +74,9 @@ class ValueMemory {
   // Question spans (word n-grams, and quoted phrases) that match stored values anywhere in the database.
   std::vector<ValueLink> link(const std::string& db, const std::string& question,
                               const LinkOptions& options = {}) const;
+  // link() in each of several databases, encoding the question's spans once; one list per database, in order.
+  std::vector<std::vector<ValueLink>> link_all(const std::vector<std::string>& dbs, const std::string& question,
+                                               const LinkOptions& options = {}) const;
 
   // Learned aliases (value_aliases.hpp): a lookup of `written` in that column returns `stored` first. The column
   // must hold `stored` among its indexed values; confirming an alias again counts a use.
@@ -105,6 +109,11 @@ class ValueMemory {
   const FusionWeights& weights() const { return weights_; }
 
  private:
+  // link() in one database from the question's spans, their texts and (when some database has vectors) vectors.
+  std::vector<ValueLink> link_spans(const DatabaseValues& d, const std::vector<QuestionSpan>& spans,
+                                    const std::vector<std::string>& texts, const RowMatrix& span_vectors,
+                                    const LinkOptions& options) const;
+
   std::shared_ptr<const Encoder> encoder_;
   ValueMemoryOptions options_;
   FusionWeights weights_;
