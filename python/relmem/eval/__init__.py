@@ -3,7 +3,7 @@ several databases, run the pipeline on each with any LLM (or the gold simulator)
 execution accuracy, database selection, the context switch, tokens and time per group of questions.
 
     items = build_set("shared/data/spider", "shared/data/zero_db", parse_counts(["500"]))
-    pipeline = make_pipeline(catalog, memories, llm)             # disable=..., top_k=..., all_schemas=...
+    pipeline = make_pipeline(catalog, memories, llm)             # disable=, top_k=, all_schemas=, context=
     run_items(pipeline, items, "out.jsonl", run={"label": "my-model"}, concurrency=8)
     report(["out.jsonl"])                                         # markdown(...), plot(..., folder)
 """

@@ -47,6 +47,8 @@ def register(commands):
                    metavar="SWITCH", help="switch stages off (repeatable): " +
                                           ", ".join(sorted(set(SWITCHES) - {"conversation"})))
     p.add_argument("--top-k", type=int, default=5, help="databases whose schemas go into planning (default 5)")
+    p.add_argument("--context", choices=("built", "full_ddl"), default="built",
+                   help="the SQL prompts' schemas: built per question (default) or every table's DDL (ablation)")
     p.add_argument("--all-schemas", action="store_true",
                    help="no selection memory: every database's schema goes into planning")
     p.add_argument("--concurrency", type=int, default=1, help="questions in flight (default 1)")
@@ -80,6 +82,7 @@ def _label(args):
     changes = [f"no {switch}" for switch in sorted(args.disable)]
     changes += ["all schemas"] if args.all_schemas else []
     changes += [f"top-k {args.top_k}"] if args.top_k != 5 else []
+    changes += ["full DDL"] if args.context == "full_ddl" else []
     return name + (f" ({', '.join(changes)})" if changes else "")
 
 
@@ -105,10 +108,11 @@ def run_run(args):
         memories.check_catalog(catalog)
     else:
         memories = Memories.build(catalog, progress=sys.stderr.isatty())
-    pipeline = make_pipeline(catalog, memories, _llm(args, items), args.disable, args.top_k, args.all_schemas)
+    pipeline = make_pipeline(catalog, memories, _llm(args, items), args.disable, args.top_k, args.all_schemas,
+                             args.context)
     run = {"label": _label(args), "llm": SIMULATOR if args.llm == SIMULATOR else args.llm_model,
            "disable": sorted(args.disable), "top_k": args.top_k, "all_schemas": args.all_schemas,
-           "set": args.set_path}
+           "context": args.context, "set": args.set_path}
     summary = run_items(pipeline, items, args.out, run, args.concurrency, args.resume, args.full_trace,
                         progress=sys.stderr.isatty())
     print(json.dumps({"out": args.out, "label": run["label"], **summary}))

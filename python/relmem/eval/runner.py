@@ -29,12 +29,15 @@ class AllDatabases:
         return [Match(database, 0.0, 1.0) for database in self.databases]
 
 
-def make_pipeline(catalog, memories, llm, disable=(), top_k=5, all_schemas=False):
-    """The default pipeline for evaluation: items are independent, so there is no conversation."""
+def make_pipeline(catalog, memories, llm, disable=(), top_k=5, all_schemas=False, context="built"):
+    """The default pipeline for evaluation: items are independent, so there is no conversation. `context`: the SQL
+    prompts' schemas, "built" per question from the memories or "full_ddl"; all_schemas puts every database's full
+    DDL into the prompts (the no-selection-memory ablation)."""
     selection = AllDatabases(catalog) if all_schemas else memories.selection
+    context = "full_ddl" if all_schemas else context
     return Pipeline.default(catalog, llm, selection, memories.values, memories.examples,
-                            descriptions=memories.descriptions, config={"top_k": top_k},
-                            disable=set(disable) | {"conversation"})
+                            descriptions=memories.descriptions, config={"top_k": top_k, "context": context},
+                            disable=set(disable) | {"conversation"}, rows=memories.rows)
 
 
 def finished_ids(path):
