@@ -32,60 +32,62 @@ RELMEM_SCAN_TARGET inline float sum_lanes(__m512 v) {
   return _mm512_cvtss_f32(v);
 }
 
-// kRows rows x kQueries queries: every row vector loaded once per step, every query vector once per step.
-template <RowType kType, int kRows, int kQueries>
-RELMEM_SCAN_TARGET void tile(const RowsView& rows, const int64_t* row_numbers, const float* queries, int n_queries,
-                             float* out) {
+// One row against kQueries queries. The row is read once, front to back (one sequential stream per thread, which
+// the hardware prefetcher follows best), and every 16 values are widened once and multiplied with every query's.
+// With few queries the sums are split over kSplit accumulators per query, so that the FMA latency does not bound
+// the pace at which the row streams in.
+template <RowType kType, int kQueries>
+RELMEM_SCAN_TARGET void row_against_queries(const RowsView& rows, int64_t row_number, const float* queries,
+                                            float* out) {
+  constexpr int kSplit = kQueries == 1 ? 4 : kQueries == 2 ? 2 : 1;
   const int dim = rows.dim;
-  const uint8_t* row[kRows];
-  for (int r = 0; r < kRows; ++r) row[r] = rows.row(row_numbers[r]);
-  __m512 acc[kRows][kQueries];
-  for (int r = 0; r < kRows; ++r)
-    for (int q = 0; q < kQueries; ++q) acc[r][q] = _mm512_setzero_ps();
-  for (int j = 0; j < dim; j += 16) {
-    const __mmask16 mask = dim - j >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (dim - j)) - 1);
-    __m512 values[kRows];
-    for (int r = 0; r < kRows; ++r) values[r] = load16<kType>(row[r], j, mask);
-    for (int q = 0; q < kQueries; ++q) {
-      const __m512 query = _mm512_maskz_loadu_ps(mask, queries + static_cast<int64_t>(q) * dim + j);
-      for (int r = 0; r < kRows; ++r) acc[r][q] = _mm512_fmadd_ps(values[r], query, acc[r][q]);
+  const size_t row_bytes = static_cast<size_t>(dim) * (kType == RowType::FP32 ? 4 : kType == RowType::FP16 ? 2 : 1);
+  const uint8_t* row = rows.codes + static_cast<size_t>(row_number) * row_bytes;
+  __m512 acc[kQueries][kSplit];
+  for (int q = 0; q < kQueries; ++q)
+    for (int s = 0; s < kSplit; ++s) acc[q][s] = _mm512_setzero_ps();
+  constexpr __mmask16 kAll = 0xFFFF;
+  int j = 0;
+  for (; j + 16 * kSplit <= dim; j += 16 * kSplit)
+    for (int s = 0; s < kSplit; ++s) {
+      const __m512 values = load16<kType>(row, j + 16 * s, kAll);
+      for (int q = 0; q < kQueries; ++q)
+        acc[q][s] = _mm512_fmadd_ps(values, _mm512_loadu_ps(queries + static_cast<int64_t>(q) * dim + j + 16 * s),
+                                    acc[q][s]);
     }
+  for (; j < dim; j += 16) {
+    const __mmask16 mask = dim - j >= 16 ? kAll : static_cast<__mmask16>((1u << (dim - j)) - 1);
+    const __m512 values = load16<kType>(row, j, mask);
+    for (int q = 0; q < kQueries; ++q)
+      acc[q][0] = _mm512_fmadd_ps(values, _mm512_maskz_loadu_ps(mask, queries + static_cast<int64_t>(q) * dim + j),
+                                  acc[q][0]);
   }
-  for (int r = 0; r < kRows; ++r) {
-    const float scale = kType == RowType::INT8 ? rows.scales[row_numbers[r]] : 1.0f;
-    for (int q = 0; q < kQueries; ++q) out[r * n_queries + q] = sum_lanes(acc[r][q]) * scale;
-  }
-}
-
-// One group of kRows rows against every query, four queries at a time.
-template <RowType kType, int kRows>
-RELMEM_SCAN_TARGET void rows_against_queries(const RowsView& rows, const int64_t* row_numbers, const float* queries,
-                                             int n_queries, float* out) {
-  int q = 0;
-  for (; q + 4 <= n_queries; q += 4)
-    tile<kType, kRows, 4>(rows, row_numbers, queries + static_cast<int64_t>(q) * rows.dim, n_queries, out + q);
-  const float* rest = queries + static_cast<int64_t>(q) * rows.dim;
-  switch (n_queries - q) {
-    case 3: tile<kType, kRows, 3>(rows, row_numbers, rest, n_queries, out + q); break;
-    case 2: tile<kType, kRows, 2>(rows, row_numbers, rest, n_queries, out + q); break;
-    case 1: tile<kType, kRows, 1>(rows, row_numbers, rest, n_queries, out + q); break;
-    default: break;
+  const float scale = kType == RowType::INT8 ? rows.scales[row_number] : 1.0f;
+  for (int q = 0; q < kQueries; ++q) {
+    __m512 total = acc[q][0];
+    for (int s = 1; s < kSplit; ++s) total = _mm512_add_ps(total, acc[q][s]);
+    out[q] = sum_lanes(total) * scale;
   }
 }
 
-// Rows begin, begin + 1, ... when `listed` is null, else listed[0], listed[1], ...
+// Rows begin, begin + 1, ... when `listed` is null, else listed[0], listed[1], ...; the queries four at a time.
 template <RowType kType>
 RELMEM_SCAN_TARGET void score_typed(const RowsView& rows, int64_t begin, const int64_t* listed, int64_t count,
                                     const float* queries, int n_queries, float* out) {
-  int64_t numbers[4];
-  auto rows_from = [&](int64_t i, int n) {
-    for (int r = 0; r < n; ++r) numbers[r] = listed ? listed[i + r] : begin + i + r;
-    return numbers;
-  };
-  int64_t i = 0;
-  for (; i + 4 <= count; i += 4)
-    rows_against_queries<kType, 4>(rows, rows_from(i, 4), queries, n_queries, out + i * n_queries);
-  for (; i < count; ++i) rows_against_queries<kType, 1>(rows, rows_from(i, 1), queries, n_queries, out + i * n_queries);
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t row = listed ? listed[i] : begin + i;
+    float* row_out = out + i * n_queries;
+    int q = 0;
+    for (; q + 4 <= n_queries; q += 4)
+      row_against_queries<kType, 4>(rows, row, queries + static_cast<int64_t>(q) * rows.dim, row_out + q);
+    const float* rest = queries + static_cast<int64_t>(q) * rows.dim;
+    switch (n_queries - q) {
+      case 3: row_against_queries<kType, 3>(rows, row, rest, row_out + q); break;
+      case 2: row_against_queries<kType, 2>(rows, row, rest, row_out + q); break;
+      case 1: row_against_queries<kType, 1>(rows, row, rest, row_out + q); break;
+      default: break;
+    }
+  }
 }
 
 void score_any(const RowsView& rows, int64_t begin, const int64_t* listed, int64_t count, const float* queries,

@@ -10,6 +10,7 @@
 #include "relmem/index/device_placement.hpp"
 #include "relmem/index/gpu/gpu_vector_index.hpp"
 #include "scan_kernels.hpp"
+#include "shared_chunks.hpp"
 
 namespace relmem {
 namespace {
@@ -30,6 +31,8 @@ int64_t packed_block_rows(int64_t n_queries) {
 
 // Rows per scan step: their scores for a whole batch stay in L1/L2 while the candidates are picked.
 constexpr int64_t kScanBlock = 256;
+// Blocks a thread takes at a time: long runs of rows for the prefetcher, short enough to share the work out.
+constexpr int kScanChunkBlocks = 8;
 // Below this many rows the scan runs on one thread.
 constexpr int64_t kScanParallelRows = 16384;
 
@@ -215,28 +218,29 @@ SearchResult VectorIndex::search_rows(const float* queries, int64_t n_queries, i
   return result;
 }
 
-// Every thread scans its own contiguous share of the rows, block by block, keeping its own top-`want` per query;
-// the shares are merged at the end.
+// The rows are cut into chunks of blocks that the threads take as they come free, each thread keeping its own
+// top-`want` per query; their candidates are merged at the end.
 VectorIndex::Candidates VectorIndex::scan_top(const RowMatrix& queries, int want) const {
   const int64_t n = ids_.size();
   const int n_queries = static_cast<int>(queries.rows());
   const RowsView view = rows_.view();
-  const int64_t blocks = (n + kScanBlock - 1) / kScanBlock;
-  const int threads = n >= kScanParallelRows && !omp_in_parallel() ? omp_get_max_threads() : 1;
-  std::vector<Candidates> found(static_cast<size_t>(threads), Candidates(static_cast<size_t>(n_queries)));
-#pragma omp parallel num_threads(threads)
-  {
-    Candidates& best = found[static_cast<size_t>(omp_get_thread_num())];
-    std::vector<float> floor(static_cast<size_t>(n_queries), kNoScore);
+  const int64_t chunk_rows = kScanBlock * kScanChunkBlocks;
+  const int64_t chunks = (n + chunk_rows - 1) / chunk_rows;
+  const int helpers = n >= kScanParallelRows && !omp_in_parallel() ? omp_get_max_threads() - 1 : 0;
+  std::vector<Candidates> found(static_cast<size_t>(helpers + 1), Candidates(static_cast<size_t>(n_queries)));
+  std::vector<std::vector<float>> floors(found.size(), std::vector<float>(static_cast<size_t>(n_queries), kNoScore));
+  run_shared_chunks(chunks, helpers, [&](int thread, int64_t chunk) {
+    Candidates& best = found[static_cast<size_t>(thread)];
+    std::vector<float>& floor = floors[static_cast<size_t>(thread)];
     std::vector<float> scores(static_cast<size_t>(kScanBlock * n_queries));
-#pragma omp for schedule(static)
-    for (int64_t b = 0; b < blocks; ++b) {
-      const int64_t begin = b * kScanBlock, count = std::min(kScanBlock, n - begin);
+    const int64_t end = std::min(n, (chunk + 1) * chunk_rows);
+    for (int64_t begin = chunk * chunk_rows; begin < end; begin += kScanBlock) {
+      const int64_t count = std::min(kScanBlock, end - begin);
       scan::score_rows(view, begin, count, queries.data(), n_queries, scores.data());
       for (int qi = 0; qi < n_queries; ++qi)
         collect(scores.data() + qi, count, n_queries, ids_.ids().data() + begin, want, best[qi], floor[qi]);
     }
-  }
+  });
   Candidates merged = std::move(found[0]);
   for (int qi = 0; qi < n_queries; ++qi) {
     for (size_t t = 1; t < found.size(); ++t)
