@@ -125,7 +125,7 @@ void RowStore::attach(std::shared_ptr<const void> keep_alive, const uint8_t* cod
   rows_ = rows;
 }
 
-void RowStore::assign(std::vector<uint8_t> codes, std::vector<float> scales, int64_t rows) {
+void RowStore::assign(AlignedBytes codes, std::vector<float> scales, int64_t rows) {
   mapping_.reset();
   owned_codes_ = std::move(codes);
   owned_scales_ = std::move(scales);

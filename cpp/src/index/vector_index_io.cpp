@@ -174,7 +174,7 @@ VectorIndex VectorIndex::load(const std::string& path, const std::string& device
     const RowType type = row_type_of(header);
     auto read_section = [&](uint64_t count, uint64_t item_size) {
       file.expect_room_for(count, item_size);
-      std::vector<uint8_t> bytes(static_cast<size_t>(count * item_size));
+      AlignedBytes bytes(static_cast<size_t>(count * item_size));
       file.read(bytes.data(), bytes.size());
       offset += bytes.size();
       if (file.version() >= 2) skip_padding(file, offset);
@@ -189,8 +189,8 @@ VectorIndex VectorIndex::load(const std::string& path, const std::string& device
       offset += n * sizeof(float);
       skip_padding(file, offset);
     }
-    std::vector<uint8_t> rows = read_section(n, header.dim * bytes_per_value(type));
-    std::vector<uint8_t> exact;
+    AlignedBytes rows = read_section(n, header.dim * bytes_per_value(type));
+    AlignedBytes exact;
     if (has_exact(header)) exact = read_section(n, header.dim * sizeof(float));
     file.finish();
     if (file.version() >= 2 && header_checksum(header, ids.data(), scales.data()) != header.header_checksum)
