@@ -33,14 +33,16 @@ py::tuple to_python(SearchResult&& r) {
 
 void bind_index(py::module_& m) {
   py::class_<VectorIndex>(m, "VectorIndex",
-                          "Exact top-k over vectors with int64 ids (cosine or inner product), on the CPU in fp32 or "
-                          "on a CUDA device in fp32, fp16 or bf16.")
-      .def(py::init([](int dim, const std::string& metric, const std::string& device, const std::string& dtype) {
-             return VectorIndex(dim, parse_metric(metric), device, dtype);
-           }),
+                          "Brute-force top-k over vectors with int64 ids (cosine or inner product), on the CPU in fp32, "
+                          "fp16 or int8 or on a CUDA device in fp32, fp16 or bf16.")
+      .def(py::init([](int dim, const std::string& metric, const std::string& device, const std::string& dtype,
+                       int rerank) { return VectorIndex(dim, parse_metric(metric), device, dtype, rerank); }),
            py::arg("dim"), py::arg("metric") = "cosine", py::arg("device") = "cpu", py::arg("dtype") = "fp32",
-           "device: 'cpu', 'cuda' or 'cuda:N'; dtype: 'fp32', or 'fp16' / 'bf16' on cuda. Raises relmem.Error when "
-           "relmem was built without CUDA or no CUDA device is usable.")
+           py::arg("rerank") = 0,
+           "device: 'cpu', 'cuda' or 'cuda:N'; dtype: 'fp32', 'fp16' or 'int8' on cpu, 'fp32', 'fp16' or 'bf16' on "
+           "cuda. rerank=R (cpu, fp16/int8): also keep the fp32 vectors and re-score the best max(k, R) candidates "
+           "of every search with them. Raises relmem.Error when relmem was built without CUDA or no CUDA device is "
+           "usable.")
       .def("add", [](VectorIndex& index, FloatArray vectors, std::optional<IdArray> ids) {
              const int64_t n = check_rows(vectors, index.dim(), "vectors");
              if (ids && (ids->ndim() != 1 || ids->shape(0) != n)) throw Error("ids must have shape (n,)");
@@ -64,11 +66,17 @@ void bind_index(py::module_& m) {
              py::gil_scoped_release release;
              index.save(path);
            }, py::arg("path"))
-      .def_static("load", [](const std::string& path, const std::string& device, const std::string& dtype) {
+      .def_static("load", [](const std::string& path, const std::string& device, const std::string& dtype, bool mmap) {
              py::gil_scoped_release release;
-             return VectorIndex::load(path, device, dtype);
-           }, py::arg("path"), py::arg("device") = "cpu", py::arg("dtype") = "fp32",
-           "Loads a file save() wrote (from any device) onto `device` in `dtype`.")
+             return VectorIndex::load(path, device, dtype, mmap);
+           }, py::arg("path"), py::arg("device") = "cpu", py::arg("dtype") = "", py::arg("mmap") = false,
+           "Loads a file save() wrote (from any device) onto `device`, in the file's dtype or `dtype`. mmap=True "
+           "(cpu, the file's dtype): the vectors stay in the file, mapped, and are read as searches touch them; "
+           "the header and ids are checked at once, the vectors by a full load or VectorIndex.verify(path).")
+      .def_static("verify", [](const std::string& path) {
+             py::gil_scoped_release release;
+             VectorIndex::verify(path);
+           }, py::arg("path"), "Checks a saved file's whole checksum; raises relmem.Error when it is damaged.")
       .def("ids", [](const VectorIndex& index) {
              auto ids = index.ids();
              return py::array_t<int64_t>(static_cast<py::ssize_t>(ids.size()), ids.data());
@@ -82,10 +90,16 @@ void bind_index(py::module_& m) {
       .def_property_readonly("dim", &VectorIndex::dim)
       .def_property_readonly("metric", [](const VectorIndex& index) { return metric_name(index.metric()); })
       .def_property_readonly("device", &VectorIndex::device)
-      .def_property_readonly("dtype", [](const VectorIndex& index) { return gpu::precision_name(index.precision()); })
+      .def_property_readonly("dtype", &VectorIndex::dtype)
+      .def_property_readonly("rerank", &VectorIndex::rerank)
+      .def_property_readonly("mapped", &VectorIndex::mapped)
+      .def("memory_bytes", &VectorIndex::memory_bytes,
+           "Bytes held in this process's memory on the CPU (vectors, scales, the fp32 copy, ids); mapped vectors "
+           "are not counted.")
       .def("__repr__", [](const VectorIndex& index) {
-        const std::string placement = index.device() == "cpu" ? "" : ", device=" + index.device() + ", dtype=" +
-                                                                         gpu::precision_name(index.precision());
+        std::string placement = index.device() == "cpu" ? "" : ", device=" + index.device();
+        if (index.device() != "cpu" || index.dtype() != "fp32") placement += ", dtype=" + index.dtype();
+        if (index.rerank() > 0) placement += ", rerank=" + std::to_string(index.rerank());
         return "VectorIndex(dim=" + std::to_string(index.dim()) + ", metric=" + metric_name(index.metric()) +
                placement + ", size=" + std::to_string(index.size()) + ")";
       });

@@ -108,8 +108,10 @@ TrainingOptions training_options(const py::kwargs& kwargs) {
 }
 
 SelectionOptions make_options(int samples_per_column, int max_value_chars, const std::string& fusion, int candidates,
-                              const std::string& lexical_encoder, int pool, int64_t values_per_column) {
+                              const std::string& lexical_encoder, int pool, int64_t values_per_column,
+                              const std::string& column_dtype) {
   SelectionOptions o;
+  o.column_dtype = column_dtype;
   o.values_per_column = values_per_column;
   o.lexical_encoder = lexical_encoder;
   o.samples_per_column = samples_per_column;
@@ -172,10 +174,11 @@ void bind_selection_memory(py::module_& m) {
                               "fused cosines (untrained) or a trained RelevanceModel.")
       .def(py::init([](const py::object& encoder, const py::object& model, int samples_per_column,
                        int max_value_chars, const std::string& fusion, int candidates,
-                       const std::string& lexical_encoder, int pool, int64_t values_per_column) {
+                       const std::string& lexical_encoder, int pool, int64_t values_per_column,
+                       const std::string& column_dtype) {
              SelectionMemory memory(to_encoder(encoder), make_options(samples_per_column, max_value_chars, fusion,
                                                                       candidates, lexical_encoder, pool,
-                                                                      values_per_column));
+                                                                      values_per_column, column_dtype));
              memory.set_model(to_model(model));
              return memory;
            }),
@@ -183,6 +186,7 @@ void bind_selection_memory(py::module_& m) {
            py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
            py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
            py::arg("values_per_column") = SelectionOptions{}.values_per_column,
+           py::arg("column_dtype") = SelectionOptions{}.column_dtype,
            "An empty memory; fill it with add() or add_vectors(). pool: collections larger than this are first "
            "narrowed to the pool databases whose int8-quantized cards score best.")
       .def_static(
@@ -191,11 +195,11 @@ void bind_selection_memory(py::module_& m) {
              std::optional<std::map<std::string, std::string>> descriptions,
              std::optional<std::map<std::string, std::vector<std::string>>> examples, int samples_per_column,
              int max_value_chars, const std::string& fusion, int candidates, const std::string& lexical_encoder,
-             int pool, int64_t values_per_column, const py::object& progress) {
+             int pool, int64_t values_per_column, const std::string& column_dtype, const py::object& progress) {
             auto enc = to_encoder(encoder);
             auto mod = to_model(model);
             const auto options = make_options(samples_per_column, max_value_chars, fusion, candidates,
-                                              lexical_encoder, pool, values_per_column);
+                                              lexical_encoder, pool, values_per_column, column_dtype);
             const auto callback = progress_from(progress, "selection memory");
             py::gil_scoped_release release;
             return SelectionMemory::build(catalog, enc, mod, descriptions.value_or(std::map<std::string, std::string>{}),
@@ -206,12 +210,14 @@ void bind_selection_memory(py::module_& m) {
           py::arg("descriptions") = py::none(), py::arg("examples") = py::none(), py::arg("samples_per_column") = 3,
           py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
           py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
-          py::arg("values_per_column") = SelectionOptions{}.values_per_column, py::arg("progress") = false,
+          py::arg("values_per_column") = SelectionOptions{}.values_per_column,
+          py::arg("column_dtype") = SelectionOptions{}.column_dtype, py::arg("progress") = false,
           "Embeds every database of the catalog. progress: False, True (a bar on stderr) or a callable (db, done, "
           "total). encoder: None (default encoder), a spec string or an Encoder; "
           "model: None, a model file path or a RelevanceModel; descriptions/examples: per-database text; "
           "lexical_encoder: the lexical channel's encoder spec ('' for none); values_per_column: distinct text "
-          "values per column indexed as evidence when a question names them (0 for none).")
+          "values per column indexed as evidence when a question names them (0 for none); column_dtype: storage of the "
+          "column vectors ('int8', 'fp16' or 'fp32').")
       .def_static(
           "load",
           [](const std::string& folder, const py::object& encoder) {

@@ -366,6 +366,7 @@ TEST_F(SelectionMemoryTest, StoredValuesAreEvidence) {
 TEST_F(SelectionMemoryTest, ColumnVectorsJoinTheScore) {
   SelectionOptions options;
   options.lexical_encoder = "";
+  options.column_dtype = "fp32";  // exact column cosines: the int8 default is within 1/127 of them
   SelectionMemory memory(encoder, options);
   const RowMatrix card = encoder->encode({"database clinic"});
   const RowMatrix tables = encoder->encode({"clinic staff"});

@@ -166,13 +166,11 @@ TEST(VectorIndex, CorruptOrForeignFilesAreRefused) {
 }
 
 // The file layout is fixed: files written by earlier versions must keep loading.
-TEST(VectorIndex, FileBytesFollowTheDocumentedLayout) {
+TEST(VectorIndex, VersionOneFilesStillLoad) {
   const float rows[9] = {1, 2, 3, -0.5f, 0, 4, 0.125f, -8, 2.5f};
   const int64_t ids[3] = {5, 9, 11};
-  VectorIndex index(3, Metric::InnerProduct);
-  index.add(rows, 3, ids);
-  std::string expected = "RMVI";
-  auto append = [&](const auto& value) { expected.append(reinterpret_cast<const char*>(&value), sizeof value); };
+  std::string bytes = "RMVI";
+  auto append = [&](const auto& value) { bytes.append(reinterpret_cast<const char*>(&value), sizeof value); };
   append(uint32_t{1});  // version
   append(uint32_t{3});  // dim
   append(uint32_t{1});  // metric: inner product
@@ -182,10 +180,14 @@ TEST(VectorIndex, FileBytesFollowTheDocumentedLayout) {
   for (float value : rows) append(value);
   append(uint64_t{0x56c67e3a11abb968ULL});  // FNV-1a over 64-bit words, the 4 tail bytes zero-padded
   relmem_test::TempDir dir;
-  index.save(dir.file("index.bin"));
-  EXPECT_EQ(relmem_test::read_bytes(dir.file("index.bin")), expected);
-  relmem_test::write_bytes(dir.file("index.bin"), expected);
-  EXPECT_EQ(VectorIndex::load(dir.file("index.bin")).reconstruct(11), (std::vector<float>{0.125f, -8, 2.5f}));
+  relmem_test::write_bytes(dir.file("index.bin"), bytes);
+  for (bool mmap : {false, true}) {  // a version 1 file cannot be mapped: it is read
+    const VectorIndex loaded = VectorIndex::load(dir.file("index.bin"), "cpu", "", mmap);
+    EXPECT_EQ(loaded.reconstruct(11), (std::vector<float>{0.125f, -8, 2.5f}));
+    EXPECT_EQ(loaded.metric(), Metric::InnerProduct);
+    EXPECT_EQ(loaded.dtype(), "fp32");
+    EXPECT_FALSE(loaded.mapped());
+  }
 }
 
 TEST(VectorIndex, RejectsBadInput) {

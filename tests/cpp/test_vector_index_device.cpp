@@ -64,10 +64,8 @@ TEST(VectorIndexDevice, RejectsUnknownDevicesAndDtypes) {
   EXPECT_TRUE(contains(error_of([] { VectorIndex(8, Metric::Cosine, "tpu"); }), "unknown device 'tpu'"));
   EXPECT_TRUE(contains(error_of([] { VectorIndex(8, Metric::Cosine, "cuda:x"); }), "unknown device"));
   EXPECT_TRUE(contains(error_of([] { VectorIndex(8, Metric::Cosine, "cpu", "fp8"); }), "unknown vector dtype"));
-  for (const char* dtype : {"fp16", "bf16"}) {
-    const std::string why = error_of([&] { VectorIndex(8, Metric::Cosine, "cpu", dtype); });
-    EXPECT_TRUE(contains(why, "needs device='cuda'")) << why;
-  }
+  const std::string why = error_of([&] { VectorIndex(8, Metric::Cosine, "cpu", "bf16"); });
+  EXPECT_TRUE(contains(why, "needs device='cuda'")) << why;
   EXPECT_TRUE(contains(error_of([] { VectorIndex(0, Metric::Cosine, "cuda"); }), "dimension"));
 
   relmem_test::TempDir dir;

@@ -43,11 +43,16 @@ def test_demo_runs(tmp_path, monkeypatch):
 
 
 def test_bench_index_json():
-    out = relmem_cli("bench", "index", "--n", "2000", "--dim", "32", "--queries", "8", "--repeats", "1", "--json")
+    out = relmem_cli("bench", "index", "--n", "2000", "--dim", "32", "--queries", "1,40", "--dtype", "fp32,int8",
+                     "--rerank", "50", "--repeats", "1", "--json")
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
-    assert report["relmem"]["queries_per_s"] > 0 and report["numpy_argpartition"]["queries_per_s"] > 0
-    assert report["top_k_agreement_with_numpy"] == 1.0
+    for batch in ("1", "40"):
+        entry = report["batches"][batch]
+        assert entry["numpy_ms"] > 0 and entry["sgemv_gb_per_s"] > 0
+        assert entry["fp32"]["recall@10_vs_exact_fp32"] == 1.0 and entry["fp32"]["gb_per_s"] > 0
+        assert entry["int8"]["recall@10_vs_exact_fp32"] >= 0.8
+        assert entry["int8+rerank50"]["recall@10_vs_exact_fp32"] >= 0.99
 
 
 def test_bench_encoder_reports_medians_of_its_short_runs():

@@ -23,13 +23,12 @@ def test_bad_devices_and_dtypes_are_relmem_errors(tmp_path):
         relmem.VectorIndex(8, device="tpu")
     with pytest.raises(relmem.Error, match="unknown vector dtype 'fp8'"):
         relmem.VectorIndex(8, dtype="fp8")
-    for dtype in ("fp16", "bf16"):
-        with pytest.raises(relmem.Error, match="needs device='cuda'"):
-            relmem.VectorIndex(8, device="cpu", dtype=dtype)
+    with pytest.raises(relmem.Error, match="needs device='cuda'"):
+        relmem.VectorIndex(8, device="cpu", dtype="bf16")
     path = str(tmp_path / "index.bin")
     relmem.VectorIndex(4).save(path)
     with pytest.raises(relmem.Error, match="needs device='cuda'"):
-        relmem.VectorIndex.load(path, dtype="fp16")
+        relmem.VectorIndex.load(path, dtype="bf16")
     with pytest.raises(relmem.Error, match="unknown device"):
         relmem.VectorIndex.load(path, device="cuda:one")
 

@@ -24,18 +24,23 @@ uint64_t fnv1a(uint64_t hash, const char* data, size_t size) {
 
 // The checksum of the stream's next `size` bytes. Stops early when the stream fails: callers check it.
 uint64_t checksum_of(std::istream& in, uint64_t size, size_t word_size) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
+  uint64_t hash = kChecksumStart;
   std::vector<char> chunk(size_t{1} << 20);  // whole words: only the file's last word can be partial
   for (uint64_t left = size; left > 0;) {
     const size_t piece = static_cast<size_t>(std::min<uint64_t>(left, chunk.size()));
     if (!in.read(chunk.data(), static_cast<std::streamsize>(piece))) break;
-    hash = word_size == 8 ? fnv1a<8>(hash, chunk.data(), piece) : fnv1a<1>(hash, chunk.data(), piece);
+    hash = checksum_of_bytes(chunk.data(), piece, word_size, hash);
     left -= piece;
   }
   return hash;
 }
 
 }  // namespace
+
+uint64_t checksum_of_bytes(const void* data, size_t size, size_t word_size, uint64_t hash) {
+  const auto* bytes = static_cast<const char*>(data);
+  return word_size == 8 ? fnv1a<8>(hash, bytes, size) : fnv1a<1>(hash, bytes, size);
+}
 
 ChecksummedFileWriter::ChecksummedFileWriter(const ChecksummedFormat& format, const std::string& path)
     : format_(format),

@@ -21,6 +21,11 @@ struct ChecksummedFormat {
   size_t checksum_word_size;  // 1: FNV-1a over bytes; 8: over little-endian 64-bit words (faster), tail zero-padded
 };
 
+// The checksum these files carry, of `size` bytes in memory (word_size as in ChecksummedFormat), continuing `hash`
+// (the FNV-1a offset basis when starting): for formats that also checksum a part of themselves.
+constexpr uint64_t kChecksumStart = 0xcbf29ce484222325ULL;
+uint64_t checksum_of_bytes(const void* data, size_t size, size_t word_size, uint64_t hash = kChecksumStart);
+
 class ChecksummedFileWriter {
  public:
   // Starts the temporary file with the magic and the format's version.

@@ -1,5 +1,7 @@
 #include "relmem/index/vector_index.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <limits>
 #include <mutex>
@@ -7,10 +9,13 @@
 #include "../linalg/packed_gemm.hpp"
 #include "relmem/index/device_placement.hpp"
 #include "relmem/index/gpu/gpu_vector_index.hpp"
-#include "relmem/index/topk.hpp"
+#include "scan_kernels.hpp"
+#include "shared_chunks.hpp"
 
 namespace relmem {
 namespace {
+
+constexpr float kNoScore = -std::numeric_limits<float>::infinity();
 
 // Rows scored per GEMM: bounds the temporary score block to about 64 MiB whatever the collection size.
 int64_t block_rows(int64_t n_queries) {
@@ -24,10 +29,30 @@ int64_t packed_block_rows(int64_t n_queries) {
   return std::max<int64_t>(256, (int64_t{512} << 10) / n_queries);
 }
 
+// Rows per scan step: their scores for a whole batch stay in L1/L2 while the candidates are picked.
+constexpr int64_t kScanBlock = 256;
+// Blocks a thread takes at a time: long runs of rows for the prefetcher, short enough to share the work out.
+constexpr int kScanChunkBlocks = 8;
+// Below this many rows the scan runs on one thread.
+constexpr int64_t kScanParallelRows = 16384;
+
 void normalize_rows(RowMatrix& m) {
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     const float norm = m.row(i).norm();
     if (norm > 0) m.row(i) /= norm;
+  }
+}
+
+// Appends the rows scoring at least the query's floor, and trims to the best `want` once twice that many wait.
+void collect(const float* scores, int64_t count, int64_t score_stride, const int64_t* ids, int want,
+             std::vector<Scored>& kept, float& floor) {
+  for (int64_t i = 0; i < count; ++i) {
+    const float score = scores[i * score_stride];
+    if (score >= floor) kept.push_back({score, ids[i]});
+  }
+  if (kept.size() >= 2 * static_cast<size_t>(want) + 16) {
+    keep_top_k(kept, static_cast<size_t>(want));
+    floor = kept.back().score;
   }
 }
 
@@ -41,20 +66,32 @@ Metric parse_metric(const std::string& name) {
 
 std::string metric_name(Metric metric) { return metric == Metric::Cosine ? "cosine" : "ip"; }
 
-VectorIndex::VectorIndex(int dim, Metric metric, const std::string& device, const std::string& dtype)
-    : dim_(dim), metric_(metric) {
+VectorIndex::VectorIndex(int dim, Metric metric, const std::string& device, const std::string& dtype, int rerank)
+    : dim_(dim), metric_(metric), rows_(dim, RowType::FP32) {
   if (dim <= 0) throw Error("vector dimension must be positive, got " + std::to_string(dim));
+  if (rerank < 0) throw Error("rerank must be >= 0, got " + std::to_string(rerank));
   const DevicePlacement placement = resolve_device_placement(device, dtype);
   precision_ = placement.precision;
   cuda_device_ = placement.cuda_device;
-  if (cuda_device_ >= 0) gpu_ = std::make_unique<GpuVectorIndex>(dim, metric, precision_, cuda_device_);
+  if (cuda_device_ >= 0) {
+    if (rerank > 0) throw Error("rerank is for a compact index on the CPU, not on " + device);
+    gpu_ = std::make_unique<GpuVectorIndex>(dim, metric, precision_, cuda_device_);
+    return;
+  }
+  row_type_ = placement.row_type;
+  rows_ = RowStore(dim, row_type_);
+  if (rerank > 0 && row_type_ != RowType::FP32) {
+    rerank_ = rerank;
+    exact_ = std::make_unique<RowStore>(dim, RowType::FP32);
+  }
 }
 
 VectorIndex::VectorIndex(std::unique_ptr<GpuVectorIndex> gpu, int cuda_device)
-    : dim_(gpu->dim()), metric_(gpu->metric()), precision_(gpu->precision()), cuda_device_(cuda_device),
-      gpu_(std::move(gpu)) {}
+    : dim_(gpu->dim()), metric_(gpu->metric()), rows_(gpu->dim(), RowType::FP32), precision_(gpu->precision()),
+      cuda_device_(cuda_device), gpu_(std::move(gpu)) {}
 
-VectorIndex::VectorIndex(VectorIndex&& other) noexcept : dim_(other.dim_), metric_(other.metric_) {
+VectorIndex::VectorIndex(VectorIndex&& other) noexcept
+    : dim_(other.dim_), metric_(other.metric_), rows_(other.dim_, RowType::FP32) {
   *this = std::move(other);
 }
 
@@ -67,9 +104,11 @@ VectorIndex& VectorIndex::operator=(VectorIndex&& other) noexcept {
   std::lock(mine, theirs);
   dim_ = other.dim_;
   metric_ = other.metric_;
-  vectors_ = std::move(other.vectors_);
+  row_type_ = other.row_type_;
+  rerank_ = other.rerank_;
+  rows_ = std::move(other.rows_);
+  exact_ = std::move(other.exact_);
   ids_ = std::move(other.ids_);
-  row_of_id_ = std::move(other.row_of_id_);
   next_id_ = other.next_id_;
   precision_ = other.precision_;
   cuda_device_ = other.cuda_device_;
@@ -81,6 +120,21 @@ std::string VectorIndex::device() const {
   return cuda_device_ < 0 ? "cpu" : "cuda:" + std::to_string(cuda_device_);
 }
 
+std::string VectorIndex::dtype() const {
+  return gpu_ ? gpu::precision_name(precision_) : row_type_name(row_type_);
+}
+
+bool VectorIndex::mapped() const {
+  std::shared_lock lock(mutex_);
+  return rows_.mapped() || (exact_ && exact_->mapped());
+}
+
+size_t VectorIndex::memory_bytes() const {
+  if (gpu_) return 0;
+  std::shared_lock lock(mutex_);
+  return rows_.owned_bytes() + (exact_ ? exact_->owned_bytes() : 0) + ids_.memory_bytes();
+}
+
 void VectorIndex::add(const float* vectors, int64_t n, const int64_t* ids) {
   if (gpu_) return gpu_->add(vectors, n, ids);
   if (n < 0) throw Error("negative number of vectors");
@@ -90,7 +144,7 @@ void VectorIndex::add(const float* vectors, int64_t n, const int64_t* ids) {
   for (int64_t i = 0; i < n; ++i) {
     new_ids[i] = ids ? ids[i] : next_id_ + i;
     if (new_ids[i] < 0) throw Error("ids must be non-negative, got " + std::to_string(new_ids[i]));
-    if (row_of_id_.count(new_ids[i])) throw Error("id " + std::to_string(new_ids[i]) + " is already in the index");
+    if (ids_.contains(new_ids[i])) throw Error("id " + std::to_string(new_ids[i]) + " is already in the index");
   }
   std::vector<int64_t> sorted = new_ids;
   std::sort(sorted.begin(), sorted.end());
@@ -100,14 +154,10 @@ void VectorIndex::add(const float* vectors, int64_t n, const int64_t* ids) {
   if (!block.allFinite()) throw Error("vectors contain NaN or infinity");
   if (metric_ == Metric::Cosine) normalize_rows(block);
 
-  const int64_t live = static_cast<int64_t>(ids_.size());
-  if (live + n > vectors_.rows()) vectors_.conservativeResize(std::max(live + n, 2 * vectors_.rows()), dim_);
-  vectors_.middleRows(live, n) = block;
-  for (int64_t i = 0; i < n; ++i) {
-    row_of_id_[new_ids[i]] = live + i;
-    ids_.push_back(new_ids[i]);
-    next_id_ = std::max(next_id_, new_ids[i] + 1);
-  }
+  rows_.append(block.data(), n);
+  if (exact_) exact_->append(block.data(), n);
+  ids_.append(new_ids.data(), n);
+  next_id_ = std::max(next_id_, sorted.back() + 1);
 }
 
 int64_t VectorIndex::remove(const std::vector<int64_t>& ids) {
@@ -115,17 +165,14 @@ int64_t VectorIndex::remove(const std::vector<int64_t>& ids) {
   std::unique_lock lock(mutex_);
   int64_t removed = 0;
   for (int64_t id : ids) {
-    auto it = row_of_id_.find(id);
-    if (it == row_of_id_.end()) continue;
-    const int64_t row = it->second;
-    const int64_t last = static_cast<int64_t>(ids_.size()) - 1;
-    if (row != last) {
-      vectors_.row(row) = vectors_.row(last);
-      ids_[row] = ids_[last];
-      row_of_id_[ids_[row]] = row;
+    const int64_t last = ids_.size() - 1;
+    const int64_t row = ids_.remove(id);
+    if (row < 0) continue;
+    for (RowStore* store : {&rows_, exact_.get()}) {
+      if (!store) continue;
+      if (row != last) store->copy_row(last, row);
+      store->pop_back();
     }
-    ids_.pop_back();
-    row_of_id_.erase(it);
     ++removed;
   }
   return removed;
@@ -134,7 +181,7 @@ int64_t VectorIndex::remove(const std::vector<int64_t>& ids) {
 SearchResult VectorIndex::search(const float* queries, int64_t n_queries, int k) const {
   if (gpu_) return gpu_->search(queries, n_queries, k);
   std::shared_lock lock(mutex_);
-  return search_rows(queries, n_queries, k, 0, static_cast<int64_t>(ids_.size()), nullptr);
+  return search_rows(queries, n_queries, k, nullptr);
 }
 
 SearchResult VectorIndex::search_range(const float* queries, int64_t n_queries, int k, int64_t id_begin,
@@ -142,22 +189,76 @@ SearchResult VectorIndex::search_range(const float* queries, int64_t n_queries, 
   if (gpu_) return gpu_->search_range(queries, n_queries, k, id_begin, id_end);
   std::shared_lock lock(mutex_);
   std::vector<int64_t> rows;
-  for (int64_t row = 0; row < static_cast<int64_t>(ids_.size()); ++row)
-    if (ids_[row] >= id_begin && ids_[row] < id_end) rows.push_back(row);
-  return search_rows(queries, n_queries, k, 0, static_cast<int64_t>(rows.size()), &rows);
+  for (int64_t row = 0; row < ids_.size(); ++row)
+    if (ids_.id_at(row) >= id_begin && ids_.id_at(row) < id_end) rows.push_back(row);
+  return search_rows(queries, n_queries, k, &rows);
 }
 
-// Scores [row_begin, row_end) block by block with one GEMM each, then keeps a running top-k per query.
-// With row_filter, positions index into it instead of directly into the stored rows.
-SearchResult VectorIndex::search_rows(const float* queries, int64_t n_queries, int k, int64_t row_begin,
-                                      int64_t row_end, const std::vector<int64_t>* row_filter) const {
+SearchResult VectorIndex::search_rows(const float* queries, int64_t n_queries, int k,
+                                      const std::vector<int64_t>* row_filter) const {
   if (k <= 0) throw Error("k must be positive, got " + std::to_string(k));
   if (n_queries < 0) throw Error("negative number of queries");
   RowMatrix q = Eigen::Map<const RowMatrix>(queries, n_queries, dim_);
   if (!q.allFinite()) throw Error("queries contain NaN or infinity");
   if (metric_ == Metric::Cosine) normalize_rows(q);
 
-  std::vector<std::vector<Scored>> best(static_cast<size_t>(n_queries));
+  const int want = exact_ ? std::max(k, rerank_) : k;
+  Candidates best = !row_filter && n_queries <= kScanMaxQueries && scan::available() ? scan_top(q, want)
+                                                                                     : block_top(q, want, row_filter);
+  if (exact_) rerank_exactly(q, best, k);
+
+  SearchResult result;
+  result.scores = RowMatrix::Constant(n_queries, k, kNoScore);
+  result.ids = IdMatrix::Constant(n_queries, k, -1);
+  for (int64_t qi = 0; qi < n_queries; ++qi)
+    for (size_t j = 0; j < best[qi].size(); ++j) {
+      result.scores(qi, j) = best[qi][j].score;
+      result.ids(qi, j) = best[qi][j].id;
+    }
+  return result;
+}
+
+// The rows are cut into chunks of blocks that the threads take as they come free, each thread keeping its own
+// top-`want` per query; their candidates are merged at the end.
+VectorIndex::Candidates VectorIndex::scan_top(const RowMatrix& queries, int want) const {
+  const int64_t n = ids_.size();
+  const int n_queries = static_cast<int>(queries.rows());
+  const RowsView view = rows_.view();
+  const int64_t chunk_rows = kScanBlock * kScanChunkBlocks;
+  const int64_t chunks = (n + chunk_rows - 1) / chunk_rows;
+  const int helpers = n >= kScanParallelRows && !omp_in_parallel() ? omp_get_max_threads() - 1 : 0;
+  std::vector<Candidates> found(static_cast<size_t>(helpers + 1), Candidates(static_cast<size_t>(n_queries)));
+  std::vector<std::vector<float>> floors(found.size(), std::vector<float>(static_cast<size_t>(n_queries), kNoScore));
+  run_shared_chunks(chunks, helpers, [&](int thread, int64_t chunk) {
+    Candidates& best = found[static_cast<size_t>(thread)];
+    std::vector<float>& floor = floors[static_cast<size_t>(thread)];
+    std::vector<float> scores(static_cast<size_t>(kScanBlock * n_queries));
+    const int64_t end = std::min(n, (chunk + 1) * chunk_rows);
+    for (int64_t begin = chunk * chunk_rows; begin < end; begin += kScanBlock) {
+      const int64_t count = std::min(kScanBlock, end - begin);
+      scan::score_rows(view, begin, count, queries.data(), n_queries, scores.data());
+      for (int qi = 0; qi < n_queries; ++qi)
+        collect(scores.data() + qi, count, n_queries, ids_.ids().data() + begin, want, best[qi], floor[qi]);
+    }
+  });
+  Candidates merged = std::move(found[0]);
+  for (int qi = 0; qi < n_queries; ++qi) {
+    for (size_t t = 1; t < found.size(); ++t)
+      merged[qi].insert(merged[qi].end(), found[t][qi].begin(), found[t][qi].end());
+    keep_top_k(merged[qi], static_cast<size_t>(want));
+  }
+  return merged;
+}
+
+// Scores blocks of rows with one GEMM each (fp16 and int8 rows, and filtered rows, widened to fp32 first), then
+// keeps a running top-`want` per query. With row_filter, positions index into it instead of the stored rows.
+VectorIndex::Candidates VectorIndex::block_top(const RowMatrix& q, int want,
+                                               const std::vector<int64_t>* row_filter) const {
+  const int64_t n_queries = q.rows();
+  const int64_t row_end = row_filter ? static_cast<int64_t>(row_filter->size()) : ids_.size();
+  const RowsView view = rows_.view();
+  Candidates best(static_cast<size_t>(n_queries));
+  std::vector<float> floor(static_cast<size_t>(n_queries), kNoScore);
   // From kPackedMinQueries queries on, the packed micro-kernel (queries packed once as B) outruns Eigen's product.
   // Its scores come out rows x queries, so its blocks stay small enough for the per-query strided scan to hit cache.
   const bool packed = n_queries >= kPackedMinQueries;
@@ -166,13 +267,21 @@ SearchResult VectorIndex::search_rows(const float* queries, int64_t n_queries, i
   const int64_t step = packed ? packed_block_rows(n_queries) : block_rows(n_queries);
   RowMatrix gathered;
   RowMatrix scores;
-  for (int64_t begin = row_begin; begin < row_end; begin += step) {
+  std::vector<int64_t> block_ids;
+  for (int64_t begin = 0; begin < row_end; begin += step) {
     const int64_t count = std::min(step, row_end - begin);
-    const float* rows = vectors_.data() + begin * dim_;
-    if (row_filter) {
+    const int64_t* ids = ids_.ids().data() + begin;
+    const float* rows = reinterpret_cast<const float*>(view.row(begin));
+    if (row_filter || view.type != RowType::FP32) {
       gathered.resize(count, dim_);
-      for (int64_t i = 0; i < count; ++i) gathered.row(i) = vectors_.row((*row_filter)[begin + i]);
+      block_ids.resize(static_cast<size_t>(count));
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t row = row_filter ? (*row_filter)[begin + i] : begin + i;
+        view.decode(row, gathered.row(i).data());
+        block_ids[static_cast<size_t>(i)] = ids_.id_at(row);
+      }
       rows = gathered.data();
+      ids = block_ids.data();
     }
     if (packed) {
       scores.resize(count, n_queries);
@@ -183,57 +292,58 @@ SearchResult VectorIndex::search_rows(const float* queries, int64_t n_queries, i
     const int64_t qs = packed ? 1 : count;  // element (query, row) at query * qs + row * rs
     const int64_t rs = packed ? n_queries : 1;
 #pragma omp parallel for schedule(static)
-    for (int64_t qi = 0; qi < n_queries; ++qi) {
-      auto& kept = best[qi];
-      const float* column = scores.data() + qi * qs;
-      const float floor =
-          static_cast<int64_t>(kept.size()) >= k ? kept.back().score : -std::numeric_limits<float>::infinity();
-      for (int64_t i = 0; i < count; ++i) {
-        const float score = column[i * rs];
-        if (score < floor) continue;
-        const int64_t stored_row = row_filter ? (*row_filter)[begin + i] : begin + i;
-        kept.push_back({score, ids_[stored_row]});
-      }
-      keep_top_k(kept, static_cast<size_t>(k));
-    }
+    for (int64_t qi = 0; qi < n_queries; ++qi) collect(scores.data() + qi * qs, count, rs, ids, want, best[qi], floor[qi]);
   }
+  for (auto& kept : best) keep_top_k(kept, static_cast<size_t>(want));
+  return best;
+}
 
-  SearchResult result;
-  result.scores = RowMatrix::Constant(n_queries, k, -std::numeric_limits<float>::infinity());
-  result.ids = IdMatrix::Constant(n_queries, k, -1);
-  for (int64_t qi = 0; qi < n_queries; ++qi)
-    for (size_t j = 0; j < best[qi].size(); ++j) {
-      result.scores(qi, j) = best[qi][j].score;
-      result.ids(qi, j) = best[qi][j].id;
+void VectorIndex::rerank_exactly(const RowMatrix& queries, Candidates& best, int k) const {
+  const RowsView exact = exact_->view();
+  for (size_t qi = 0; qi < best.size(); ++qi) {
+    std::vector<int64_t> rows;
+    for (const Scored& candidate : best[qi]) rows.push_back(ids_.row_of(candidate.id));
+    std::vector<float> scores(rows.size());
+    if (scan::available()) {
+      scan::score_listed_rows(exact, rows.data(), static_cast<int64_t>(rows.size()), queries.row(qi).data(), scores.data());
+    } else {
+      for (size_t i = 0; i < rows.size(); ++i) scores[i] = exact.dot(rows[i], queries.row(qi).data());
     }
-  return result;
+    for (size_t i = 0; i < rows.size(); ++i) best[qi][i].score = scores[i];
+    keep_top_k(best[qi], static_cast<size_t>(k));
+  }
+}
+
+int64_t VectorIndex::row_of(int64_t id) const {
+  const int64_t row = ids_.row_of(id);
+  if (row < 0) throw Error("id " + std::to_string(id) + " is not in the index");
+  return row;
 }
 
 int64_t VectorIndex::size() const {
   if (gpu_) return gpu_->size();
   std::shared_lock lock(mutex_);
-  return static_cast<int64_t>(ids_.size());
+  return ids_.size();
 }
 
 bool VectorIndex::contains(int64_t id) const {
   if (gpu_) return gpu_->contains(id);
   std::shared_lock lock(mutex_);
-  return row_of_id_.count(id) > 0;
+  return ids_.contains(id);
 }
 
 std::vector<int64_t> VectorIndex::ids() const {
   if (gpu_) return gpu_->ids();
   std::shared_lock lock(mutex_);
-  return ids_;
+  return ids_.ids();
 }
 
 std::vector<float> VectorIndex::reconstruct(int64_t id) const {
   if (gpu_) return gpu_->reconstruct(id);
   std::shared_lock lock(mutex_);
-  auto it = row_of_id_.find(id);
-  if (it == row_of_id_.end()) throw Error("id " + std::to_string(id) + " is not in the index");
-  const auto row = vectors_.row(it->second);
-  return std::vector<float>(row.data(), row.data() + dim_);
+  std::vector<float> out(static_cast<size_t>(dim_));
+  (exact_ ? *exact_ : rows_).view().decode(row_of(id), out.data());
+  return out;
 }
 
 void VectorIndex::inner_products(const float* query, const int64_t* ids, int64_t n, float* out) const {
@@ -246,12 +356,11 @@ void VectorIndex::inner_products(const float* query, const int64_t* ids, int64_t
     return;
   }
   std::shared_lock lock(mutex_);
-  const Eigen::Map<const Eigen::RowVectorXf> q(query, dim_);
-  for (int64_t i = 0; i < n; ++i) {
-    auto it = row_of_id_.find(ids[i]);
-    if (it == row_of_id_.end()) throw Error("id " + std::to_string(ids[i]) + " is not in the index");
-    out[i] = vectors_.row(it->second).dot(q);
-  }
+  std::vector<int64_t> rows(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = row_of(ids[i]);
+  const RowsView view = (exact_ ? *exact_ : rows_).view();
+  if (scan::available()) return scan::score_listed_rows(view, rows.data(), n, query, out);
+  for (int64_t i = 0; i < n; ++i) out[i] = view.dot(rows[static_cast<size_t>(i)], query);
 }
 
 }  // namespace relmem

@@ -1,4 +1,8 @@
-"""VectorIndex exact top-k against numpy brute force (argpartition), measured in the same run."""
+"""VectorIndex top-k against numpy brute force (matrix product + argpartition) and, when `import faiss` works,
+FAISS's IndexFlatIP, interleaved in one run: every repeat times each contender once in turn, and each figure is the
+median of its repeats, so a load change on the host hits all of them alike. The same run measures numpy's sgemv
+(matrix-vector product over the same fp32 matrix) as the memory bandwidth reference for the scan's GB/s."""
+import os
 import time
 
 import numpy as np
@@ -9,20 +13,14 @@ from .. import VectorIndex
 def add_arguments(parser):
     parser.add_argument("--n", type=int, default=100_000, help="stored vectors")
     parser.add_argument("--dim", type=int, default=512)
-    parser.add_argument("--queries", type=int, default=256, help="queries per batch")
+    parser.add_argument("--queries", default="1,8,256", help="queries per batch, comma-separated")
     parser.add_argument("--k", type=int, default=10)
-    parser.add_argument("--repeats", type=int, default=5, help="timed batches (after one warm-up)")
+    parser.add_argument("--dtype", default="fp32", help="relmem storage types, comma-separated: fp32,fp16,int8")
+    parser.add_argument("--rerank", type=int, default=0,
+                        help="also measure compact dtypes re-ranking their top RERANK candidates in fp32")
+    parser.add_argument("--compare", default="", help="'faiss' adds FAISS IndexFlatIP (skipped when not importable)")
+    parser.add_argument("--repeats", type=int, default=7, help="timed rounds (after one warm-up round)")
     parser.add_argument("--seed", type=int, default=0)
-
-
-def _timed(fn, repeats):
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return result, float(np.median(times))
 
 
 def _numpy_top_k(vectors, queries, k):
@@ -33,28 +31,106 @@ def _numpy_top_k(vectors, queries, k):
     return np.take_along_axis(part_scores, order, axis=1), np.take_along_axis(part, order, axis=1)
 
 
+def _interleaved(contenders, repeats):
+    """contenders: name -> fn. Returns name -> (last result, median seconds, every run's seconds)."""
+    results = {name: fn() for name, fn in contenders.items()}  # warm-up round
+    times = {name: [] for name in contenders}
+    for _ in range(repeats):
+        for name, fn in contenders.items():
+            start = time.perf_counter()
+            results[name] = fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: (results[name], float(np.median(times[name])), times[name]) for name in contenders}
+
+
+def _recall(ids, reference_ids, k):
+    return float(np.mean([len(set(a[:k]) & set(b[:k])) / k for a, b in zip(ids, reference_ids)]))
+
+
+def _faiss():
+    try:
+        import faiss
+    except ImportError:
+        return None
+    return faiss
+
+
 def run(args):
     rng = np.random.default_rng(args.seed)
     vectors = rng.standard_normal((args.n, args.dim), dtype=np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    queries = rng.standard_normal((args.queries, args.dim), dtype=np.float32)
+    batches = [int(q) for q in str(args.queries).split(",")]
+    queries = rng.standard_normal((max(batches), args.dim), dtype=np.float32)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    dtypes = [d for d in args.dtype.split(",") if d]
 
-    index = VectorIndex(args.dim, "ip")
-    start = time.perf_counter()
-    index.add(vectors)
-    add_seconds = time.perf_counter() - start
+    indexes = {}
+    add_ms = {}
+    for dtype in dtypes:
+        variants = [(dtype, 0)] + ([(f"{dtype}+rerank{args.rerank}", args.rerank)] if args.rerank and dtype != "fp32" else [])
+        for name, rerank in variants:
+            index = VectorIndex(args.dim, "ip", dtype=dtype, rerank=rerank)
+            start = time.perf_counter()
+            index.add(vectors)
+            add_ms[name] = (time.perf_counter() - start) * 1e3
+            indexes[name] = index
 
-    (scores, ids), relmem_s = _timed(lambda: index.search(queries, args.k), args.repeats)
-    (np_scores, np_ids), numpy_s = _timed(lambda: _numpy_top_k(vectors, queries, args.k), args.repeats)
-    agreement = float(np.mean([len(set(a) & set(b)) / args.k for a, b in zip(ids, np_ids)]))
+    faiss = _faiss() if args.compare == "faiss" else None
+    faiss_index = None
+    if faiss is not None:
+        faiss_index = faiss.IndexFlatIP(args.dim)
+        faiss_index.add(vectors)
 
-    return {
-        "benchmark": "index",
-        "n": args.n, "dim": args.dim, "queries": args.queries, "k": args.k, "repeats": args.repeats,
-        "relmem": {"ms_per_batch": relmem_s * 1e3, "queries_per_s": args.queries / relmem_s},
-        "numpy_argpartition": {"ms_per_batch": numpy_s * 1e3, "queries_per_s": args.queries / numpy_s},
-        "speedup_vs_numpy": numpy_s / relmem_s,
-        "add_ms": add_seconds * 1e3,
-        "top_k_agreement_with_numpy": agreement,
+    # sgemv: one matrix-vector product over the same fp32 matrix, timed in the first round of contenders.
+    query = queries[0].copy()
+    report = {
+        "benchmark": "index", "n": args.n, "dim": args.dim, "k": args.k, "repeats": args.repeats,
+        "threads": os.cpu_count(), "load_average_before": list(os.getloadavg()),
+        "numpy_blas": _blas_name(),
+        "faiss": None if faiss is None else faiss.__version__,
+        "add_ms": add_ms, "batches": {},
     }
+    if args.compare == "faiss" and faiss is None:
+        report["faiss_skipped"] = "import faiss failed (Debian: apt-get install python3-faiss)"
+    fp32_bytes = args.n * args.dim * 4
+    for batch in batches:
+        q = np.ascontiguousarray(queries[:batch])
+        contenders = {"numpy": lambda q=q: _numpy_top_k(vectors, q, args.k), "sgemv": lambda: vectors @ query}
+        if faiss_index is not None:
+            contenders["faiss"] = lambda q=q: faiss_index.search(q, args.k)
+        for name, index in indexes.items():
+            contenders[name] = lambda q=q, index=index: index.search(q, args.k)
+        timed = _interleaved(contenders, args.repeats)
+        reference_ids = timed["numpy"][0][1]
+        numpy_s = timed["numpy"][1]
+        sgemv_gb_s = fp32_bytes / timed["sgemv"][1] / 1e9
+        entry = {
+            "numpy_ms": numpy_s * 1e3,
+            "sgemv_ms": timed["sgemv"][1] * 1e3, "sgemv_gb_per_s": sgemv_gb_s,
+            "runs_ms": {name: [round(t * 1e3, 3) for t in runs] for name, (_, _, runs) in timed.items()},
+        }
+        if faiss_index is not None:
+            entry["faiss_ms"] = timed["faiss"][1] * 1e3
+            entry["faiss_recall_vs_numpy"] = _recall(timed["faiss"][0][1], reference_ids, args.k)
+        for name, index in indexes.items():
+            (scores, ids), seconds, _ = timed[name]
+            row_bytes = args.dim * {"fp32": 4, "fp16": 2, "int8": 1}[index.dtype] + (4 if index.dtype == "int8" else 0)
+            gb_per_s = args.n * row_bytes / seconds / 1e9
+            result = {
+                "ms": seconds * 1e3, "queries_per_s": batch / seconds,
+                "speedup_vs_numpy": numpy_s / seconds,
+                "gb_per_s": gb_per_s, "fraction_of_sgemv_gb_per_s": gb_per_s / sgemv_gb_s,
+                f"recall@{args.k}_vs_exact_fp32": _recall(ids, reference_ids, args.k),
+            }
+            if faiss_index is not None:
+                result["speedup_vs_faiss"] = timed["faiss"][1] / seconds
+            entry[name] = result
+        report["batches"][str(batch)] = entry
+    report["load_average_after"] = list(os.getloadavg())
+    return report
+
+
+def _blas_name():
+    """The BLAS library numpy's libblas.so.3 resolves to on Debian (reference BLAS or OpenBLAS)."""
+    path = "/etc/alternatives/libblas.so.3-x86_64-linux-gnu"
+    return os.path.realpath(path) if os.path.exists(path) else "unknown"

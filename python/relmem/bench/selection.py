@@ -18,12 +18,16 @@ composite ones built from them) before evaluating; by default train_spider.json 
 exists and is not the --questions file itself ("none" disables calibration). Calibration questions whose text is
 also an evaluated question are dropped. --synthetic N grows the memory to N databases with vectors made from the
 real ones (see synthetic_databases) and reports latency (and recall, now among synthetic look-alikes) there, on the
-first 500 questions.
+first 500 questions; then it saves the grown memory and opens it again in a fresh process ("reopened"), which
+reports the seconds SelectionMemory.load took (the encoder included; vectors are memory-mapped), the first
+question's milliseconds, latency and recall on the same questions, and the process's resident memory (VmRSS) and
+peak (VmHWM) after them. --column-dtype picks the storage of the column vectors (int8 by default).
 """
 import json
 import os
 import random
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -51,6 +55,8 @@ def add_arguments(parser):
                         help="labelled questions for select_set's calibration (default: train_spider.json beside "
                              "--questions when present; 'none' to skip)")
     parser.add_argument("--synthetic", type=int, default=0, help="latency at an N-database synthetic collection")
+    parser.add_argument("--column-dtype", default="int8", choices=["int8", "fp16", "fp32"],
+                        help="storage of the column vectors")
     parser.add_argument("--limit", type=int, default=None, help="at most this many questions")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
@@ -80,10 +86,10 @@ def _bar(iterable, description, enabled, **kwargs):
     return tqdm(iterable, desc=description, disable=not enabled, file=sys.stderr, **kwargs)
 
 
-def build_memory(catalog, encoder, model, progress):
+def build_memory(catalog, encoder, model, progress, column_dtype="int8"):
     """Embeds every database of the catalog; returns (memory, seconds)."""
     start = time.perf_counter()
-    memory = SelectionMemory.build(catalog, encoder, model=model, progress=progress)
+    memory = SelectionMemory.build(catalog, encoder, model=model, progress=progress, column_dtype=column_dtype)
     return memory, time.perf_counter() - start
 
 
@@ -268,7 +274,7 @@ def run(args):
     encoder = load_encoder(args.encoder or (model.config.encoder if model and model.config.encoder else None)
                            or default_encoder_name())
     catalog = Catalog(args.dbs)
-    memory, build_seconds = build_memory(catalog, encoder, model, progress)
+    memory, build_seconds = build_memory(catalog, encoder, model, progress, args.column_dtype)
 
     questions = load_questions(args.questions, args.limit)
     unknown = sorted({db for _, dbs in questions for db in dbs if db not in memory})
@@ -282,7 +288,8 @@ def run(args):
         else {"file": None, **_calibration(memory)}
 
     out = {"benchmark": "selection", "encoder": encoder.name, "lexical_encoder": memory.lexical_encoder,
-           "model": os.path.abspath(args.model) if args.model else None, "databases": len(memory),
+           "model": os.path.abspath(args.model) if args.model else None, "column_dtype": args.column_dtype,
+           "databases": len(memory),
            "build_seconds": build_seconds}
     out.update(evaluate(memory, questions, ks, progress))
     if composites:
@@ -298,5 +305,56 @@ def run(args):
         out["synthetic"] = {"databases": len(memory), "build_seconds": seconds, "n": synthetic["n"],
                             "first_question_ms": 1e3 * first_question,
                             "ms_per_question": synthetic["ms_per_question"],
-                            **{f"recall@{k}": synthetic[f"recall@{k}"] for k in ks}}
+                            **{f"recall@{k}": synthetic[f"recall@{k}"] for k in ks},
+                            "process_peak_rss_bytes": _process_memory()["VmHWM"]}
+        with tempfile.TemporaryDirectory(prefix="relmem-synthetic-") as folder:
+            start = time.perf_counter()
+            memory.save(folder)
+            out["synthetic"]["save_seconds"] = time.perf_counter() - start
+            del memory
+            out["synthetic"]["reopened"] = _reopen(folder, sample, ks)
     return out
+
+
+def _process_memory():
+    """VmRSS and VmHWM of this process, in bytes."""
+    found = {}
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            name, _, value = line.partition(":")
+            if name in ("VmRSS", "VmHWM"):
+                found[name] = int(value.split()[0]) * 1024
+    return found
+
+
+def _reopen(folder, questions, ks):
+    """Opens the saved memory in a fresh process (so nothing of this one's memory is counted) and measures it."""
+    job = json.dumps({"folder": folder, "questions": questions, "ks": ks})
+    done = subprocess.run([sys.executable, "-c", "from relmem.bench.selection import reopened_main; reopened_main()"],
+                          input=job, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise Error("reopening the saved memory failed: " + done.stderr.strip()[-2000:])
+    return json.loads(done.stdout)
+
+
+def reopened_main():
+    """The fresh process of _reopen: job JSON on stdin, measurements JSON on stdout."""
+    job = json.loads(sys.stdin.read())
+    before = _process_memory()["VmRSS"]
+    start = time.perf_counter()
+    memory = SelectionMemory.load(job["folder"])
+    load_seconds = time.perf_counter() - start
+    questions = [(text, gold) for text, gold in job["questions"]]
+    start = time.perf_counter()
+    memory.select(questions[0][0], 1)
+    first_question = time.perf_counter() - start
+    measured = evaluate(memory, questions, job["ks"], False, sets=False)
+    after = _process_memory()
+    print(json.dumps({
+        "load_seconds": load_seconds, "first_question_ms": 1e3 * first_question,
+        "open_and_first_answer_seconds": load_seconds + first_question,
+        "ms_per_question": measured["ms_per_question"],
+        **{f"recall@{k}": measured[f"recall@{k}"] for k in job["ks"]},
+        "rss_bytes_before_load": before, "rss_bytes": after["VmRSS"], "peak_rss_bytes": after["VmHWM"],
+        "memory_bytes": memory.memory_bytes,
+    }))

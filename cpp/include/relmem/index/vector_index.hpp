@@ -1,16 +1,20 @@
 #pragma once
-// Exact (brute-force) vector index: float32 vectors with int64 ids, cosine or inner product,
-// batched top-k on an Eigen GEMM followed by a partial selection per query. With device "cuda" (or
-// "cuda:N") every operation is forwarded to a GpuVectorIndex storing fp32, fp16 or bf16 on the GPU.
+// Brute-force vector index: vectors with int64 ids, cosine or inner product. On the CPU the rows are stored as fp32,
+// fp16 or int8 (RowStore) and scored with fp32 accumulation: batches of up to kScanMaxQueries queries by a scan that
+// reads each row once for the whole batch and keeps every query's top-k while scanning, larger batches by a packed
+// GEMM over blocks of rows. A compact index can keep an fp32 copy and re-rank its top `rerank` candidates exactly.
+// With device "cuda" (or "cuda:N") every operation is forwarded to a GpuVectorIndex storing fp32, fp16 or bf16.
 #include <cstdint>
 #include <memory>
 #include <shared_mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "relmem/common.hpp"
 #include "relmem/index/gpu/precision.hpp"
+#include "relmem/index/id_rows.hpp"
+#include "relmem/index/row_store.hpp"
+#include "relmem/index/topk.hpp"
 
 namespace relmem {
 
@@ -28,11 +32,14 @@ struct SearchResult {
 
 class VectorIndex {
  public:
-  // device: "cpu", "cuda" or "cuda:N"; dtype: "fp32", or "fp16" / "bf16" on cuda. Throws relmem::Error
-  // for an unknown device or dtype, a non-fp32 dtype on cpu, and on cuda when relmem was built without
-  // CUDA or the device is not usable.
+  static constexpr int kScanMaxQueries = 32;
+
+  // device: "cpu", "cuda" or "cuda:N"; dtype: "fp32", "fp16" or "int8" on cpu, "fp32", "fp16" or "bf16" on cuda.
+  // rerank > 0 (cpu, fp16 or int8): also keep the fp32 rows and re-score the best max(k, rerank) candidates of every
+  // search with them. Throws relmem::Error for an unknown device or dtype, and on cuda when relmem was built
+  // without CUDA or the device is not usable.
   VectorIndex(int dim, Metric metric = Metric::Cosine, const std::string& device = "cpu",
-              const std::string& dtype = "fp32");
+              const std::string& dtype = "fp32", int rerank = 0);
   VectorIndex(VectorIndex&& other) noexcept;
   VectorIndex& operator=(VectorIndex&& other) noexcept;
   ~VectorIndex();
@@ -49,16 +56,29 @@ class VectorIndex {
   SearchResult search_range(const float* queries, int64_t n_queries, int k, int64_t id_begin,
                             int64_t id_end) const;
 
-  // The file format is the same for every device and dtype (vectors widened to fp32).
+  // The file holds the CPU dtype's rows (a cuda index saves fp32) and the fp32 copy when it has one.
   void save(const std::string& path) const;
-  static VectorIndex load(const std::string& path, const std::string& device = "cpu",
-                          const std::string& dtype = "fp32");
+  // dtype "" keeps the file's (fp32 on cuda); another dtype converts. mmap (cpu, the file's dtype, a version 2
+  // file of at least 256 KiB): the rows stay in the file, mapped, and are read from disk as searches touch them; the
+  // header, ids and scales are checked against their own checksum, the rows only by a full load or verify(). Other
+  // files and conversions are read into memory.
+  static VectorIndex load(const std::string& path, const std::string& device = "cpu", const std::string& dtype = "",
+                          bool mmap = false);
+  // Checks a file's whole checksum (relmem::Error naming the problem), without loading it.
+  static void verify(const std::string& path);
 
   int dim() const { return dim_; }
   Metric metric() const { return metric_; }
   // "cpu" or "cuda:N".
   std::string device() const;
   gpu::Precision precision() const { return precision_; }
+  // "fp32", "fp16", "int8" (cpu) or "bf16" (cuda).
+  std::string dtype() const;
+  int rerank() const { return rerank_; }
+  // Whether the rows are read from a mapped file.
+  bool mapped() const;
+  // Bytes this index holds in its own memory on the CPU: rows, scales, the fp32 copy and ids (mapped rows excluded).
+  size_t memory_bytes() const;
   int64_t size() const;
   bool contains(int64_t id) const;
   std::vector<int64_t> ids() const;
@@ -70,14 +90,21 @@ class VectorIndex {
 
  private:
   VectorIndex(std::unique_ptr<GpuVectorIndex> gpu, int cuda_device);
-  SearchResult search_rows(const float* queries, int64_t n_queries, int k, int64_t row_begin,
-                           int64_t row_end, const std::vector<int64_t>* row_filter) const;
+  using Candidates = std::vector<std::vector<Scored>>;  // per query
+  SearchResult search_rows(const float* queries, int64_t n_queries, int k,
+                           const std::vector<int64_t>* row_filter) const;
+  Candidates scan_top(const RowMatrix& queries, int want) const;
+  Candidates block_top(const RowMatrix& queries, int want, const std::vector<int64_t>* row_filter) const;
+  void rerank_exactly(const RowMatrix& queries, Candidates& best, int k) const;
+  int64_t row_of(int64_t id) const;  // relmem::Error for an unknown id
 
   int dim_;
   Metric metric_;
-  RowMatrix vectors_;  // (capacity, dim); first ids_.size() rows are live
-  std::vector<int64_t> ids_;
-  std::unordered_map<int64_t, int64_t> row_of_id_;
+  RowType row_type_ = RowType::FP32;
+  int rerank_ = 0;
+  RowStore rows_;
+  std::unique_ptr<RowStore> exact_;  // fp32 rows of a compact index with rerank > 0
+  IdRows ids_;
   int64_t next_id_ = 0;
   mutable std::shared_mutex mutex_;
   gpu::Precision precision_ = gpu::Precision::FP32;

@@ -63,7 +63,7 @@ SelectionMemory::SelectionMemory(std::shared_ptr<const Encoder> encoder, const S
       calibration_(default_calibration(nullptr)),
       cards_(dim_of(encoder_), Metric::Cosine),
       tables_(encoder_->dim(), Metric::Cosine),
-      columns_(encoder_->dim(), Metric::Cosine),
+      columns_(encoder_->dim(), Metric::Cosine, "cpu", options_.column_dtype),
       card_codes_(encoder_->dim()),
       lexical_cards_(lexical_ ? lexical_->dim() : 1),
       lexical_tables_(lexical_ ? lexical_->dim() : 1) {
@@ -638,8 +638,7 @@ std::vector<std::string> SelectionMemory::databases() const {
 }
 
 size_t SelectionMemory::memory_bytes() const {
-  const int64_t dense_rows = cards_.size() + tables_.size() + columns_.size();
-  size_t bytes = static_cast<size_t>(dense_rows) * (encoder_->dim() * sizeof(float) + sizeof(int64_t));
+  size_t bytes = cards_.memory_bytes() + tables_.memory_bytes() + columns_.memory_bytes();  // mapped rows excluded
   bytes += card_codes_.memory_bytes() + lexical_cards_.memory_bytes() + lexical_tables_.memory_bytes() +
            values_.memory_bytes();
   for (const auto& [name, entry] : entries_) {

@@ -67,7 +67,8 @@ void SelectionMemory::save(const std::string& folder) const {
         {"candidates", options_.candidates},
         {"pool", options_.pool},
         {"values_per_column", options_.values_per_column},
-        {"lexical_encoder", options_.lexical_encoder}}},
+        {"lexical_encoder", options_.lexical_encoder},
+        {"column_dtype", options_.column_dtype}}},
       {"calibration",
        {{"scale", calibration_.scale},
         {"bias", calibration_.bias},
@@ -131,12 +132,13 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
     options.pool = o.value("pool", std::max(options.pool, options.candidates));  // absent before the pool existed
     options.lexical_encoder = o.at("lexical_encoder").get<std::string>();
     options.values_per_column = has_columns ? o.at("values_per_column").get<int64_t>() : 0;
+    options.column_dtype = o.value("column_dtype", "fp32");  // absent before compact columns
     SelectionMemory memory(encoder, options);
     memory.cards_ = VectorIndex::load(join(folder, kCards));
-    memory.tables_ = VectorIndex::load(join(folder, kTables));
+    memory.tables_ = VectorIndex::load(join(folder, kTables), "cpu", "", /*mmap=*/true);
     nlohmann::json values = nlohmann::json::object();
     if (has_columns) {
-      memory.columns_ = VectorIndex::load(join(folder, kColumns));
+      memory.columns_ = VectorIndex::load(join(folder, kColumns), "cpu", "", /*mmap=*/true);
       values = read_json_file(join(folder, kValues));
       if (!values.is_object()) throw Error(join(folder, kValues) + " is not a JSON object");
     }

@@ -155,7 +155,8 @@ std::unique_ptr<DatabaseValues> load_database(const fs::path& folder, const json
   if (next != d->values.size()) throw Error("corrupt value memory file " + values_path.string() + ": value count");
   if (!entry.at("vectors").is_null()) {
     d->vectors =
-        std::make_unique<VectorIndex>(VectorIndex::load((folder / entry.at("vectors").get<std::string>()).string()));
+        std::make_unique<VectorIndex>(VectorIndex::load((folder / entry.at("vectors").get<std::string>()).string(),
+                                                        "cpu", "", /*mmap=*/true));
     if (d->vectors->dim() != dim)
       throw Error("value memory vectors of '" + d->name + "' have dimension " + std::to_string(d->vectors->dim()) +
                   ", the encoder " + std::to_string(dim));

@@ -267,7 +267,7 @@ void encode_database_values(DatabaseValues& db, const Encoder& encoder, const Va
   }
   RowMatrix by_id(static_cast<Eigen::Index>(ids.size()), encoder.dim());
   for (size_t i = 0; i < ids.size(); ++i) by_id.row(static_cast<Eigen::Index>(i)) = vectors.row(row_of_id[i]);
-  db.vectors = std::make_unique<VectorIndex>(encoder.dim(), Metric::Cosine);
+  db.vectors = std::make_unique<VectorIndex>(encoder.dim(), Metric::Cosine, "cpu", "int8");  // a quarter of fp32
   db.vectors->add(by_id.data(), by_id.rows(), ids.data());
 }
 

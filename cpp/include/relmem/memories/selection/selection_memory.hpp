@@ -43,6 +43,8 @@ struct SelectionOptions {
   std::string lexical_encoder = "hashing:4096";
   // Distinct text values indexed per column for the value evidence (0: none). Longer than max_value_chars: skipped.
   int64_t values_per_column = 1000;
+  // Storage of the column vectors, most of the memory's bytes: "int8" (a quarter of "fp32"), "fp16" or "fp32".
+  std::string column_dtype = "int8";
 };
 
 struct DatabaseMatch {

@@ -1,0 +1,25 @@
+#pragma once
+// A whole file mapped read-only into memory: its pages are read from disk (or the page cache) when first touched
+// and can be dropped by the kernel under memory pressure, so a large file opens at once and costs resident memory
+// only for what is read.
+#include <cstdint>
+#include <string>
+
+namespace relmem {
+
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path);  // relmem::Error when the file cannot be opened or mapped
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  const uint8_t* data() const { return data_; }
+  uint64_t size() const { return size_; }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  uint64_t size_ = 0;
+};
+
+}  // namespace relmem

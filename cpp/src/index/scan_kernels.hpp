@@ -1,0 +1,21 @@
+#pragma once
+// Scores of stored rows against a small batch of queries, reading each row from memory once for all the queries:
+// rows are taken four at a time and multiplied with every query while they sit in L1, widened from fp16 or int8
+// to fp32 in registers and accumulated in fp32. AVX-512 only (compiled with a target attribute, picked at run time).
+#include <cstdint>
+
+#include "relmem/index/row_store.hpp"
+
+namespace relmem::scan {
+
+// True when this CPU runs the AVX-512 scan and RELMEM_GEMM_KERNEL does not force another kernel.
+bool available();
+
+// out[i * n_queries + q] = <row begin + i, query q> for i < count (int8 rows: times the row's scale). queries holds
+// n_queries rows of rows.dim floats.
+void score_rows(const RowsView& rows, int64_t begin, int64_t count, const float* queries, int n_queries, float* out);
+// out[i] = <row row_numbers[i], query> for i < count.
+void score_listed_rows(const RowsView& rows, const int64_t* row_numbers, int64_t count, const float* query,
+                       float* out);
+
+}  // namespace relmem::scan
