@@ -1,0 +1,19 @@
+#pragma once
+// Checking and repairing UTF-8: text from files, databases and command lines may hold any bytes.
+#include <string>
+#include <string_view>
+
+namespace relmem {
+
+// The offset of the first byte that does not start a well-formed UTF-8 sequence (overlong forms, surrogates and
+// code points past U+10FFFF are ill-formed); std::string::npos when the whole text is valid.
+size_t invalid_utf8_offset(std::string_view text);
+inline bool is_valid_utf8(std::string_view text) { return invalid_utf8_offset(text) == std::string::npos; }
+
+// The text with every ill-formed sequence replaced by U+FFFD; valid text comes back unchanged.
+std::string valid_utf8(std::string_view text);
+
+// "byte 0xFF at offset 8": where a text stops being UTF-8, for messages.
+std::string describe_invalid_utf8(std::string_view text);
+
+}  // namespace relmem
