@@ -1,6 +1,9 @@
-// libFuzzer target for the SQL front end. Any input may be rejected with relmem::sql::SyntaxError, but nothing may
-// crash, and whatever parses must (1) render to text that parses and renders to itself, (2) survive rewriting every
+// libFuzzer target for the SQL front end and the executor's statement gate. The gate's text checks (the statement
+// keyword past comments and CTEs, the UTF-8 check and repair) must hold for any bytes: the keyword is one upper-case
+// word, valid_utf8() always gives valid UTF-8 and leaves valid text unchanged. Any input may be rejected with
+// relmem::sql::SyntaxError, but nothing may crash, and whatever parses must (1) render to text that parses and renders to itself, (2) survive rewriting every
 // literal to itself, and (3) go through name resolution, condition extraction and the detector without throwing.
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +16,8 @@
 #include "relmem/sql/rewrite.hpp"
 #include "relmem/sql/syntax_error.hpp"
 #include "../cpp/test_sql_schema.hpp"
+#include "../../cpp/src/catalog/statement_keyword.hpp"
+#include "../../cpp/src/common/utf8.hpp"
 
 namespace {
 
@@ -32,12 +37,25 @@ std::string rewrite_to_itself(const std::string& sql, const relmem::sql::Select&
   return rewrite_literals(sql, same);
 }
 
+void check_statement_gate(const std::string& sql) {
+  const std::string keyword = relmem::statement_keyword(sql);
+  for (char c : keyword)
+    if (!(std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '$'))
+      fail("the statement keyword is one upper-case word", sql, keyword);
+  relmem::is_other_statement_keyword(keyword);
+  if (relmem::skip_space_and_comments(sql, 0) > sql.size()) fail("skipping comments stays inside the text", sql, "");
+  const std::string repaired = relmem::valid_utf8(sql);
+  if (!relmem::is_valid_utf8(repaired)) fail("valid_utf8() gives valid UTF-8", sql, repaired);
+  if (relmem::is_valid_utf8(sql) != (repaired == sql)) fail("valid_utf8() changes exactly the invalid texts", sql, repaired);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace relmem::sql;
   static const relmem::Schema schema = relmem_test::concert_schema();
   const std::string sql(reinterpret_cast<const char*>(data), size);
+  check_statement_gate(sql);
   Select select;
   try {
     select = parse(sql);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the SQL parser fuzzer with clang's libFuzzer + AddressSanitizer + UBSan and runs it.
+# Builds the SQL parser and statement gate fuzzer with clang's libFuzzer + AddressSanitizer + UBSan and runs it.
 #   tests/fuzz/run_fuzz.sh [SECONDS] [extra libFuzzer flags...]
 # The seed corpus is every Spider gold query (when ../shared/data/spider exists) plus a few hand-written ones;
 # output goes to $FUZZ_OUT (default build-fuzz), crashes to $FUZZ_OUT/crashes/. Exits non-zero on a crash.
@@ -11,7 +11,7 @@ CXX="${CXX:-$(command -v clang++-14 || command -v clang++)}"
 OUT="${FUZZ_OUT:-build-fuzz}"
 mkdir -p "$OUT/corpus" "$OUT/crashes"
 
-sources=(cpp/src/sql/*.cpp cpp/src/catalog/schema.cpp)
+sources=(cpp/src/sql/*.cpp cpp/src/catalog/schema.cpp cpp/src/catalog/statement_keyword.cpp cpp/src/common/utf8.cpp)
 "$CXX" -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -Icpp/include -I/usr/include/eigen3 tests/fuzz/fuzz_sql_parser.cpp "${sources[@]}" -o "$OUT/fuzz_sql_parser"
 
