@@ -16,8 +16,7 @@
 #include "relmem/sql/rewrite.hpp"
 #include "relmem/sql/syntax_error.hpp"
 #include "../cpp/test_sql_schema.hpp"
-#include "../../cpp/src/catalog/statement_keyword.hpp"
-#include "../../cpp/src/common/utf8.hpp"
+#include "statement_gate_properties.hpp"
 
 namespace {
 
@@ -35,18 +34,6 @@ std::string rewrite_to_itself(const std::string& sql, const relmem::sql::Select&
     if (literal->literal_kind == LiteralKind::Null) same.emplace(literal->literal_index, LiteralValue::null());
   }
   return rewrite_literals(sql, same);
-}
-
-void check_statement_gate(const std::string& sql) {
-  const std::string keyword = relmem::statement_keyword(sql);
-  for (char c : keyword)
-    if (!(std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '$'))
-      fail("the statement keyword is one upper-case word", sql, keyword);
-  relmem::is_other_statement_keyword(keyword);
-  if (relmem::skip_space_and_comments(sql, 0) > sql.size()) fail("skipping comments stays inside the text", sql, "");
-  const std::string repaired = relmem::valid_utf8(sql);
-  if (!relmem::is_valid_utf8(repaired)) fail("valid_utf8() gives valid UTF-8", sql, repaired);
-  if (relmem::is_valid_utf8(sql) != (repaired == sql)) fail("valid_utf8() changes exactly the invalid texts", sql, repaired);
 }
 
 }  // namespace
