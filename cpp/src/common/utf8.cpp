@@ -3,10 +3,8 @@
 #include <cstdio>
 
 namespace relmem {
-namespace {
 
-// The length of the well-formed sequence starting at `i`, or 0 (Unicode's table 3-7 of well-formed byte sequences).
-size_t sequence_length(std::string_view s, size_t i) {
+size_t utf8_sequence_length(std::string_view s, size_t i) {
   const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
   const unsigned char c = byte(i);
   if (c < 0x80) return 1;
@@ -32,11 +30,9 @@ size_t sequence_length(std::string_view s, size_t i) {
   return length;
 }
 
-}  // namespace
-
 size_t invalid_utf8_offset(std::string_view text) {
   for (size_t i = 0; i < text.size();) {
-    const size_t length = sequence_length(text, i);
+    const size_t length = utf8_sequence_length(text, i);
     if (!length) return i;
     i += length;
   }
@@ -48,7 +44,7 @@ std::string valid_utf8(std::string_view text) {
   if (bad == std::string::npos) return std::string(text);
   std::string out(text.substr(0, bad));
   for (size_t i = bad; i < text.size();) {
-    const size_t length = sequence_length(text, i);
+    const size_t length = utf8_sequence_length(text, i);
     if (length) {
       out.append(text.substr(i, length));
       i += length;

@@ -5,6 +5,10 @@
 
 namespace relmem {
 
+// The length of the well-formed UTF-8 sequence starting at byte `i` of `text` (Unicode's table 3-7: no overlong
+// forms, surrogates or code points past U+10FFFF), 0 when none starts there.
+size_t utf8_sequence_length(std::string_view text, size_t i);
+
 // The offset of the first byte that does not start a well-formed UTF-8 sequence (overlong forms, surrogates and
 // code points past U+10FFFF are ill-formed); std::string::npos when the whole text is valid.
 size_t invalid_utf8_offset(std::string_view text);
