@@ -2,6 +2,7 @@
 import argparse
 import importlib
 import json
+import os
 import sys
 
 from . import Catalog, Error, execute_readonly
@@ -11,6 +12,7 @@ from .demo import job as demo_job
 from .eval import commands as eval_commands
 from .mcp import commands as mcp_commands
 from . import values_cli
+from .typed_json import json_rows, text_value
 
 
 def _catalog(args):
@@ -28,19 +30,20 @@ def _catalog(args):
 def _print_rows(columns, rows, limit):
     print(" | ".join(columns))
     for row in rows[:limit]:
-        print(" | ".join("NULL" if v is None else str(v) for v in row))
+        print(" | ".join(text_value(v) for v in row))
     if len(rows) > limit:
         print(f"... {len(rows) - limit} more rows")
 
 
 def _sql(args):
-    result = execute_readonly(args.db_path, args.sql, timeout=args.timeout, max_rows=args.max_rows)
+    result = execute_readonly(args.db_path, args.sql, timeout=args.timeout, max_rows=args.max_rows,
+                              max_bytes=args.max_bytes)
     if not result.ok:
-        print(f"relmem sql: {result.error_kind}: {result.error}", file=sys.stderr)
+        _fail("sql", f"{result.error_kind}: {result.error}")
         return 1
     if args.json:
-        print(json.dumps({"columns": result.columns, "rows": result.rows, "truncated": result.truncated},
-                         default=str))
+        print(json.dumps({"columns": result.columns, "rows": json_rows(result.rows), "truncated": result.truncated},
+                         ensure_ascii=False))
     else:
         _print_rows(result.columns, result.rows, args.max_print)
     return 0
@@ -70,6 +73,7 @@ def build_parser():
     p.add_argument("sql")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds")
     p.add_argument("--max-rows", type=int, default=10000)
+    p.add_argument("--max-bytes", type=int, default=64 << 20, help="result size limit (text and blob bytes)")
     p.add_argument("--max-print", type=int, default=50)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_sql)
@@ -93,15 +97,46 @@ def build_parser():
     return parser
 
 
+def _fail(command, message):
+    """One line on stderr, whatever the message holds."""
+    line = " ".join(str(message).split())
+    print(f"relmem {command}: {line}", file=sys.stderr)
+
+
+def _silence_stdout():
+    """After a broken pipe (`relmem catalog DIR | head`), stdout goes nowhere, so that Python's own flush at exit
+    raises nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def main(argv=None):
+    """Runs one command. Every failure ends in one line on stderr and a non-zero exit, never a traceback
+    (RELMEM_TRACEBACK=1 shows it for unexpected errors)."""
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()
+        return status
     except Error as e:
-        print(f"relmem {args.command}: {e}", file=sys.stderr)
+        _fail(args.command, e)
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
+    except MemoryError:
+        _fail(args.command, "out of memory")
+        return 2
+    except OSError as e:
+        _fail(args.command, f"{e.strerror or e}{': ' + str(e.filename) if e.filename else ''}")
+        return 2
+    except Exception as e:  # a bug in relmem: still one line, with what it was
+        if os.environ.get("RELMEM_TRACEBACK"):
+            raise
+        _fail(args.command, f"internal error: {type(e).__name__}: {e}")
+        return 3
 
 
 if __name__ == "__main__":

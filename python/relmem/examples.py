@@ -23,7 +23,8 @@ import numpy as np
 from . import Error, VectorIndex
 from . import sql as sqltools
 from .encoders import load_encoder
-from .memory import DatabaseFile, Memory, database_file, plan_refresh, read_manifest
+from .memory import DatabaseFile, Memory, database_file, plan_refresh
+from .memory_files import atomic_folder, read_manifest
 from .progress import callback as progress_callback
 
 FORMAT_VERSION = 1
@@ -141,27 +142,28 @@ class ExampleMemory(Memory):
         manifest = {"format": "relmem-examples", "version": FORMAT_VERSION, "encoder": self.encoder.name,
                     "dim": self.encoder.dim, "examples": [e.to_dict() for e in self.examples],
                     "files": {db: [f.path, f.size, f.mtime_ns] for db, f in self.files.items()}}
-        try:
-            os.makedirs(folder, exist_ok=True)
-            with open(os.path.join(folder, "examples.json"), "w", encoding="utf-8") as f:
-                json.dump(manifest, f, ensure_ascii=False, indent=1)
-        except OSError as error:
-            raise Error(f"cannot save the example memory to {folder}: {error.strerror}") from None
-        self.index.save(os.path.join(folder, "examples.index"))
+        with atomic_folder(folder) as temporary:
+            try:
+                with open(os.path.join(temporary, "examples.json"), "w", encoding="utf-8") as f:
+                    json.dump(manifest, f, ensure_ascii=False, indent=1)
+            except OSError as error:
+                raise Error(f"cannot save the example memory to {folder}: {error.strerror}") from None
+            self.index.save(os.path.join(temporary, "examples.index"))
 
     @classmethod
     def load(cls, folder, encoder=None):
         """Loads a saved memory; the encoder is loaded by the name saved with it unless given (names must match)."""
         path = os.path.join(folder, "examples.json")
-        manifest = read_manifest(path, "example memory", "relmem-examples", FORMAT_VERSION)
+        manifest = read_manifest(path, "example memory", {"format": str, "version": int, "encoder": str,
+                                                          "examples": list}, "relmem-examples", FORMAT_VERSION)
         encoder = encoder if encoder is not None else load_encoder(manifest["encoder"])
         if encoder.name != manifest["encoder"]:
             raise Error(f"example memory {folder} was embedded with {manifest['encoder']}, not {encoder.name}")
         memory = cls(encoder)
         try:
             memory.examples = [Example(**record) for record in manifest["examples"]]
-            memory.files = {db: DatabaseFile(*file) for db, file in manifest.get("files", {}).items()}
-        except TypeError as error:
+            memory.files = {db: DatabaseFile(*file) for db, file in dict(manifest.get("files", {})).items()}
+        except (TypeError, ValueError) as error:
             raise Error(f"example memory {path}: bad example record ({error})") from None
         memory.index = VectorIndex.load(os.path.join(folder, "examples.index"))
         if len(memory.index) != len(memory.examples):

@@ -13,22 +13,7 @@ import json
 
 from ._relmem import DatabaseFile, Error, RefreshReport, SelectionMemory, database_file, plan_refresh
 
-__all__ = ["Memory", "RefreshReport", "DatabaseFile", "database_file", "plan_refresh", "read_manifest"]
-
-
-def read_manifest(path, what, format_name, version):
-    """The JSON object a Python memory saved at `path` ("format": format_name, "version": version); relmem.Error
-    naming `what` ("example memory") when it cannot be read, is not JSON or is of another format or version."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            manifest = json.load(f)
-    except OSError as error:
-        raise Error(f"cannot read {what} {path}: {error.strerror}") from None
-    except ValueError as error:
-        raise Error(f"{what} {path} is not valid JSON: {error}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != format_name or manifest.get("version") != version:
-        raise Error(f"{path} is not a relmem {what} of version {version}")
-    return manifest
+__all__ = ["Memory", "RefreshReport", "DatabaseFile", "database_file", "plan_refresh"]
 
 
 class Memory(abc.ABC):

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from . import Error, VectorIndex
 from .encoders import load_encoder
-from .memory import DatabaseFile, Memory, database_file, plan_refresh, read_manifest
+from .memory import DatabaseFile, Memory, database_file, plan_refresh
+from .memory_files import atomic_folder, read_manifest
 from .progress import callback as progress_callback
 
 FORMAT_VERSION = 1
@@ -156,20 +157,21 @@ class RowMemory(Memory):
                                        "tables": [[name, list(columns), [list(r) for r in rows]]
                                                   for name, (columns, rows, _) in tables.items()]}
                                   for db, tables in self.tables.items()}}
-        try:
-            os.makedirs(folder, exist_ok=True)
-            with open(os.path.join(folder, "rows.json"), "w", encoding="utf-8") as f:
-                json.dump(manifest, f, ensure_ascii=False)
-        except OSError as error:
-            raise Error(f"cannot save the row memory to {folder}: {error.strerror}") from None
-        for i, db in enumerate(sorted(self.tables)):
-            self.indexes[db].save(os.path.join(folder, f"{i}.index"))
+        with atomic_folder(folder) as temporary:
+            try:
+                with open(os.path.join(temporary, "rows.json"), "w", encoding="utf-8") as f:
+                    json.dump(manifest, f, ensure_ascii=False)
+            except OSError as error:
+                raise Error(f"cannot save the row memory to {folder}: {error.strerror}") from None
+            for i, db in enumerate(sorted(self.tables)):
+                self.indexes[db].save(os.path.join(temporary, f"{i}.index"))
 
     @classmethod
     def load(cls, folder, encoder=None):
         """Loads what save() wrote; the encoder is loaded by its saved name unless given (names must match)."""
         path = os.path.join(folder, "rows.json")
-        manifest = read_manifest(path, "row memory", "relmem-rows", FORMAT_VERSION)
+        manifest = read_manifest(path, "row memory", {"encoder": str, "rows_per_table": int, "max_value_chars": int,
+                                                       "databases": dict}, "relmem-rows", FORMAT_VERSION)
         encoder = _encoder(encoder if encoder is not None else manifest["encoder"])
         if encoder.name != manifest["encoder"]:
             raise Error(f"row memory {folder} was embedded with {manifest['encoder']}, not {encoder.name}")

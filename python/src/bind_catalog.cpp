@@ -61,7 +61,7 @@ void bind_catalog(py::module_& m) {
       .def("__repr__", [](const Table& t) { return "Table(" + t.name + ", " + std::to_string(t.columns.size()) + " columns)"; });
   py::class_<Schema>(m, "Schema")
       .def_readonly("name", &Schema::name)
-      .def_readonly("path", &Schema::path)
+      .def_property_readonly("path", [](const Schema& s) { return path_to_python(s.path); })
       .def_readonly("tables", &Schema::tables)
       .def("table", &Schema::table, py::return_value_policy::reference_internal)
       .def("__repr__", [](const Schema& s) { return "Schema(" + s.name + ", " + std::to_string(s.tables.size()) + " tables)"; });
@@ -90,26 +90,29 @@ void bind_catalog(py::module_& m) {
       });
 
   py::class_<Catalog>(m, "Catalog", "A collection of SQLite databases, opened read-only.")
-      .def(py::init([](const std::string& path) {
+      .def(py::init([](const py::object& path) {
+             if (py::isinstance<py::list>(path) || py::isinstance<py::tuple>(path)) {
+               std::vector<std::string> paths;
+               for (const auto& item : path) paths.push_back(path_argument(py::reinterpret_borrow<py::object>(item)));
+               py::gil_scoped_release release;
+               return Catalog::open_files(paths);
+             }
+             const std::string folder = path_argument(path);
              py::gil_scoped_release release;
-             return Catalog::open(path);
+             return Catalog::open(folder);
            }),
-           py::arg("path"), "A folder searched recursively for *.sqlite/*.sqlite3/*.db, or one database file.")
-      .def(py::init([](const std::vector<std::string>& paths) {
-             py::gil_scoped_release release;
-             return Catalog::open_files(paths);
-           }),
-           py::arg("paths"))
+           py::arg("path"),
+           "A folder searched recursively for *.sqlite/*.sqlite3/*.db, one database file, or a list of files.")
       .def_property_readonly("databases", &Catalog::databases)
       .def_property_readonly("skipped", [](const Catalog& c) {
         py::list out;
-        for (const auto& s : c.skipped()) out.append(py::make_tuple(s.path, s.reason));
+        for (const auto& s : c.skipped()) out.append(py::make_tuple(path_to_python(s.path), s.reason));
         return out;
       }, "(path, reason) for each file a folder scan could not read.")
-      .def("add", &Catalog::add, py::arg("path"))
+      .def("add", [](Catalog& c, const py::object& path) { c.add(path_argument(path)); }, py::arg("path"))
       .def("remove", &Catalog::remove, py::arg("db"))
       .def("schema", &Catalog::schema, py::arg("db"), py::return_value_policy::reference_internal)
-      .def("path", &Catalog::path, py::arg("db"))
+      .def("path", [](const Catalog& c, const std::string& db) { return path_to_python(c.path(db)); }, py::arg("db"))
       .def("ddl", &Catalog::ddl, py::arg("db"))
       .def("card", [](const Catalog& c, const std::string& db, int samples, const std::string& description) {
              CardOptions options;
@@ -133,21 +136,27 @@ void bind_catalog(py::module_& m) {
              for (const auto& v : values) out.append(to_python(v));
              return out;
            }, py::arg("db"), py::arg("table"), py::arg("column"), py::arg("cap") = 1000)
-      .def("execute", [](const Catalog& c, const std::string& db, const std::string& sql, double timeout,
-                         int64_t max_rows) {
+      .def("execute", [](const Catalog& c, const std::string& db, const py::object& sql, double timeout,
+                         int64_t max_rows, int64_t max_bytes) {
              const std::string& path = c.path(db);
+             const std::string text = sql_argument(sql);
              py::gil_scoped_release release;
-             return execute_readonly(path, sql, ExecOptions{timeout, max_rows});
+             return execute_readonly(path, text, ExecOptions{timeout, max_rows, max_bytes});
            }, py::arg("db"), py::arg("sql"), py::arg("timeout") = 10.0, py::arg("max_rows") = 10000,
-           "Runs one SELECT/WITH statement read-only; SQL problems come back in QueryResult.error.")
+           py::arg("max_bytes") = ExecOptions().max_bytes,
+           "Runs one SELECT/WITH statement (str or bytes) read-only; SQL problems come back in QueryResult.error.")
       .def("__len__", [](const Catalog& c) { return c.databases().size(); })
       .def("__contains__", &Catalog::contains)
       .def("__repr__", [](const Catalog& c) { return "Catalog(" + std::to_string(c.databases().size()) + " databases)"; });
 
-  m.def("execute_readonly", [](const std::string& path, const std::string& sql, double timeout, int64_t max_rows) {
+  m.def("execute_readonly", [](const py::object& path, const py::object& sql, double timeout, int64_t max_rows,
+                               int64_t max_bytes) {
+          const std::string file = path_argument(path);
+          const std::string text = sql_argument(sql);
           py::gil_scoped_release release;
-          return execute_readonly(path, sql, ExecOptions{timeout, max_rows});
-        }, py::arg("path"), py::arg("sql"), py::arg("timeout") = 10.0, py::arg("max_rows") = 10000);
+          return execute_readonly(file, text, ExecOptions{timeout, max_rows, max_bytes});
+        }, py::arg("path"), py::arg("sql"), py::arg("timeout") = 10.0, py::arg("max_rows") = 10000,
+        py::arg("max_bytes") = ExecOptions().max_bytes);
 }
 
 }  // namespace relmem_python

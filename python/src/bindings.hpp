@@ -24,6 +24,13 @@ void bind_schema_scores(pybind11::module_& m);  // after bind_memories_selection
 void bind_memories_values(pybind11::module_& m);  // the relmem._relmem.values submodule
 void bind_sql(pybind11::module_& m);  // the relmem._relmem.sql submodule
 
+// SQL from Python: bytes as they are, str as UTF-8 with undecodable command-line bytes (lone surrogates) restored.
+std::string sql_argument(const pybind11::object& sql);
+// A path from Python (str, bytes or os.PathLike) as the file system's bytes (os.fsencode), and back (os.fsdecode):
+// file names need not be UTF-8.
+std::string path_argument(const pybind11::object& path);
+pybind11::str path_to_python(const std::string& path);
+
 // Hands a matrix to numpy without copying; numpy owns it from then on.
 pybind11::array_t<float> to_numpy(relmem::RowMatrix&& matrix);
 

@@ -248,7 +248,7 @@ TEST_F(SelectionMemoryTest, BadFoldersAndModelsGiveClearErrors) {
   relmem_test::write_bytes(folder + "/manifest.json", manifest.substr(0, manifest.size() / 2));
   expect_error([&] { SelectionMemory::load(folder); }, "not valid JSON");
   std::string newer = manifest;
-  newer.replace(newer.find("\"version\": 2"), 12, "\"version\": 7");
+  newer.replace(newer.find("\"version\": 3"), 12, "\"version\": 7");
   relmem_test::write_bytes(folder + "/manifest.json", newer);
   expect_error([&] { SelectionMemory::load(folder); }, "version 7");
   relmem_test::write_bytes(folder + "/manifest.json", manifest);

@@ -1,6 +1,9 @@
-// libFuzzer target for the SQL front end. Any input may be rejected with relmem::sql::SyntaxError, but nothing may
-// crash, and whatever parses must (1) render to text that parses and renders to itself, (2) survive rewriting every
+// libFuzzer target for the SQL front end and the executor's statement gate. The gate's text checks (the statement
+// keyword past comments and CTEs, the UTF-8 check and repair) must hold for any bytes: the keyword is one upper-case
+// word, valid_utf8() always gives valid UTF-8 and leaves valid text unchanged. Any input may be rejected with
+// relmem::sql::SyntaxError, but nothing may crash, and whatever parses must (1) render to text that parses and renders to itself, (2) survive rewriting every
 // literal to itself, and (3) go through name resolution, condition extraction and the detector without throwing.
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +16,7 @@
 #include "relmem/sql/rewrite.hpp"
 #include "relmem/sql/syntax_error.hpp"
 #include "../cpp/test_sql_schema.hpp"
+#include "statement_gate_properties.hpp"
 
 namespace {
 
@@ -38,6 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace relmem::sql;
   static const relmem::Schema schema = relmem_test::concert_schema();
   const std::string sql(reinterpret_cast<const char*>(data), size);
+  check_statement_gate(sql);
   Select select;
   try {
     select = parse(sql);

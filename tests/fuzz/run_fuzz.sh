@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the SQL parser fuzzer with clang's libFuzzer + AddressSanitizer + UBSan and runs it.
+# Builds the SQL parser and statement gate fuzzer with clang's libFuzzer + AddressSanitizer + UBSan and runs it.
 #   tests/fuzz/run_fuzz.sh [SECONDS] [extra libFuzzer flags...]
+#   FUZZ_TARGET=fuzz_statement_gate tests/fuzz/run_fuzz.sh ...   # the statement gate alone (much faster)
 # The seed corpus is every Spider gold query (when ../shared/data/spider exists) plus a few hand-written ones;
 # output goes to $FUZZ_OUT (default build-fuzz), crashes to $FUZZ_OUT/crashes/. Exits non-zero on a crash.
 set -euo pipefail
@@ -11,9 +12,10 @@ CXX="${CXX:-$(command -v clang++-14 || command -v clang++)}"
 OUT="${FUZZ_OUT:-build-fuzz}"
 mkdir -p "$OUT/corpus" "$OUT/crashes"
 
-sources=(cpp/src/sql/*.cpp cpp/src/catalog/schema.cpp)
+TARGET="${FUZZ_TARGET:-fuzz_sql_parser}"
+sources=(cpp/src/sql/*.cpp cpp/src/catalog/schema.cpp cpp/src/catalog/statement_keyword.cpp cpp/src/common/utf8.cpp)
 "$CXX" -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Icpp/include -I/usr/include/eigen3 tests/fuzz/fuzz_sql_parser.cpp "${sources[@]}" -o "$OUT/fuzz_sql_parser"
+  -Icpp/include -I/usr/include/eigen3 "tests/fuzz/$TARGET.cpp" "${sources[@]}" -o "$OUT/$TARGET"
 
 SPIDER=../shared/data/spider
 if [ -d "$SPIDER" ] && [ -z "$(ls -A "$OUT/corpus")" ]; then
@@ -36,5 +38,5 @@ for seed in "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SEL
   printf '%s' "$seed" > "$OUT/corpus/seed-$(printf '%s' "$seed" | sha1sum | cut -c1-12)"
 done
 
-"$OUT/fuzz_sql_parser" "$OUT/corpus" -max_total_time="$SECONDS_TO_RUN" -max_len=4096 -timeout=10 \
+"$OUT/$TARGET" "$OUT/corpus" -max_total_time="$SECONDS_TO_RUN" -max_len=4096 -timeout=10 \
   -dict=tests/fuzz/sql.dict -artifact_prefix="$OUT/crashes/" -print_final_stats=1 "$@"

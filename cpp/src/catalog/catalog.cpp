@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "../common/utf8.hpp"
 #include "readonly_connection.hpp"
 #include "relmem/common.hpp"
 
@@ -52,6 +53,24 @@ std::string table_line(const Catalog& catalog, const Schema& schema, const Table
   return out.str();
 }
 
+// Names reach prompts, JSON files and Python strings, which all need UTF-8: a database whose names are not UTF-8
+// is refused with the name's place, never read with names that cannot be shown or saved.
+void check_name(const std::string& what, const std::string& name) {
+  if (!is_valid_utf8(name))
+    throw Error(what + " '" + valid_utf8(name) + "' is not valid UTF-8 (" + describe_invalid_utf8(name) +
+                "); rename it to read this database");
+}
+
+void check_names(const Schema& schema) {
+  for (const auto& table : schema.tables) {
+    check_name("table name", table.name);
+    for (const auto& column : table.columns) {
+      check_name("column name in table " + valid_utf8(table.name) + ":", column.name);
+      check_name("type of column " + valid_utf8(table.name) + "." + valid_utf8(column.name) + ":", column.type);
+    }
+  }
+}
+
 }  // namespace
 
 Schema read_schema(const std::string& path) {
@@ -77,9 +96,12 @@ Schema read_schema(const std::string& path) {
       connection.query("SELECT count(*) FROM " + quoted,
                        [&](sqlite3_stmt* stmt) { table.row_count = sqlite3_column_int64(stmt, 0); });
     }
+  } catch (const DatabaseLocked&) {
+    throw;
   } catch (const Error& e) {
     throw Error("not a readable SQLite database: " + std::string(e.what()));
   }
+  check_names(schema);
   return schema;
 }
 
@@ -117,10 +139,20 @@ Catalog Catalog::open(const std::string& path) {
   if (!fs::exists(path)) throw Error("no such file or folder: " + path);
   if (!fs::is_directory(path)) return open_files({path});
   std::vector<std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied))
-    if (entry.is_regular_file() && is_database_file(entry.path())) files.push_back(entry.path().string());
-  std::sort(files.begin(), files.end());
   Catalog catalog;
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, error), end;
+       !error && it != end; it.increment(error)) {
+    if (!is_database_file(it->path())) continue;
+    std::error_code ignored;
+    if (it->is_regular_file(ignored)) {
+      files.push_back(it->path().string());
+    } else if (it->is_directory(ignored)) {
+      catalog.skipped_.push_back({it->path().string(), "a folder, not a database file"});
+    }
+  }
+  if (error) throw Error("cannot list the folder " + path + ": " + error.message());
+  std::sort(files.begin(), files.end());
   for (const auto& file : files) {
     try {
       catalog.add(file);
@@ -138,6 +170,7 @@ Catalog Catalog::open_files(const std::vector<std::string>& paths) {
 }
 
 void Catalog::add(const std::string& path) {
+  check_name("database file name", fs::path(path).filename().string());
   Schema schema = read_schema(path);
   if (schemas_.count(schema.name))
     throw Error("duplicate database name '" + schema.name + "': " + path + " and " + schemas_.at(schema.name).path);

@@ -1,29 +1,34 @@
 #include "relmem/catalog/executor.hpp"
 
-#include "readonly_connection.hpp"
-#include "statement_keyword.hpp"
-
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <chrono>
-#include <limits>
+#include <array>
+#include <climits>
+#include <filesystem>
 #include <memory>
 #include <sstream>
+
+#include "../common/utf8.hpp"
+#include "bounded_functions.hpp"
+#include "query_watchdog.hpp"
+#include "readonly_connection.hpp"
+#include "statement_keyword.hpp"
 
 namespace relmem {
 namespace {
 
-struct Deadline {
-  std::chrono::steady_clock::time_point end;
-  bool expired = false;
-};
-
-int on_progress(void* user) {
-  auto* deadline = static_cast<Deadline*>(user);
-  if (std::chrono::steady_clock::now() >= deadline->end) deadline->expired = true;
-  return deadline->expired ? 1 : 0;
-}
+// Functions that hand out process addresses, register code or load it: never callable from generated SQL.
+constexpr std::array<const char*, 2> kDeniedFunctions = {"load_extension", "fts3_tokenizer"};
+// Pragmas that only describe the database, reachable from a SELECT as table-valued functions (pragma_table_info)
+// and read by FTS tables (page_size, data_version); a PRAGMA statement itself is refused before it runs. The first
+// list takes a table or index name as its argument, the second no argument (with one, some would set a value).
+constexpr std::array<const char*, 6> kDescribingPragmas = {"table_info", "table_xinfo", "index_list",
+                                                           "index_info", "index_xinfo", "foreign_key_list"};
+constexpr std::array<const char*, 8> kReadablePragmas = {"data_version", "page_size",     "page_count",  "collation_list",
+                                                         "table_list",   "function_list", "module_list", "pragma_list"};
+constexpr int kMaxSqlBytes = 1 << 20;
+constexpr int64_t kMinValueLimit = 1 << 20;  // SQLite reads schemas through the same limit on one value
 
 // The first action the authorizer denied: what the refusal message names.
 struct Denial {
@@ -32,8 +37,16 @@ struct Denial {
   std::string argument;  // the table, pragma or function the action names
 };
 
-// Allows reading only. Writes, ATTACH/DETACH, PRAGMA (reads included: some have side effects),
-// transactions and load_extension() are denied.
+template <size_t N>
+bool is_one_of(const char* name, const std::array<const char*, N>& names) {
+  return std::any_of(names.begin(), names.end(), [&](const char* listed) { return sqlite3_stricmp(name, listed) == 0; });
+}
+
+// Allows reading only. Writes, ATTACH/DETACH, PRAGMA (reads included: some have side effects), transactions and
+// the functions of kDeniedFunctions are denied. Two internal checks are let through because reading needs them:
+// a virtual table's constructor (json_each, json_tree, FTS tables, pragma table-valued functions) asks for an
+// UPDATE of sqlite_master (nothing can write: the file is open read-only, SQLITE_DBCONFIG_DEFENSIVE is on and only
+// a SELECT statement runs), and the descriptive pragmas above.
 // Records the first denied action, so a failed prepare can be reported as a refusal that says what was refused.
 int authorize(void* user, int action, const char* arg1, const char* arg2, const char*, const char*) {
   const char* argument = arg1;
@@ -42,9 +55,15 @@ int authorize(void* user, int action, const char* arg1, const char* arg2, const 
     case SQLITE_READ:
     case SQLITE_RECURSIVE:
       return SQLITE_OK;
+    case SQLITE_UPDATE:
+      if (arg1 && sqlite3_stricmp(arg1, "sqlite_master") == 0) return SQLITE_OK;
+      break;
+    case SQLITE_PRAGMA:
+      if (arg1 && (is_one_of(arg1, kDescribingPragmas) || (!arg2 && is_one_of(arg1, kReadablePragmas)))) return SQLITE_OK;
+      break;
     case SQLITE_FUNCTION:
       argument = arg2 ? arg2 : arg1;
-      if (!argument || sqlite3_stricmp(argument, "load_extension") != 0) return SQLITE_OK;
+      if (!argument || !is_one_of(argument, kDeniedFunctions)) return SQLITE_OK;
       break;
     default:
       break;
@@ -56,7 +75,7 @@ int authorize(void* user, int action, const char* arg1, const char* arg2, const 
 
 // What a denied action does, for "... and this one <does it>".
 std::string denied_action(const Denial& denial) {
-  const std::string& name = denial.argument;
+  const std::string name = valid_utf8(denial.argument);
   switch (denial.action) {
     case SQLITE_INSERT:
     case SQLITE_UPDATE:
@@ -64,7 +83,7 @@ std::string denied_action(const Denial& denial) {
     case SQLITE_DELETE:
       return "deletes from table " + name;
     case SQLITE_FUNCTION:
-      return "calls " + name + "()";
+      return "calls " + name + "(), which is not allowed (it loads code or exposes process memory)";
     case SQLITE_PRAGMA:
       return "runs PRAGMA " + name;
     case SQLITE_ATTACH:
@@ -101,12 +120,12 @@ Value read_column(sqlite3_stmt* stmt, int i) {
       return sqlite3_column_double(stmt, i);
     case SQLITE_TEXT: {
       const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, i));
-      return std::string(text, static_cast<size_t>(sqlite3_column_bytes(stmt, i)));
+      return std::string(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(stmt, i)));
     }
     case SQLITE_BLOB: {
       const auto* data = static_cast<const uint8_t*>(sqlite3_column_blob(stmt, i));
       Blob blob;
-      blob.bytes.assign(data, data + sqlite3_column_bytes(stmt, i));
+      if (data) blob.bytes.assign(data, data + sqlite3_column_bytes(stmt, i));
       return blob;
     }
     default:
@@ -114,9 +133,15 @@ Value read_column(sqlite3_stmt* stmt, int i) {
   }
 }
 
-QueryResult failure(SqlErrorKind kind, std::string message) {
+// What a value adds to the result's size: its bytes for text and blobs, 8 for anything else.
+int64_t value_bytes(sqlite3_stmt* stmt, int i) {
+  const int type = sqlite3_column_type(stmt, i);
+  return type == SQLITE_TEXT || type == SQLITE_BLOB ? sqlite3_column_bytes(stmt, i) : 8;
+}
+
+QueryResult failure(SqlErrorKind kind, const std::string& message) {
   QueryResult result;
-  result.error = SqlError{kind, std::move(message)};
+  result.error = SqlError{kind, valid_utf8(message)};  // messages quote names that may not be UTF-8
   return result;
 }
 
@@ -124,13 +149,36 @@ QueryResult refused_statement(const std::string& keyword) {
   return failure(SqlErrorKind::Refused, std::string(kOnlyOneSelect) + ", not " + (keyword.empty() ? "this" : keyword));
 }
 
-int64_t row_bytes(sqlite3_stmt* stmt, int n_columns) {
-  int64_t bytes = 0;
-  for (int i = 0; i < n_columns; ++i) {
-    const int type = sqlite3_column_type(stmt, i);
-    bytes += (type == SQLITE_TEXT || type == SQLITE_BLOB) ? sqlite3_column_bytes(stmt, i) : 8;
-  }
-  return bytes;
+// Refuses what must not reach SQLite as text: a NUL byte (SQLite would silently ignore what follows it) and
+// bytes that are not UTF-8.
+std::optional<QueryResult> refuse_text(const std::string& sql) {
+  const size_t nul = sql.find('\0');
+  if (nul != std::string::npos)
+    return failure(SqlErrorKind::Refused,
+                   "the SQL holds a NUL byte at offset " + std::to_string(nul) + "; SQLite would ignore what follows");
+  if (!is_valid_utf8(sql)) return failure(SqlErrorKind::Refused, "the SQL is not valid UTF-8 (" + describe_invalid_utf8(sql) + ")");
+  return std::nullopt;
+}
+
+std::string too_large_message(const ExecOptions& options) {
+  return "result too large: more than " + std::to_string(options.max_bytes) +
+         " bytes (ExecOptions::max_bytes); select fewer rows or columns, or shorter values";
+}
+
+QueryResult locked(const std::string& path, sqlite3* db) {
+  return failure(SqlErrorKind::Open, path + " is locked by another connection (" + sqlite3_errmsg(db) + ")");
+}
+
+void limit_connection(sqlite3* db, const ExecOptions& options) {
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+  sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, kMaxSqlBytes);
+  sqlite3_limit(db, SQLITE_LIMIT_WORKER_THREADS, 0);
+  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, static_cast<int>(std::clamp<int64_t>(options.max_bytes, kMinValueLimit, INT_MAX)));
+  sqlite3_busy_timeout(db, 2000);
 }
 
 using Connection = std::unique_ptr<sqlite3, decltype(&sqlite3_close_v2)>;
@@ -157,30 +205,30 @@ std::string sql_error_kind_name(SqlErrorKind kind) {
     case SqlErrorKind::Prepare: return "prepare";
     case SqlErrorKind::Runtime: return "runtime";
     case SqlErrorKind::Timeout: return "timeout";
+    case SqlErrorKind::TooLarge: return "too_large";
     case SqlErrorKind::Open: return "open";
   }
   return "unknown";
 }
 
 QueryResult execute_readonly(const std::string& db_path, const std::string& sql, const ExecOptions& options) {
+  if (auto refusal = refuse_text(sql)) return *refusal;
+  std::error_code ignored;
+  if (std::filesystem::is_directory(db_path, ignored))
+    return failure(SqlErrorKind::Open, "cannot open " + db_path + ": it is a folder, not a database file");
+  if (!std::filesystem::exists(db_path, ignored)) return failure(SqlErrorKind::Open, "no such database file: " + db_path);
+
   sqlite3* raw = nullptr;
   const int open_rc = sqlite3_open_v2(readonly_uri(db_path).c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
   Connection db(raw, &sqlite3_close_v2);
   if (open_rc != SQLITE_OK)
     return failure(SqlErrorKind::Open, "cannot open " + db_path + ": " + (raw ? sqlite3_errmsg(raw) : "out of memory"));
-
-  sqlite3_db_config(db.get(), SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-  sqlite3_db_config(db.get(), SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
-  sqlite3_limit(db.get(), SQLITE_LIMIT_ATTACHED, 0);
-  sqlite3_limit(db.get(), SQLITE_LIMIT_LENGTH,
-                static_cast<int>(std::clamp<int64_t>(options.max_bytes, 1, std::numeric_limits<int>::max())));
-  sqlite3_busy_timeout(db.get(), 2000);
+  limit_connection(db.get(), options);
   Denial denial;
   sqlite3_set_authorizer(db.get(), authorize, &denial);
-
-  Deadline deadline{std::chrono::steady_clock::now() +
-                    std::chrono::microseconds(static_cast<int64_t>(options.timeout_seconds * 1e6))};
-  sqlite3_progress_handler(db.get(), 1000, on_progress, &deadline);
+  QueryWatchdog watchdog(db.get(), options.timeout_seconds);
+  install_bounded_functions(db.get(), &watchdog.expired_flag());
+  const std::string time_limit = "query exceeded the time limit of " + std::to_string(options.timeout_seconds) + " s";
 
   sqlite3_stmt* raw_stmt = nullptr;
   const char* tail = nullptr;
@@ -193,7 +241,9 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
   if (prepare_rc != SQLITE_OK && denial.denied)
     return failure(SqlErrorKind::Refused, "a statement may only read data, and this one " + denied_action(denial));
   if (prepare_rc != SQLITE_OK) {
-    if (deadline.expired) return failure(SqlErrorKind::Timeout, "query exceeded the time limit while compiling");
+    if (watchdog.expired()) return failure(SqlErrorKind::Timeout, time_limit + " while compiling");
+    if ((prepare_rc & 0xFF) == SQLITE_BUSY || (prepare_rc & 0xFF) == SQLITE_LOCKED) return locked(db_path, db.get());
+    if (prepare_rc == SQLITE_TOOBIG) return failure(SqlErrorKind::TooLarge, std::string("the SQL is too long: ") + sqlite3_errmsg(db.get()));
     return failure(SqlErrorKind::Prepare, sqlite3_errmsg(db.get()));
   }
   if (!stmt) return failure(SqlErrorKind::Refused, "the SQL is empty");
@@ -203,26 +253,33 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
   if (!sqlite3_stmt_readonly(stmt.get())) return failure(SqlErrorKind::Refused, "the statement is not read-only");
 
   QueryResult result;
-  int64_t bytes = 0;
   const int n_columns = sqlite3_column_count(stmt.get());
   for (int i = 0; i < n_columns; ++i) {
     const char* name = sqlite3_column_name(stmt.get(), i);
-    result.columns.emplace_back(name ? name : "");
+    result.columns.push_back(valid_utf8(name ? name : ""));
   }
+  int64_t bytes = 0;
   while (true) {
     const int rc = sqlite3_step(stmt.get());
     if (rc == SQLITE_DONE) break;
     if (rc != SQLITE_ROW) {
-      if (deadline.expired)
-        return failure(SqlErrorKind::Timeout,
-                       "query exceeded the time limit of " + std::to_string(options.timeout_seconds) + " s");
+      if (watchdog.expired()) return failure(SqlErrorKind::Timeout, time_limit);
+      if (denial.denied)
+        return failure(SqlErrorKind::Refused, "a statement may only read data, and this one " + denied_action(denial));
+      if (rc == SQLITE_TOOBIG)
+        return failure(SqlErrorKind::TooLarge, "result too large: a value is larger than the limit of " +
+                                                   std::to_string(sqlite3_limit(db.get(), SQLITE_LIMIT_LENGTH, -1)) +
+                                                   " bytes (ExecOptions::max_bytes)");
+      if (rc == SQLITE_NOMEM) return failure(SqlErrorKind::TooLarge, "result too large: SQLite ran out of memory");
+      if ((rc & 0xFF) == SQLITE_BUSY || (rc & 0xFF) == SQLITE_LOCKED) return locked(db_path, db.get());
       return failure(SqlErrorKind::Runtime, sqlite3_errmsg(db.get()));
     }
-    bytes += row_bytes(stmt.get(), n_columns);
-    if (static_cast<int64_t>(result.rows.size()) >= options.max_rows || bytes > options.max_bytes) {
+    if (static_cast<int64_t>(result.rows.size()) >= options.max_rows) {
       result.truncated = true;
       break;
     }
+    for (int i = 0; i < n_columns; ++i) bytes += value_bytes(stmt.get(), i);
+    if (bytes > options.max_bytes) return failure(SqlErrorKind::TooLarge, too_large_message(options));
     std::vector<Value> row;
     row.reserve(n_columns);
     for (int i = 0; i < n_columns; ++i) row.push_back(read_column(stmt.get(), i));

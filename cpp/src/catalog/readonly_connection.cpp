@@ -2,10 +2,20 @@
 
 #include <cstdio>
 #include <filesystem>
-
-#include "relmem/common.hpp"
+#include <fstream>
 
 namespace relmem {
+namespace {
+
+// Bytes 18 and 19 of a SQLite header (the write and read format versions) are 2 in WAL mode.
+bool is_wal_database(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[20] = {};
+  if (!in.read(header, sizeof header)) return false;
+  return header[18] == 2 && header[19] == 2;
+}
+
+}  // namespace
 
 std::string readonly_uri(const std::string& path) {
   std::string uri = "file:";
@@ -18,7 +28,9 @@ std::string readonly_uri(const std::string& path) {
       uri += static_cast<char>(c);
     }
   }
-  return uri + "?mode=ro";
+  std::error_code ignored;
+  const bool immutable = is_wal_database(path) && !std::filesystem::exists(path + "-wal", ignored);
+  return uri + (immutable ? "?mode=ro&immutable=1" : "?mode=ro");
 }
 
 ReadonlyConnection::ReadonlyConnection(const std::string& path) : path_(path) {
@@ -37,15 +49,22 @@ ReadonlyConnection::~ReadonlyConnection() { sqlite3_close_v2(db_); }
 
 void ReadonlyConnection::query(const std::string& sql, const std::function<void(sqlite3_stmt*)>& row) const {
   sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+  const int prepare_rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr);
+  if (prepare_rc != SQLITE_OK) {
     const std::string message = sqlite3_errmsg(db_);
     sqlite3_finalize(stmt);
+    if ((prepare_rc & 0xFF) == SQLITE_BUSY || (prepare_rc & 0xFF) == SQLITE_LOCKED)
+      throw DatabaseLocked(path_ + " is locked by another connection (" + message + ")");
     throw Error(path_ + ": " + message);
   }
   int rc;
   while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) row(stmt);
   sqlite3_finalize(stmt);
-  if (rc != SQLITE_DONE) throw Error(path_ + ": " + sqlite3_errmsg(db_));
+  if (rc == SQLITE_DONE) return;
+  const int primary = rc & 0xFF;
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
+    throw DatabaseLocked(path_ + " is locked by another connection (" + sqlite3_errmsg(db_) + ")");
+  throw Error(path_ + ": " + sqlite3_errmsg(db_));
 }
 
 }  // namespace relmem

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../common/utf8.hpp"
+
 namespace relmem {
 
 using nlohmann::json;
@@ -17,33 +19,6 @@ std::optional<int64_t> token_count(const json& usage, const char* field) {
   const auto it = usage.find(field);
   if (it == usage.end() || !it->is_number()) return std::nullopt;
   return it->get<int64_t>();
-}
-
-// Length of the well-formed UTF-8 sequence starting at `i` (RFC 3629: no overlongs, no surrogates), 0 if none.
-size_t utf8_sequence_length(const std::string& text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
-  const unsigned char lead = byte(0);
-  if (lead < 0x80) return 1;
-  size_t length = 0;
-  unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) low = 0xA0;
-    if (lead == 0xED) high = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) low = 0x90;
-    if (lead == 0xF4) high = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size() || byte(1) < low || byte(1) > high) return 0;
-  for (size_t k = 2; k < length; ++k) {
-    if ((byte(k) & 0xC0) != 0x80) return 0;
-  }
-  return length;
 }
 
 std::string describe(long status, const std::string& body) {

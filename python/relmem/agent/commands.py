@@ -11,6 +11,7 @@ import sys
 from .. import Catalog, Error
 from ..examples import load_records
 from ..llm import add_llm_arguments, from_args
+from ..typed_json import json_default
 from .config import SWITCHES
 from .memories import Memories
 from .pipeline import Pipeline
@@ -32,6 +33,8 @@ def _add_collection_arguments(parser):
 def add_index_arguments(parser):
     _add_collection_arguments(parser)
     parser.add_argument("--out", required=True, metavar="MEMDIR", help="folder the memories are saved into")
+    parser.add_argument("--strict", action="store_true",
+                        help="fail (exit 1, nothing saved) when any database of the folder had to be skipped")
     return parser
 
 
@@ -91,6 +94,9 @@ def _build(args, catalog, progress):
 
 def run_index(args):
     catalog = _open_catalog(args.dbs)
+    if args.strict and catalog.skipped:
+        print(f"relmem index: {len(catalog.skipped)} database(s) skipped (--strict); nothing saved", file=sys.stderr)
+        return 1
     memories = _build(args, catalog, progress=True)
     memories.save(args.out)
     print(f"saved memories of {len(catalog)} databases to {args.out} (encoder {memories.encoder.name}, "
@@ -115,7 +121,7 @@ def run_ask(args):
                                 disable=args.disable, rows=memories.rows)
     state = pipeline.ask(args.question)
     if args.json:
-        print(json.dumps(state.to_dict(), default=str, ensure_ascii=False))
+        print(json.dumps(state.to_dict(), default=json_default, ensure_ascii=False))
     else:
         _print_readable(state, args.verbose)
     return 1 if state.answer.startswith("could not answer") else 0

@@ -14,6 +14,7 @@ from typing import Optional
 from .. import Error, _relmem
 from ..encoders import load_encoder
 from ..examples import ExampleMemory
+from ..memory_files import atomic_folder, read_manifest
 from ..rows import RowMemory
 from ..values import ValueMemory
 
@@ -46,47 +47,44 @@ class Memories:
         return cls(encoder, selection, value_memory, example_memory, descriptions, rows)
 
     def save(self, folder):
-        try:
-            os.makedirs(folder, exist_ok=True)
-        except OSError as error:
-            raise Error(f"cannot create the memory folder {folder}: {error.strerror}") from None
-        self.selection.save(os.path.join(folder, "selection"))
-        if self.values is not None:
-            self.values.save(os.path.join(folder, "values"))
-        if self.examples is not None:
-            self.examples.save(os.path.join(folder, "examples"))
-        if self.rows is not None:
-            self.rows.save(os.path.join(folder, "rows"))
-        manifest = {"format": "relmem-memory", "version": FORMAT_VERSION, "encoder": self.encoder.name,
-                    "databases": self.selection.databases, "descriptions": self.descriptions,
-                    "values": self.values is not None, "examples": self.examples is not None,
-                    "rows": self.rows is not None}
-        try:
-            with open(os.path.join(folder, "manifest.json"), "w", encoding="utf-8") as f:
-                json.dump(manifest, f, ensure_ascii=False, indent=1)
-        except OSError as error:
-            raise Error(f"cannot save the memory manifest in {folder}: {error.strerror}") from None
+        """Writes every memory into a new folder renamed onto `folder` once complete: a failed save leaves the
+        memory that was there as it was."""
+        with atomic_folder(folder) as temporary:
+            self.selection.save(os.path.join(temporary, "selection"))
+            if self.values is not None:
+                self.values.save(os.path.join(temporary, "values"))
+            if self.examples is not None:
+                self.examples.save(os.path.join(temporary, "examples"))
+            if self.rows is not None:
+                self.rows.save(os.path.join(temporary, "rows"))
+            manifest = {"format": "relmem-memory", "version": FORMAT_VERSION, "encoder": self.encoder.name,
+                        "databases": self.selection.databases, "descriptions": self.descriptions,
+                        "values": self.values is not None, "examples": self.examples is not None,
+                        "rows": self.rows is not None}
+            try:
+                with open(os.path.join(temporary, "manifest.json"), "w", encoding="utf-8") as f:
+                    json.dump(manifest, f, ensure_ascii=False, indent=1)
+            except OSError as error:
+                raise Error(f"cannot save the memory manifest in {folder}: {error.strerror}") from None
 
     @classmethod
     def load(cls, folder, encoder=None):
         """Loads what save() wrote. The encoder is loaded by the name in the manifest unless given."""
         path = os.path.join(folder, "manifest.json")
-        try:
-            with open(path, encoding="utf-8") as f:
-                manifest = json.load(f)
-        except OSError as error:
-            raise Error(f"no relmem memory in {folder}: cannot read {path} ({error.strerror}); "
-                        f"build one with `relmem index --dbs DIR --out {folder}`") from None
-        except ValueError as error:
-            raise Error(f"{path} is not valid JSON: {error}") from None
-        if manifest.get("format") != "relmem-memory" or manifest.get("version") != FORMAT_VERSION:
-            raise Error(f"{path} is not a relmem memory manifest of version {FORMAT_VERSION}")
+        if not os.path.exists(path):
+            raise Error(f"no relmem memory in {folder}: {path} is missing; "
+                        f"build one with `relmem index --dbs DIR --out {folder}`")
+        manifest = read_manifest(path, "memory manifest", {
+            "format": str, "version": int, "encoder": str, "databases": list, "descriptions": dict,
+            "values": bool, "examples": bool}, "relmem-memory", FORMAT_VERSION)
+        if not all(isinstance(v, str) for v in manifest["descriptions"].values()):
+            raise Error(f"memory manifest {path}: 'descriptions' must map database names to text")
         encoder = load_encoder(manifest["encoder"]) if encoder is None else encoder
         selection = SelectionMemory.load(os.path.join(folder, "selection"), encoder)
         values = ValueMemory.load(os.path.join(folder, "values"), encoder) if manifest.get("values") else None
         examples = (ExampleMemory.load(os.path.join(folder, "examples"), encoder) if manifest.get("examples")
                     else ExampleMemory(encoder))
-        rows = RowMemory.load(os.path.join(folder, "rows")) if manifest.get("rows") else None
+        rows = RowMemory.load(os.path.join(folder, "rows")) if manifest.get("rows") is True else None
         return cls(encoder, selection, values, examples, manifest.get("descriptions") or {}, rows)
 
     def __repr__(self):

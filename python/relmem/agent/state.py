@@ -2,6 +2,7 @@
 from dataclasses import dataclass, field
 from typing import List, Optional
 
+from ..typed_json import json_rows
 from .trace import Trace
 
 
@@ -64,7 +65,7 @@ class QueryTarget:
         ok = self.ok
         return {"database": self.database, "sql": self.sql,
                 "columns": list(self.result.columns) if ok else [],
-                "rows": [[_json_value(v) for v in row] for row in self.result.rows] if ok else [],
+                "rows": json_rows(self.result.rows) if ok else [],
                 "error": self.error}
 
 
@@ -113,8 +114,3 @@ class State:
         """The JSON object `relmem ask --json` prints: answer, results, trace."""
         return {"answer": self.answer or "", "results": self.results(), "trace": self.trace.to_list()}
 
-
-def _json_value(value):
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value).hex()
-    return value

@@ -20,6 +20,7 @@ enum class SqlErrorKind {
   Prepare,   // SQLite could not compile it: syntax, unknown table or column...
   Runtime,   // failed while stepping
   Timeout,   // ran past the time limit
+  TooLarge,  // the result, or one value in it, is larger than the byte limit
   Open,      // the database could not be opened
 };
 std::string sql_error_kind_name(SqlErrorKind kind);
@@ -32,7 +33,7 @@ struct SqlError {
 struct QueryResult {
   std::vector<std::string> columns;
   std::vector<std::vector<Value>> rows;
-  bool truncated = false;  // more rows existed than max_rows, or more bytes than max_bytes
+  bool truncated = false;  // more rows existed than max_rows
   std::optional<SqlError> error;
   bool ok() const { return !error.has_value(); }
 };
@@ -40,13 +41,17 @@ struct QueryResult {
 struct ExecOptions {
   double timeout_seconds = 10.0;
   int64_t max_rows = 10000;
-  // Bytes of values kept (text and blobs by length, other values 8). Also SQLite's limit on the length of any one
-  // string or blob, so that zeroblob(), randomblob() or printf() cannot allocate more ("string or blob too big").
+  // The result's size: text and blob bytes plus 8 per other value. Also SQLite's limit on one value
+  // (SQLITE_LIMIT_LENGTH), so no single function call can build a larger string or blob.
   int64_t max_bytes = int64_t{64} << 20;
 };
 
-// Opens `db_path` with mode=ro, denies every non-read action through sqlite3_set_authorizer, limits time with
-// the progress handler and caps rows and bytes. Never throws for SQL problems: they come back in QueryResult::error.
+// Runs one read-only statement: the file opened with mode=ro (immutable=1 for a WAL database without a -wal file,
+// so that reading leaves no -wal or -shm behind), the SQL checked as text (UTF-8, no NUL byte, one SELECT/WITH
+// statement), every non-read action and function with side effects (load_extension, fts3_tokenizer) denied by the
+// authorizer, the time limit kept by a watchdog thread that interrupts SQLite, quadratic built-in functions
+// replaced by bounded ones, rows capped (truncated) and bytes capped (an error). Never throws for SQL problems:
+// they come back in QueryResult::error.
 QueryResult execute_readonly(const std::string& db_path, const std::string& sql, const ExecOptions& options = {});
 
 }  // namespace relmem

@@ -94,10 +94,13 @@ RefreshReport SelectionMemory::refresh(const Catalog& catalog, const BuildProgre
   std::map<std::string, DatabaseFile> held;
   std::map<std::string, std::string> descriptions;
   std::map<std::string, std::vector<std::string>> examples;
-  for (const auto& [name, entry] : entries_) {
-    held[name] = entry.file;
-    if (!entry.description.empty()) descriptions[name] = entry.description;
-    if (!entry.examples.empty()) examples[name] = entry.examples;
+  {
+    std::shared_lock<std::shared_mutex> lock(*lock_);
+    for (const auto& [name, entry] : entries_) {
+      held[name] = entry.file;
+      if (!entry.description.empty()) descriptions[name] = entry.description;
+      if (!entry.examples.empty()) examples[name] = entry.examples;
+    }
   }
   RefreshReport report;
   const std::vector<std::string> rebuild = plan_refresh(catalog, held, report);
@@ -135,7 +138,10 @@ void SelectionMemory::add_all(const Catalog& catalog, const std::vector<std::str
                                    options_.values_per_column));
     rows += 1 + texts.back().table_cards.size() + texts.back().column_cards.size();
     if (rows < kTextsPerEncode && i + 1 < dbs.size()) continue;
-    insert_texts(chunk, texts, catalog, descriptions, examples);
+    {
+      std::unique_lock<std::shared_mutex> lock(*lock_);  // not around progress: it may wait for Python
+      insert_texts(chunk, texts, catalog, descriptions, examples);
+    }
     if (progress)
       for (size_t done = i + 2 - chunk.size(); done <= i + 1; ++done) progress(dbs[done - 1], done, dbs.size());
     chunk.clear();
@@ -172,7 +178,7 @@ void SelectionMemory::insert_texts(const std::vector<std::string>& dbs, std::vec
     const RowMatrix column_rows = rows.middleRows(next + 1 + count, columns);
     RowMatrix lexical_tables;
     if (lexical_) lexical_tables = lexical_rows.middleRows(next_lexical + 1, count);
-    remove(dbs[i]);
+    remove_entry(dbs[i]);
     insert(dbs[i], std::move(entry), rows.row(next).data(), table_rows,
            lexical_ ? lexical_rows.row(next_lexical).data() : nullptr, lexical_ ? &lexical_tables : nullptr,
            column_rows, std::move(texts[i].values));
@@ -187,6 +193,7 @@ void SelectionMemory::add_vectors(const std::string& db, const float* card, cons
                                   std::vector<std::string> values) {
   if (db.empty()) throw Error("database name must not be empty");
   if (!card) throw Error("add_vectors: missing card vector");
+  std::unique_lock<std::shared_mutex> lock(*lock_);
   const auto count = static_cast<int64_t>(table_names.size());
   if (table_vectors.rows() != count || (count > 0 && table_vectors.cols() != encoder_->dim())) {
     throw Error("add_vectors: need one " + std::to_string(encoder_->dim()) + "-d row per table name");
@@ -203,7 +210,7 @@ void SelectionMemory::add_vectors(const std::string& db, const float* card, cons
   }
   Entry entry;
   entry.tables = table_names;
-  remove(db);
+  remove_entry(db);
   insert(db, std::move(entry), card, table_vectors, lexical_ ? lexical_card : nullptr,
          lexical_ ? lexical_tables : nullptr, column_vectors ? *column_vectors : RowMatrix(), std::move(values));
 }
@@ -241,6 +248,11 @@ void SelectionMemory::insert(const std::string& db, Entry entry, const float* ca
 }
 
 bool SelectionMemory::remove(const std::string& db) {
+  std::unique_lock<std::shared_mutex> lock(*lock_);
+  return remove_entry(db);
+}
+
+bool SelectionMemory::remove_entry(const std::string& db) {
   auto it = entries_.find(db);
   if (it == entries_.end()) return false;
   const Entry& entry = it->second;
@@ -304,6 +316,7 @@ void SelectionMemory::check_model(const RelevanceModel& model) const {
 }
 
 void SelectionMemory::set_model(std::shared_ptr<const RelevanceModel> model) {
+  std::unique_lock<std::shared_mutex> lock(*lock_);
   if (model) check_model(*model);
   model_ = std::move(model);
   calibration_ = default_calibration(model_.get());
@@ -498,6 +511,7 @@ std::vector<DatabaseMatch> SelectionMemory::select(const std::string& question, 
 std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_batch(const std::vector<std::string>& questions,
                                                                       int k) const {
   if (k < 1) throw Error("k must be >= 1");
+  std::shared_lock<std::shared_mutex> lock(*lock_);
   std::vector<std::vector<DatabaseMatch>> out;
   for (const auto& parts : rank_parts(questions, k)) out.push_back(merge_parts(parts, k));
   return out;
@@ -552,6 +566,7 @@ std::vector<DatabaseMatch> SelectionMemory::merge_parts(const PartRankings& part
 
 std::vector<DatabaseMatch> SelectionMemory::select_vector(const float* question, int k,
                                                           const float* lexical_question) const {
+  std::shared_lock<std::shared_mutex> lock(*lock_);
   return score(question, lexical_question, k);
 }
 
@@ -561,6 +576,7 @@ std::vector<DatabaseMatch> SelectionMemory::select_set(const std::string& questi
 
 std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_set_batch(
     const std::vector<std::string>& questions) const {
+  std::shared_lock<std::shared_mutex> lock(*lock_);
   std::vector<std::vector<DatabaseMatch>> out;
   for (const auto& parts : rank_parts(questions, INT_MAX)) {
     // Every part picks its own databases (at least its best one), so a composite question gets one per part.
@@ -579,11 +595,12 @@ std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_set_batch(
 SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questions, int candidates) {
   if (questions.empty()) throw Error("calibration needs at least one labelled question");
   if (candidates < 1) throw Error("calibration candidates must be >= 1");
+  std::unique_lock<std::shared_mutex> lock(*lock_);
   std::vector<std::string> texts;
   for (const auto& q : questions) {
     if (q.databases.empty()) throw Error("calibration question without databases: " + q.text);
     for (const auto& db : q.databases)
-      if (!contains(db)) throw Error("calibration question names unknown database '" + db + "'");
+      if (!entries_.count(db)) throw Error("calibration question names unknown database '" + db + "'");
     texts.push_back(q.text);
   }
   const std::vector<PartRankings> ranked = rank_parts(texts, candidates);
@@ -628,16 +645,29 @@ void SelectionMemory::set_calibration(const SelectionCalibration& calibration) {
       !std::isfinite(calibration.bias)) {
     throw Error("selection calibration needs finite scale/bias and a threshold in [0, 1]");
   }
+  std::unique_lock<std::shared_mutex> lock(*lock_);
   calibration_ = calibration;
 }
 
+bool SelectionMemory::contains(const std::string& db) const {
+  std::shared_lock<std::shared_mutex> lock(*lock_);
+  return entries_.count(db) > 0;
+}
+
+size_t SelectionMemory::size() const {
+  std::shared_lock<std::shared_mutex> lock(*lock_);
+  return entries_.size();
+}
+
 std::vector<std::string> SelectionMemory::databases() const {
+  std::shared_lock<std::shared_mutex> lock(*lock_);
   std::vector<std::string> names;
   for (const auto& [name, _] : entries_) names.push_back(name);
   return names;
 }
 
 size_t SelectionMemory::memory_bytes() const {
+  std::shared_lock<std::shared_mutex> lock(*lock_);
   size_t bytes = cards_.memory_bytes() + tables_.memory_bytes() + columns_.memory_bytes();  // mapped rows excluded
   bytes += card_codes_.memory_bytes() + lexical_cards_.memory_bytes() + lexical_tables_.memory_bytes() +
            values_.memory_bytes();
@@ -650,6 +680,7 @@ size_t SelectionMemory::memory_bytes() const {
 }
 
 std::vector<std::string> SelectionMemory::tables(const std::string& db) const {
+  std::shared_lock<std::shared_mutex> lock(*lock_);
   auto it = entries_.find(db);
   if (it == entries_.end()) throw Error("unknown database '" + db + "' in the selection memory");
   return it->second.tables;

@@ -2,18 +2,21 @@
 // optionally the lexical vectors and relevance.model. Version 1 folders (before columns and values) still load.
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <mutex>
 #include <set>
+#include <shared_mutex>
 
 #include <nlohmann/json.hpp>
 
-#include "../../common/json_file.hpp"
+#include "../../common/atomic_folder.hpp"
 #include "relmem/memories/selection/selection_memory.hpp"
 
 namespace relmem {
 namespace {
 
 constexpr const char* kFormat = "relmem-selection-memory";
-constexpr int kVersion = 2;
+constexpr int kVersion = 3;  // 3: the manifest holds values.json's checksum
 constexpr int kFirstVersion = 1;
 constexpr const char* kManifest = "manifest.json";
 constexpr const char* kCards = "cards.index";
@@ -35,12 +38,25 @@ void write_text(const std::string& path, const std::string& text) {
   if (!out) throw Error("failed writing " + path);
 }
 
+// values.json, checked against the checksum the manifest holds (none in folders saved before version 3).
+nlohmann::json read_values(const std::string& path, const std::string& checksum) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot open selection memory file " + path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!checksum.empty() && content_checksum(text) != checksum)
+    throw Error("selection memory file " + path + " is corrupt (checksum mismatch)");
+  auto values = nlohmann::json::parse(text, nullptr, false);
+  if (values.is_discarded()) throw Error("selection memory file " + path + " is not valid JSON");
+  if (!values.is_object()) throw Error("selection memory file " + path + " is not a JSON object");
+  return values;
+}
+
 }  // namespace
 
-void SelectionMemory::save(const std::string& folder) const {
-  std::error_code error;
-  std::filesystem::create_directories(folder, error);
-  if (error) throw Error("cannot create selection memory folder " + folder + ": " + error.message());
+void SelectionMemory::save(const std::string& target) const {
+  std::shared_lock<std::shared_mutex> lock(*lock_);
+  AtomicFolder out(target);
+  const std::string& folder = out.path();
   nlohmann::json databases = nlohmann::json::array();
   for (const auto& [name, entry] : entries_) {
     databases.push_back({{"name", name},
@@ -55,6 +71,9 @@ void SelectionMemory::save(const std::string& folder) const {
                          {"size", entry.file.stamp.size},
                          {"mtime_ns", entry.file.stamp.mtime_ns}});
   }
+  nlohmann::json values = nlohmann::json::object();
+  for (const auto& [name, entry] : entries_) values[name] = values_.values(entry.id);
+  const std::string values_text = values.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   const nlohmann::json manifest = {
       {"format", kFormat},
       {"version", kVersion},
@@ -78,24 +97,19 @@ void SelectionMemory::save(const std::string& folder) const {
       {"next_card_id", next_card_id_},
       {"next_table_id", next_table_id_},
       {"next_column_id", next_column_id_},
+      {"checksums", {{kValues, content_checksum(values_text)}}},
       {"databases", databases}};
   cards_.save(join(folder, kCards));
   tables_.save(join(folder, kTables));
   columns_.save(join(folder, kColumns));
-  nlohmann::json values = nlohmann::json::object();
-  for (const auto& [name, entry] : entries_) values[name] = values_.values(entry.id);
-  write_text(join(folder, kValues), values.dump());
+  write_text(join(folder, kValues), values_text);
   if (lexical_) {
     lexical_cards_.save(join(folder, kLexicalCards));
     lexical_tables_.save(join(folder, kLexicalTables));
   }
-  if (model_) {
-    model_->save(join(folder, kModel));
-  } else {
-    std::filesystem::remove(join(folder, kModel), error);
-  }
-  // The manifest goes last: a folder with a manifest has all of its files.
-  write_text(join(folder, kManifest), manifest.dump(2) + "\n");
+  if (model_) model_->save(join(folder, kModel));
+  write_text(join(folder, kManifest), manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  out.commit();
 }
 
 SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr<const Encoder> encoder) {
@@ -103,15 +117,17 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
   std::ifstream in(manifest_path);
   if (!in) throw Error("no selection memory in " + folder + " (cannot open " + manifest_path + ")");
   const auto manifest = nlohmann::json::parse(in, nullptr, false);
-  if (manifest.is_discarded() || !manifest.is_object()) throw Error(manifest_path + " is not valid JSON");
-  if (manifest.value("format", "") != kFormat) throw Error(manifest_path + " is not a selection memory manifest");
-  const int version = manifest.value("version", 0);
-  if (version < kFirstVersion || version > kVersion) {
-    throw Error(manifest_path + " has version " + std::to_string(version) + "; this relmem reads versions " +
-                std::to_string(kFirstVersion) + " to " + std::to_string(kVersion));
-  }
-  const bool has_columns = version >= 2;
+  if (manifest.is_discarded()) throw Error(manifest_path + " is not valid JSON");
+  if (!manifest.is_object()) throw Error(manifest_path + " is not a JSON object");
   try {
+    if (!manifest.contains("format") || manifest.at("format") != kFormat)
+      throw Error(manifest_path + " is not a selection memory manifest");
+    const int version = manifest.at("version").get<int>();
+    if (version < kFirstVersion || version > kVersion) {
+      throw Error(manifest_path + " has version " + std::to_string(version) + "; this relmem reads versions " +
+                  std::to_string(kFirstVersion) + " to " + std::to_string(kVersion));
+    }
+    const bool has_columns = version >= 2;
     const std::string encoder_name = manifest.at("encoder").get<std::string>();
     const int dim = manifest.at("dim").get<int>();
     if (!encoder) encoder = load_encoder(encoder_name);
@@ -139,8 +155,7 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
     nlohmann::json values = nlohmann::json::object();
     if (has_columns) {
       memory.columns_ = VectorIndex::load(join(folder, kColumns), "cpu", "", /*mmap=*/true);
-      values = read_json_file(join(folder, kValues));
-      if (!values.is_object()) throw Error(join(folder, kValues) + " is not a JSON object");
+      values = read_values(join(folder, kValues), version >= 3 ? manifest.at("checksums").at(kValues).get<std::string>() : "");
     }
     if (memory.lexical_) {
       memory.lexical_cards_ = SparseVectors::load(join(folder, kLexicalCards));
@@ -191,7 +206,10 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
       }
       table_count += static_cast<int64_t>(entry.tables.size());
       column_count += entry.columns;
-      if (values.contains(name)) memory.values_.add(entry.id, values.at(name).get<std::vector<std::string>>());
+      if (values.contains(name)) {
+        if (!values.at(name).is_array()) throw Error(join(folder, kValues) + " is malformed: '" + name + "' is not a list");
+        memory.values_.add(entry.id, values.at(name).get<std::vector<std::string>>());
+      }
       auto [it, inserted] = memory.entries_.emplace(name, std::move(entry));
       if (!inserted) throw Error("selection memory in " + folder + " lists '" + name + "' twice");
       memory.name_of_card_[it->second.id] = &it->first;

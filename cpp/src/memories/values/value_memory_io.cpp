@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "../../common/atomic_folder.hpp"
 #include "relmem/memories/values/value_memory.hpp"
 
 namespace relmem {
@@ -16,7 +17,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr const char* kFormat = "relmem-value-memory";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: each database's entry holds its values file's checksum
+constexpr int kFirstVersion = 1;
 
 json value_to_json(const Value& value) {
   if (auto* i = std::get_if<int64_t>(&value)) return *i;
@@ -118,16 +120,16 @@ std::string file_stem(const std::string& name) {
   return out.empty() ? "%" : out;
 }
 
-void write_file(const fs::path& path, const std::vector<uint8_t>& bytes) {
+void write_file(const fs::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   if (!out) throw Error("cannot write " + path.string());
 }
 
-std::vector<uint8_t> read_file(const fs::path& path) {
+std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + path.string());
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (!in) throw Error("cannot read value memory file " + path.string());
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 std::unique_ptr<DatabaseValues> load_database(const fs::path& folder, const json& entry, int dim) {
@@ -136,9 +138,12 @@ std::unique_ptr<DatabaseValues> load_database(const fs::path& folder, const json
   d->path = entry.at("path").get<std::string>();
   d->stamp = FileStamp{entry.at("size").get<int64_t>(), entry.at("mtime_ns").get<int64_t>()};
   const fs::path values_path = folder / entry.at("values").get<std::string>();
+  const std::string bytes = read_file(values_path);
+  if (entry.contains("values_checksum") && content_checksum(bytes) != entry.at("values_checksum").get<std::string>())
+    throw Error("value memory file " + values_path.string() + " is corrupt (checksum mismatch)");
   json stored;
   try {
-    stored = json::from_msgpack(read_file(values_path));
+    stored = json::from_msgpack(bytes);
     for (const auto& c : stored.at("columns")) d->columns.push_back(column_from_json(c));
     d->values = stored.at("values").get<std::vector<std::string>>();
   } catch (const json::exception& e) {
@@ -168,10 +173,8 @@ std::unique_ptr<DatabaseValues> load_database(const fs::path& folder, const json
 }  // namespace
 
 void ValueMemory::save(const std::string& folder_name) const {
-  const fs::path folder(folder_name);
-  std::error_code ec;
-  fs::create_directories(folder, ec);
-  if (ec) throw Error("cannot create folder " + folder_name + ": " + ec.message());
+  AtomicFolder out(folder_name);
+  const fs::path folder(out.path());
   json entries = json::array();
   std::set<std::string> written;
   for (const auto& [name, d] : databases_) {
@@ -180,7 +183,9 @@ void ValueMemory::save(const std::string& folder_name) const {
     written.insert(stem);
     json columns = json::array();
     for (const auto& c : d->columns) columns.push_back(column_to_json(c));
-    write_file(folder / (stem + ".values"), json::to_msgpack(json{{"columns", columns}, {"values", d->values}}));
+    std::string bytes;
+    json::to_msgpack(json{{"columns", columns}, {"values", d->values}}, bytes);
+    write_file(folder / (stem + ".values"), bytes);
     json vectors = nullptr;
     if (d->vectors) {
       d->vectors->save((folder / (stem + ".vectors")).string());
@@ -191,13 +196,8 @@ void ValueMemory::save(const std::string& folder_name) const {
                            {"size", d->stamp.size},
                            {"mtime_ns", d->stamp.mtime_ns},
                            {"values", stem + ".values"},
+                           {"values_checksum", content_checksum(bytes)},
                            {"vectors", vectors}});
-  }
-  // Files of databases saved here before and gone since.
-  for (const auto& file : fs::directory_iterator(folder, ec)) {
-    const auto ext = file.path().extension();
-    if ((ext == ".values" || ext == ".vectors") && !written.count(file.path().stem().string()))
-      fs::remove(file.path(), ec);
   }
   const json manifest{{"format", kFormat},
                       {"version", kVersion},
@@ -206,10 +206,9 @@ void ValueMemory::save(const std::string& folder_name) const {
                       {"options", options_to_json(options_)},
                       {"weights", weights_to_json(weights_)},
                       {"databases", entries}};
-  std::ofstream out(folder / "manifest.json", std::ios::trunc);
-  out << manifest.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-  if (!out) throw Error("cannot write " + (folder / "manifest.json").string());
-  save_aliases(folder_name);
+  write_file(folder / "manifest.json", manifest.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  save_aliases(folder.string());
+  out.commit();
 }
 
 ValueMemory ValueMemory::load(const std::string& folder_name, std::shared_ptr<const Encoder> encoder) {
@@ -226,8 +225,11 @@ ValueMemory ValueMemory::load(const std::string& folder_name, std::shared_ptr<co
     }
   }
   try {
-    if (manifest.at("format").get<std::string>() != kFormat || manifest.at("version").get<int>() != kVersion)
-      throw Error(manifest_path.string() + " is not a relmem value memory of version " + std::to_string(kVersion));
+    if (!manifest.is_object()) throw Error(manifest_path.string() + " is not a JSON object");
+    const int version = manifest.at("version").get<int>();
+    if (manifest.at("format").get<std::string>() != kFormat || version < kFirstVersion || version > kVersion)
+      throw Error(manifest_path.string() + " is not a relmem value memory of versions " + std::to_string(kFirstVersion) +
+                  " to " + std::to_string(kVersion));
     const std::string encoder_name = manifest.at("encoder").get<std::string>();
     if (!encoder) {
       encoder = load_encoder(encoder_name);
@@ -238,6 +240,8 @@ ValueMemory ValueMemory::load(const std::string& folder_name, std::shared_ptr<co
     ValueMemory memory(encoder, options_from_json(manifest.at("options")));
     memory.weights_ = weights_from_json(manifest.at("weights"));
     for (const auto& entry : manifest.at("databases")) {
+      if (version >= 2 && !entry.contains("values_checksum"))
+        throw Error(manifest_path.string() + " is malformed: a database entry lacks values_checksum");
       auto d = load_database(folder, entry, encoder->dim());
       const std::string name = d->name;
       memory.databases_[name] = std::move(d);

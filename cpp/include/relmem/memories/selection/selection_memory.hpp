@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -61,6 +62,8 @@ struct SelectionCalibration {
   bool fitted = false;  // false: defaults (untrained) or the model's own threshold (trained)
 };
 
+// Safe to use from several threads, also while one of them adds, removes or refreshes databases: updates take
+// the memory's lock exclusively, questions share it.
 class SelectionMemory {
  public:
   explicit SelectionMemory(std::shared_ptr<const Encoder> encoder, const SelectionOptions& options = {});
@@ -124,8 +127,8 @@ class SelectionMemory {
   static SelectionMemory load(const std::string& folder, std::shared_ptr<const Encoder> encoder = nullptr);
 
   std::vector<std::string> databases() const;  // sorted
-  bool contains(const std::string& db) const { return entries_.count(db) > 0; }
-  size_t size() const { return entries_.size(); }
+  bool contains(const std::string& db) const;
+  size_t size() const;
   std::vector<std::string> tables(const std::string& db) const;
   // The question's cosine with every table and column of each of `dbs` (schema_scores.cpp); unknown names throw.
   std::vector<SchemaScores> schema_scores(const std::string& question, const std::vector<std::string>& dbs) const;
@@ -178,6 +181,7 @@ class SelectionMemory {
   void insert(const std::string& db, Entry entry, const float* card, const RowMatrix& table_vectors,
               const float* lexical_card, const RowMatrix* lexical_tables, const RowMatrix& column_vectors,
               std::vector<std::string> values);
+  bool remove_entry(const std::string& db);  // remove() without the lock
   void project(Entry& entry) const;
   std::vector<const Entry*> pool(const float* question) const;
   std::vector<Candidate> candidates(const float* question, const float* lexical_question,
@@ -211,6 +215,7 @@ class SelectionMemory {
   SparseVectors lexical_cards_;   // same ids as cards_
   SparseVectors lexical_tables_;  // same ids as tables_
   std::unique_ptr<LexicalCache> lexical_cache_ = std::make_unique<LexicalCache>();
+  std::unique_ptr<std::shared_mutex> lock_ = std::make_unique<std::shared_mutex>();  // see the class comment
   std::map<std::string, Entry> entries_;
   std::unordered_map<int64_t, const std::string*> name_of_card_;
   std::unordered_map<int64_t, const Entry*> entry_of_card_;
