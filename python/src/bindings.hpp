@@ -20,6 +20,7 @@ void bind_llm(pybind11::module_& m);  // the relmem._relmem.llm submodule
 void bind_memories_selection(pybind11::module_& m);  // SelectionMemory, RelevanceModel, train_relevance
 void bind_memories_values(pybind11::module_& m);  // the relmem._relmem.values submodule
 void bind_sql(pybind11::module_& m);  // the relmem._relmem.sql submodule
+void bind_hybrid(pybind11::module_& m);  // the relmem._relmem.hybrid submodule (after bind_llm)
 
 // Hands a matrix to numpy without copying; numpy owns it from then on.
 pybind11::array_t<float> to_numpy(relmem::RowMatrix&& matrix);

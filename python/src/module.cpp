@@ -12,4 +12,5 @@ PYBIND11_MODULE(_relmem, m) {
   relmem_python::bind_memories_selection(m);
   relmem_python::bind_memories_values(m);
   relmem_python::bind_sql(m);
+  relmem_python::bind_hybrid(m);
 }

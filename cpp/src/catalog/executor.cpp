@@ -142,33 +142,52 @@ std::string sql_error_kind_name(SqlErrorKind kind) {
   return "unknown";
 }
 
-QueryResult execute_readonly(const std::string& db_path, const std::string& sql, const ExecOptions& options) {
+sqlite3* open_readonly(const std::string& db_path, std::string* error) {
   sqlite3* raw = nullptr;
-  const int open_rc = sqlite3_open_v2(readonly_uri(db_path).c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
-  Connection db(raw, &sqlite3_close_v2);
-  if (open_rc != SQLITE_OK)
-    return failure(SqlErrorKind::Open, "cannot open " + db_path + ": " + (raw ? sqlite3_errmsg(raw) : "out of memory"));
+  if (sqlite3_open_v2(readonly_uri(db_path).c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) !=
+      SQLITE_OK) {
+    if (error) *error = "cannot open " + db_path + ": " + (raw ? sqlite3_errmsg(raw) : "out of memory");
+    sqlite3_close_v2(raw);
+    return nullptr;
+  }
+  sqlite3_db_config(raw, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_db_config(raw, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
+  sqlite3_limit(raw, SQLITE_LIMIT_ATTACHED, 0);
+  sqlite3_busy_timeout(raw, 2000);
+  return raw;
+}
 
-  sqlite3_db_config(db.get(), SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-  sqlite3_db_config(db.get(), SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
-  sqlite3_limit(db.get(), SQLITE_LIMIT_ATTACHED, 0);
-  sqlite3_busy_timeout(db.get(), 2000);
+QueryResult execute_readonly(const std::string& db_path, const std::string& sql, const ExecOptions& options) {
+  std::string error;
+  Connection db(open_readonly(db_path, &error), &sqlite3_close_v2);
+  if (!db) return failure(SqlErrorKind::Open, error);
+  return execute_readonly_on(db.get(), sql, options);
+}
+
+QueryResult execute_readonly_on(sqlite3* db, const std::string& sql, const ExecOptions& options) {
   bool denied = false;
-  sqlite3_set_authorizer(db.get(), authorize, &denied);
-
   Deadline deadline{std::chrono::steady_clock::now() +
                     std::chrono::microseconds(static_cast<int64_t>(options.timeout_seconds * 1e6))};
-  sqlite3_progress_handler(db.get(), 1000, on_progress, &deadline);
+  // Both handlers point at this frame's locals: they are removed again on every way out.
+  struct Guard {
+    sqlite3* db;
+    ~Guard() {
+      sqlite3_set_authorizer(db, nullptr, nullptr);
+      sqlite3_progress_handler(db, 0, nullptr, nullptr);
+    }
+  } guard{db};
+  sqlite3_set_authorizer(db, authorize, &denied);
+  sqlite3_progress_handler(db, 1000, on_progress, &deadline);
 
   sqlite3_stmt* raw_stmt = nullptr;
   const char* tail = nullptr;
-  const int prepare_rc = sqlite3_prepare_v2(db.get(), sql.c_str(), static_cast<int>(sql.size()), &raw_stmt, &tail);
+  const int prepare_rc = sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw_stmt, &tail);
   Statement stmt(raw_stmt, &sqlite3_finalize);
   if (prepare_rc != SQLITE_OK && denied)
-    return failure(SqlErrorKind::Refused, std::string("not authorized: ") + sqlite3_errmsg(db.get()));
+    return failure(SqlErrorKind::Refused, std::string("not authorized: ") + sqlite3_errmsg(db));
   if (prepare_rc != SQLITE_OK) {
     if (deadline.expired) return failure(SqlErrorKind::Timeout, "query exceeded the time limit while compiling");
-    return failure(SqlErrorKind::Prepare, sqlite3_errmsg(db.get()));
+    return failure(SqlErrorKind::Prepare, sqlite3_errmsg(db));
   }
   if (!stmt) return failure(SqlErrorKind::Refused, "empty statement");
   // Compiling runs nothing, so checking after prepare is safe and lets syntax errors speak for themselves.
@@ -190,7 +209,7 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
       if (deadline.expired)
         return failure(SqlErrorKind::Timeout,
                        "query exceeded the time limit of " + std::to_string(options.timeout_seconds) + " s");
-      return failure(SqlErrorKind::Runtime, sqlite3_errmsg(db.get()));
+      return failure(SqlErrorKind::Runtime, sqlite3_errmsg(db));
     }
     if (static_cast<int64_t>(result.rows.size()) >= options.max_rows) {
       result.truncated = true;

@@ -9,7 +9,9 @@ namespace relmem {
 const std::vector<std::string>& known_stages() {
   static const std::vector<std::string> names = {stage::kContextSwitch, stage::kPlan,         stage::kCorrectValues,
                                                  stage::kRefine,        stage::kSelfCorrect,  stage::kReturnType,
-                                                 stage::kGenerateOutput, stage::kRephrase};
+                                                 stage::kGenerateOutput, stage::kRephrase,
+                                                 stage::kHybridPropose, stage::kHybridFill, stage::kHybridMap,
+                                                 stage::kHybridQa, stage::kHybridMatch};
   return names;
 }
 

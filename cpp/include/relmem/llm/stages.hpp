@@ -14,6 +14,11 @@ inline constexpr const char* kSelfCorrect = "self_correct";      // fix SQL from
 inline constexpr const char* kReturnType = "return_type";        // SQL result as the answer, or a text answer?
 inline constexpr const char* kGenerateOutput = "generate_output";  // text answer from SQL results
 inline constexpr const char* kRephrase = "rephrase";               // rephrase a question
+inline constexpr const char* kHybridPropose = "hybrid_propose";  // propose virtual columns for missing facts
+inline constexpr const char* kHybridFill = "hybrid_fill";        // fill virtual columns and relations
+inline constexpr const char* kHybridMap = "hybrid_map";          // llm_map / llm_map_in in SQL
+inline constexpr const char* kHybridQa = "hybrid_qa";            // llm_qa / llm_qa_in in SQL
+inline constexpr const char* kHybridMatch = "hybrid_match";      // llm_match in SQL
 }  // namespace stage
 
 const std::vector<std::string>& known_stages();
