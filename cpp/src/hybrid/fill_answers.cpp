@@ -149,7 +149,8 @@ bool is_unknown(const json& raw) {
 }
 
 std::optional<json> check_scalar(const json& raw, const AnswerSpec& spec, std::string& reason) {
-  if (is_unknown(raw)) return json();
+  const bool empty_allowed = std::find(spec.allowed.begin(), spec.allowed.end(), "") != spec.allowed.end();
+  if (raw.is_null() || (is_unknown(raw) && !empty_allowed)) return json();  // "" is a value when it is allowed
   if (spec.type == FillType::Any && raw.is_array() && !spec.allowed.empty()) {  // each element must be allowed
     AnswerSpec element = spec;
     element.list = true;

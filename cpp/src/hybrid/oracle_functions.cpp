@@ -7,6 +7,7 @@
 #include <cctype>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "oracle_answers.hpp"
 #include "relmem/hybrid/hybrid_schema.hpp"
@@ -84,7 +85,8 @@ struct Target {
 struct Identified {
   std::string table;
   std::vector<int64_t> rows;
-  int score = 0;
+  size_t covered = 0;  // words of the input their key values cover
+  int keys = 0;        // key columns found in the input
 };
 
 // Rows whose key values appear in the input's text (as whole words), best-matching table first.
@@ -101,31 +103,41 @@ std::vector<Identified> identify(const OracleDatabase& db, const std::string& te
   for (const auto& [table_in, keys] : db.source().keys) {
     const std::string table = db.table_name(table_in);
     if (table.empty()) continue;
-    std::map<int64_t, int> matched;  // rowid -> key columns found
+    // rowid -> input words its key values cover, and how many key columns matched: "Thanos (Infinity Gauntlet)"
+    // is that hero, not "Thanos", even though Thanos matches two key columns with the one word.
+    std::map<int64_t, std::pair<std::set<size_t>, int>> matched;
     for (const auto& key_in : keys) {
       const std::string key = db.column_name(table, key_in);
       if (key.empty()) continue;
       const auto& index = db.value_index(table, key);
-      std::set<int64_t> rows;
+      std::map<int64_t, std::set<size_t>> words_of;
       for (size_t b = 0; b < tokens.size(); ++b) {
         std::string span;
         for (size_t e = b; e < tokens.size() && e < b + kMaxSpan; ++e) {
           span += (span.empty() ? "" : " ") + tokens[e];
           const auto hit = index.find(span);
-          if (hit != index.end() && span.size() >= 2) rows.insert(hit->second.begin(), hit->second.end());
+          const bool whole_input = b == 0 && e + 1 == tokens.size();  // short values only as the whole input
+          if (hit == index.end() || (span.size() < 2 && !whole_input)) continue;
+          for (int64_t row : hit->second)
+            for (size_t w = b; w <= e; ++w) words_of[row].insert(w);
         }
       }
-      for (int64_t row : rows) ++matched[row];
+      for (const auto& [row, covered] : words_of) {
+        matched[row].first.insert(covered.begin(), covered.end());
+        ++matched[row].second;
+      }
     }
-    int best = 0;
-    for (const auto& [_, n] : matched) best = std::max(best, n);
-    if (best == 0) continue;
-    Identified found{table, {}, best};
-    for (const auto& [rowid, n] : matched)
-      if (n == best) found.rows.push_back(rowid);
+    std::pair<size_t, int> best{0, 0};
+    for (const auto& [_, m] : matched) best = std::max(best, std::make_pair(m.first.size(), m.second));
+    if (best.first == 0) continue;
+    Identified found{table, {}, best.first, best.second};
+    for (const auto& [rowid, m] : matched)
+      if (std::make_pair(m.first.size(), m.second) == best) found.rows.push_back(rowid);
     out.push_back(std::move(found));
   }
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.score > b.score; });
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.covered, a.keys) > std::tie(b.covered, b.keys);
+  });
   return out;
 }
 
@@ -205,7 +217,7 @@ double word_score(const std::string& instruction, const Target& target) {
   return score;
 }
 
-// The target's true value(s) for the identified row, as labels.
+// The target's true value(s) for the first identified row, as labels.
 json truth_for(const OracleDatabase& db, const Target& target, const Identified& found) {
   const int64_t row = found.rows.front();
   if (!target.relation.empty()) {
@@ -293,7 +305,19 @@ bool is_yes_no(const std::string& instruction) {
   return !w.empty() && openers.count(w[0]);
 }
 
-std::optional<json> answer_for_text(const OracleDatabase& db, const std::string& instruction, const std::string& text) {
+// Whether the answer's allowed values are the target's labels (options='race::race' points at race_id).
+bool domain_matches(const OracleDatabase& db, const Target& target, const json& spec) {
+  if (!spec.contains("allowed")) return false;
+  const auto allowed = spec["allowed"].get<std::vector<std::string>>();
+  const auto domain = target_domain(db, target);
+  size_t shared = 0;
+  for (const auto& value : allowed)
+    shared += std::find(domain.begin(), domain.end(), value) != domain.end();
+  return !allowed.empty() && shared * 2 >= allowed.size();
+}
+
+std::optional<json> answer_for_text(const OracleDatabase& db, const std::string& instruction, const std::string& text,
+                                    const json& spec) {
   for (const auto& found : identify(db, text)) {
     const bool yes_no = is_yes_no(instruction);
     const Target* best = nullptr;
@@ -302,11 +326,17 @@ std::optional<json> answer_for_text(const OracleDatabase& db, const std::string&
     const auto targets = targets_of(db, found.table);
     for (const auto& target : targets) {
       std::string mentioned = yes_no ? longest_mentioned(instruction, target_domain(db, target)) : "";
-      const double score = word_score(instruction, target) + (mentioned.empty() ? 0.0 : 2.0);
+      const double score = word_score(instruction, target) + (mentioned.empty() ? 0.0 : 2.0) +
+                           (domain_matches(db, target, spec) ? 3.0 : 0.0);
       if (score > best_score) best = &target, best_score = score, best_value = mentioned;
     }
     if (!best) continue;
     const json truth = truth_for(db, *best, found);
+    for (size_t i = 1; i < found.rows.size(); ++i) {  // rows the input cannot tell apart must agree
+      Identified one = found;
+      one.rows = {found.rows[i]};
+      if (truth_for(db, *best, one) != truth) return std::nullopt;
+    }
     if (!yes_no) return truth;
     if (!best_value.empty()) {
       if (truth.is_array()) {
@@ -341,10 +371,10 @@ std::optional<json> true_function_answer(const OracleDatabase& db, const std::st
   }
   if (kind == "qa" && input.is_array()) {  // the first row of the group that identifies something
     for (const auto& row : input)
-      if (auto answer = answer_for_text(db, instruction, input_text(row))) return answer;
+      if (auto answer = answer_for_text(db, instruction, input_text(row), spec)) return answer;
     return std::nullopt;
   }
-  return answer_for_text(db, instruction, input_text(input));
+  return answer_for_text(db, instruction, input_text(input), spec);
 }
 
 }  // namespace relmem::hybrid

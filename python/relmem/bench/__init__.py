@@ -6,4 +6,5 @@ BENCHMARKS = {
     "sql": "relmem.bench.sql",
     "similarity": "relmem.bench.similarity",
     "selection": "relmem.bench.selection",
+    "swan": "relmem.bench.swan",
 }
