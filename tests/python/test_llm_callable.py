@@ -190,7 +190,8 @@ def test_as_llm():
 
 def test_stages_constant():
     assert rllm.STAGES == ("context_switch", "plan", "correct_values", "refine", "self_correct", "return_type",
-                           "generate_output", "rephrase")
+                           "generate_output", "rephrase", "hybrid_propose", "hybrid_fill", "hybrid_map", "hybrid_qa",
+                           "hybrid_match")
 
 
 def test_from_config_nothing_configured(monkeypatch):

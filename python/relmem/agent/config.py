@@ -18,6 +18,7 @@ class PipelineConfig:
     max_rows: int = 1000              # rows kept per query
     answer_rows: int = 50             # rows per result given to the LLM for the answer
     temperature: float = 0.0
+    hybrid_store: str = ""            # fill store of LLM-filled virtual columns ("": $RELMEM_HOME/hybrid_fills.sqlite)
 
     @classmethod
     def from_dict(cls, values):
@@ -37,6 +38,7 @@ SWITCHES = {
     "refinement": "Tool-SQL inspection (database retriever + error detector) and refinement",
     "self_correction": "repairing queries that fail to execute, with SQLite's error message",
     "return_type": "deciding between showing the rows and writing a text answer (off: always text)",
+    "hybrid": "virtual columns an LLM fills when the databases lack facts the question needs",
 }
 
 
