@@ -4,16 +4,12 @@
 #include <cctype>
 #include <cmath>
 #include <regex>
+#include "text.hpp"
 
 namespace relmem::hybrid {
 namespace {
 
 using nlohmann::json;
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string trim(const std::string& s) {
   size_t b = 0, e = s.size();

@@ -2,8 +2,7 @@
 
 #include <sqlite3.h>
 
-#include <filesystem>
-
+#include "../common/own_database.hpp"
 #include "relmem/common.hpp"
 #include "sqlite_statement.hpp"
 
@@ -25,27 +24,9 @@ nlohmann::json parse_stored(const std::string& text) {
 }  // namespace
 
 FillStore::FillStore(const std::string& path) : path_(path) {
-  if (path_.empty()) throw Error("fill store path is empty");
-  const auto parent = std::filesystem::path(path_).parent_path();
-  std::error_code ignored;
-  if (!parent.empty()) std::filesystem::create_directories(parent, ignored);  // a failure surfaces at open
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
-  if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
-    const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    throw Error("fill store: cannot open " + path_ + ": " + message);
-  }
+  db_ = open_own_database(path_, kApplicationId, "fill store");
   const std::string context = "fill store " + path_;
   try {
-    sqlite3_busy_timeout(db_, 10000);
-    const int64_t application_id = query_integer(db_, "PRAGMA application_id", context);
-    if (application_id != kApplicationId) {
-      if (application_id != 0 || query_integer(db_, "SELECT COUNT(*) FROM sqlite_master", context) != 0)
-        throw Error("fill store: " + path_ + " is a database of another application, not a relmem fill store; " +
-                    "choose a new file");
-      execute_sql(db_, "PRAGMA application_id = " + std::to_string(kApplicationId), context);
-    }
-    execute_sql(db_, "PRAGMA journal_mode = WAL", context);
     execute_sql(db_,
                 "CREATE TABLE IF NOT EXISTS fill_requests (prompt_hash TEXT PRIMARY KEY, model TEXT NOT NULL,"
                 " raw_answer TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,"

@@ -2,6 +2,7 @@
 
 #include "fill_answers.hpp"
 #include "fill_prompts.hpp"
+#include "text.hpp"
 #include "relmem/llm/sha256.hpp"
 
 namespace relmem::hybrid {
@@ -27,12 +28,8 @@ std::optional<json> reply_for(const FillTask& task, const json& item_reply, size
   if (!item_reply.is_object()) return task.answers.size() == 1 ? std::optional<json>(item_reply) : std::nullopt;
   const auto& name = task.answers[index].name;
   if (item_reply.contains(name)) return item_reply[name];
-  for (auto it = item_reply.begin(); it != item_reply.end(); ++it) {  // a differently cased column name
-    std::string a = it.key(), b = name;
-    for (auto& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (auto& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (a == b) return it.value();
-  }
+  for (auto it = item_reply.begin(); it != item_reply.end(); ++it)  // a differently cased column name
+    if (lower(it.key()) == lower(name)) return it.value();
   return std::nullopt;
 }
 

@@ -5,16 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "relmem/common.hpp"
+#include "text.hpp"
 
 namespace relmem::hybrid {
 namespace {
 
 using nlohmann::json;
-
-std::string upper(std::string text) {
-  for (auto& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
-}
 
 bool same_name(const std::string& a, const std::string& b) { return upper(a) == upper(b); }
 

@@ -7,6 +7,7 @@
 #include "relmem/llm/sha256.hpp"
 #include "session_core.hpp"
 #include "sqlite_statement.hpp"
+#include "text.hpp"
 
 namespace relmem::hybrid {
 namespace {
@@ -14,11 +15,6 @@ namespace {
 using nlohmann::json;
 
 constexpr int kMaxDomainValues = 5000;
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool is_text_type(const std::string& type) {
   const std::string t = lower(type);
@@ -330,12 +326,17 @@ struct HybridSession::Core {
     record(stats, task, target, outcome.report);
   }
 
+  FillTask new_task(const std::string& kind, const std::string& stage) const {
+    FillTask task;
+    task.kind = kind;
+    task.stage = stage;
+    task.database = state.database;
+    return task;
+  }
+
   void fill_table_columns(HybridStats& stats, size_t t, const std::set<int>& columns, const std::map<std::string, json>& rows) {
     const auto& table = state.tables[t];
-    FillTask task;
-    task.kind = "fill";
-    task.stage = "hybrid_fill";
-    task.database = state.database;
+    FillTask task = new_task("fill", "hybrid_fill");
     task.table = table.base.name;
     task.key_columns = table.declaration.key_columns;
     for (int c : columns) {
@@ -347,10 +348,7 @@ struct HybridSession::Core {
 
   void fill_relation(HybridStats& stats, size_t r, const std::map<std::string, json>& rows) {
     const auto& relation = state.relations[r];
-    FillTask task;
-    task.kind = "list";
-    task.stage = "hybrid_fill";
-    task.database = state.database;
+    FillTask task = new_task("list", "hybrid_fill");
     task.table = relation.owner.name;
     task.relation = relation.declaration.name;
     task.instruction = relation.declaration.meaning;
@@ -383,10 +381,7 @@ struct HybridSession::Core {
   }
 
   void fill_function(HybridStats& stats, const FunctionState& function, const std::map<std::string, json>& items) {
-    FillTask task;
-    task.kind = function.kind;
-    task.stage = "hybrid_" + function.kind;
-    task.database = state.database;
+    FillTask task = new_task(function.kind, "hybrid_" + function.kind);
     task.instruction = function.instruction;
     task.answers = {function_answer(function)};
     task.scopes = {function.scope};

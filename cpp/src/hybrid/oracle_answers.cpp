@@ -5,22 +5,12 @@
 
 #include "relmem/hybrid/hybrid_schema.hpp"
 #include "sqlite_statement.hpp"
+#include "text.hpp"
 
 namespace relmem::hybrid {
 namespace {
 
 using nlohmann::json;
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string text_of(const json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_number_integer()) return std::to_string(value.get<int64_t>());
-  return value.dump();
-}
 
 // The values an answer may take: its allowed list, else the stored column it names.
 std::vector<std::string> domain_of(const OracleDatabase& db, const json& spec) {

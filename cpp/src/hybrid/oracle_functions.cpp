@@ -11,23 +11,12 @@
 
 #include "oracle_answers.hpp"
 #include "relmem/hybrid/hybrid_schema.hpp"
+#include "text.hpp"
 
 namespace relmem::hybrid {
 namespace {
 
 using nlohmann::json;
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string text_of(const json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_number_integer()) return std::to_string(value.get<int64_t>());
-  if (value.is_null()) return "";
-  return value.dump();
-}
 
 std::vector<std::string> words(const std::string& text) {
   std::vector<std::string> out;

@@ -4,16 +4,12 @@
 
 #include "relmem/catalog/executor.hpp"
 #include "sqlite_statement.hpp"
+#include "text.hpp"
 
 namespace relmem::hybrid {
 namespace {
 
 using nlohmann::json;
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 }  // namespace
 

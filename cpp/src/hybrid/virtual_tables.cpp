@@ -8,6 +8,7 @@
 
 #include "session_core.hpp"
 #include "sqlite_statement.hpp"
+#include "text.hpp"
 
 namespace relmem::hybrid {
 namespace {
@@ -195,9 +196,7 @@ void load_targets(HybridVtab* vtab, HybridCursor* cursor) {
   if (!found->second.is_array()) return;
   for (const auto& label : found->second) {
     if (!label.is_string()) continue;
-    std::string lowered = label.get<std::string>();
-    for (auto& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const auto id = relation.label_ids.find(lowered);
+    const auto id = relation.label_ids.find(lower(label.get<std::string>()));
     if (id != relation.label_ids.end()) cursor->targets.push_back(id->second);
   }
 }
@@ -291,9 +290,7 @@ int table_column(sqlite3_vtab_cursor* base_cursor, sqlite3_context* context, int
     set_result(context, state.declaration.reference ? json() : found->second);
     return SQLITE_OK;
   }
-  std::string lowered = found->second.get<std::string>();
-  for (auto& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const auto id = state.label_ids.find(lowered);
+  const auto id = state.label_ids.find(lower(found->second.get<std::string>()));
   if (id == state.label_ids.end()) sqlite3_result_null(context);
   else sqlite3_result_int64(context, id->second);
   return SQLITE_OK;
