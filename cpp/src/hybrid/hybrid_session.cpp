@@ -295,6 +295,26 @@ struct HybridSession::Core {
     return out;
   }
 
+  void fill_rows(HybridStats& stats, int t, const std::map<std::string, Missing::Row>& rows) {
+    std::map<std::set<int>, std::map<std::string, json>> by_columns;  // rows missing the same columns together
+    for (const auto& [key, row] : rows) by_columns[row.columns].emplace(key, row.shown);
+    for (const auto& [columns, group] : by_columns) fill_table_columns(stats, t, columns, group);
+  }
+
+  // HQDL: the columns a query touched, for every row of the table that lacks any of them.
+  std::map<std::string, Missing::Row> every_row_missing(int t, const std::map<std::string, Missing::Row>& reached) {
+    std::set<int> touched;
+    for (const auto& [_, row] : reached) touched.insert(row.columns.begin(), row.columns.end());
+    std::map<std::string, Missing::Row> out;
+    for (auto& [key, shown] : all_rows(state.tables[t].base)) {
+      Missing::Row row{shown, {}};
+      for (int c : touched)
+        if (!state.values(state.tables[t].columns[c].scope).count(key)) row.columns.insert(c);
+      if (!row.columns.empty()) out.emplace(key, std::move(row));
+    }
+    return out;
+  }
+
   std::map<std::string, json> unfilled_rows(const BaseTable& base, const std::string& scope) {
     const auto& known = state.values(scope);
     std::map<std::string, json> out;
@@ -391,18 +411,8 @@ struct HybridSession::Core {
   void fill_missing(HybridStats& stats) {
     Missing missing = std::move(state.missing);
     state.missing = Missing{};
-    for (const auto& [t, rows] : missing.table_rows) {
-      if (options.mode == FillMode::Whole) {
-        std::set<int> columns;
-        for (const auto& [_, row] : rows) columns.insert(row.columns.begin(), row.columns.end());
-        for (int c : columns)
-          fill_table_columns(stats, t, {c}, unfilled_rows(state.tables[t].base, state.tables[t].columns[c].scope));
-        continue;
-      }
-      std::map<std::set<int>, std::map<std::string, json>> by_columns;  // rows missing the same columns together
-      for (const auto& [key, row] : rows) by_columns[row.columns].emplace(key, row.shown);
-      for (const auto& [columns, group] : by_columns) fill_table_columns(stats, t, columns, group);
-    }
+    for (const auto& [t, rows] : missing.table_rows)
+      fill_rows(stats, t, options.mode == FillMode::Whole ? every_row_missing(t, rows) : rows);
     for (const auto& [r, rows] : missing.relation_rows) {
       const auto& relation = state.relations[r];
       fill_relation(stats, r, options.mode == FillMode::Whole ? unfilled_rows(relation.owner, relation.scope) : rows);
@@ -450,10 +460,11 @@ HybridResult HybridSession::execute(const std::string& sql) {
 FillReport HybridSession::fill_all() {
   HybridStats stats;
   auto& state = core_->state;
-  for (size_t t = 0; t < state.tables.size(); ++t)
-    for (size_t c = 0; c < state.tables[t].columns.size(); ++c)
-      core_->fill_table_columns(stats, t, {static_cast<int>(c)},
-                                core_->unfilled_rows(state.tables[t].base, state.tables[t].columns[c].scope));
+  for (size_t t = 0; t < state.tables.size(); ++t) {
+    Missing::Row all_columns;
+    for (size_t c = 0; c < state.tables[t].columns.size(); ++c) all_columns.columns.insert(static_cast<int>(c));
+    core_->fill_rows(stats, static_cast<int>(t), core_->every_row_missing(static_cast<int>(t), {{"", all_columns}}));
+  }
   for (size_t r = 0; r < state.relations.size(); ++r)
     core_->fill_relation(stats, r, core_->unfilled_rows(state.relations[r].owner, state.relations[r].scope));
   return stats.fills;
