@@ -54,7 +54,8 @@ def test_swan_superhero_end_to_end(tmp_path):
     assert lazy["tokens"] < hqdl["tokens"]
     assert lazy["second_run"]["tokens"] == 0
     assert udf["translated_and_ran"] == 1.0, udf["failures"]
-    assert udf["covered_share"] > 0.5
+    assert udf["covered_share"] > 0.2  # inputs naming two heroes with different facts are not answered
+    assert udf["execution_accuracy_covered"] >= 0.95, udf["failures"]
 
 
 @requires_shared(SWAN)
@@ -73,6 +74,12 @@ def test_blendsql_translation(tmp_path):
         sql = blendsql.translate("SELECT {{LLMQA('Which?', (SELECT superhero_name FROM superhero LIMIT 2), "
                                  "options=(superpower::power_name))}}", db)
         assert "llm_qa_in('Which?', 'superpower.power_name', \"superhero_name\")" in sql
+        sql = blendsql.translate("WITH a AS (SELECT superhero_name AS k, FROM superhero), WITH b AS (SELECT 1) "
+                                 "SELECT {{LLMMap('Which?', 'a::k')}} FROM a", db)
+        assert sql == "WITH a AS (SELECT superhero_name AS k FROM superhero), b AS (SELECT 1) " \
+                      "SELECT llm_map('Which?', \"a\".\"k\") FROM a"
+        assert blendsql.translate("{{LLMQA('Who?', (SELECT superhero_name FROM superhero))}}", db).startswith(
+            "SELECT (SELECT llm_qa('Who?', \"superhero_name\") FROM (")
         with pytest.raises(relmem.Error, match="does not compile"):
             blendsql.translate("SELECT {{LLMQA('Which?', (SELECT nothing FROM nowhere))}}", db)
 

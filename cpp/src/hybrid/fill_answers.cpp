@@ -77,7 +77,8 @@ std::optional<double> to_number(const json& raw) {
   char* end = nullptr;
   const double value = std::strtod(t.c_str(), &end);
   if (end == t.c_str() || !std::isfinite(value)) return std::nullopt;
-  if (trim(std::string(end)).size() > 0 && !std::regex_match(std::string(end), std::regex("\\s*[a-zA-Z%]{0,4}\\s*")))
+  static const std::regex unit("\\s*[a-zA-Z%]{0,4}\\s*");
+  if (!trim(std::string(end)).empty() && !std::regex_match(std::string(end), unit))
     return std::nullopt;  // "180 cm" passes, "180 or 190" does not
   return value;
 }

@@ -62,14 +62,7 @@ const std::set<std::string>& stopwords() {
 }
 
 // One place an instruction may be about: a dropped column of `table` or a relation owned by it.
-struct Target {
-  std::string table;     // where the value is stored in the original
-  std::string column;    // empty for relations
-  std::string relation;  // empty for columns
-  std::string meaning;
-  std::string via;       // the identified table, when `table` references it (one foreign-key hop)
-  std::string via_column, referenced_column;  // table.via_column = via.referenced_column
-};
+using Target = OracleTarget;
 
 struct Identified {
   std::string table;
@@ -253,32 +246,36 @@ std::optional<double> number_of(const json& value, bool year_of_date) {
 
 // A comparison stated in a yes/no instruction ("taller than 180", "between 1990 and 1995", "in October 1970").
 std::optional<bool> compare(const std::string& instruction, const json& truth) {
-  static const char* months[] = {"january", "february", "march",     "april",   "may",      "june",
-                                 "july",    "august",   "september", "october", "november", "december"};
+  static const std::vector<std::string> months = {"january", "february", "march",     "april",   "may",      "june",
+                                                  "july",    "august",   "september", "october", "november", "december"};
+  static const std::regex in_month("(january|february|march|april|may|june|july|august|september|october|november|"
+                                   "december)\\s+(\\d{4})");
+  static const std::regex between("between\\s+(\\d+(?:\\.\\d+)?)\\s+and\\s+(\\d+(?:\\.\\d+)?)");
+  static const std::regex above("(greater|more|taller|older|higher|larger|over|above|after)\\s+(than\\s+)?(\\d+(?:\\.\\d+)?)");
+  static const std::regex below("(less|fewer|shorter|younger|lower|smaller|under|below|before)\\s+(than\\s+)?(\\d+(?:\\.\\d+)?)");
   const std::string text = lower(instruction);
   const json value = truth.is_array() ? json(static_cast<int64_t>(truth.size())) : truth;
   std::smatch m;
-  for (int i = 0; i < 12; ++i) {
-    if (std::regex_search(text, m, std::regex(std::string(months[i]) + "\\s+(\\d{4})")) && value.is_string()) {
-      const std::string t = value.get<std::string>();
-      char month[3];
-      std::snprintf(month, sizeof month, "%02d", i + 1);
-      return t.size() >= 7 && t.substr(0, 4) == m[1].str() && t.substr(5, 2) == month;
-    }
+  if (std::regex_search(text, m, in_month) && value.is_string()) {
+    const std::string t = value.get<std::string>();
+    const auto month = std::find(months.begin(), months.end(), m[1].str()) - months.begin() + 1;
+    char digits[3];
+    std::snprintf(digits, sizeof digits, "%02d", static_cast<int>(month));
+    return t.size() >= 7 && t.substr(0, 4) == m[2].str() && t.substr(5, 2) == digits;
   }
-  if (std::regex_search(text, m, std::regex("between\\s+(\\d+(?:\\.\\d+)?)\\s+and\\s+(\\d+(?:\\.\\d+)?)"))) {
+  if (std::regex_search(text, m, between)) {
     const bool years = m[1].str().size() == 4 && value.is_string();
     const auto v = number_of(value, years);
     if (!v) return std::nullopt;
     return *v >= std::stod(m[1].str()) && *v <= std::stod(m[2].str());
   }
-  if (std::regex_search(text, m, std::regex("(greater|more|taller|older|higher|larger|over|above|after)\\s+(than\\s+)?(\\d+(?:\\.\\d+)?)"))) {
+  if (std::regex_search(text, m, above)) {
     const bool years = m[3].str().size() == 4 && value.is_string();
     const auto v = number_of(value, years);
     if (!v) return std::nullopt;
     return *v > std::stod(m[3].str());
   }
-  if (std::regex_search(text, m, std::regex("(less|fewer|shorter|younger|lower|smaller|under|below|before)\\s+(than\\s+)?(\\d+(?:\\.\\d+)?)"))) {
+  if (std::regex_search(text, m, below)) {
     const bool years = m[3].str().size() == 4 && value.is_string();
     const auto v = number_of(value, years);
     if (!v) return std::nullopt;
@@ -305,21 +302,31 @@ bool domain_matches(const OracleDatabase& db, const Target& target, const json& 
   return !allowed.empty() && shared * 2 >= allowed.size();
 }
 
+// The dropped column or relation of `table` an instruction is about, chosen once per instruction and table.
+const OracleChoice& choose_target(const OracleDatabase& db, const std::string& instruction, const std::string& table,
+                                  const json& spec, bool yes_no) {
+  const std::string id = instruction + "\x1f" + table + "\x1f" + spec.dump();
+  const auto cached = db.choices.find(id);
+  if (cached != db.choices.end()) return cached->second;
+  OracleChoice choice;
+  double best_score = 0;
+  for (const auto& target : targets_of(db, table)) {
+    std::string mentioned = yes_no ? longest_mentioned(instruction, target_domain(db, target)) : "";
+    const double score = word_score(instruction, target) + (mentioned.empty() ? 0.0 : 2.0) +
+                         (domain_matches(db, target, spec) ? 3.0 : 0.0);
+    if (score > best_score) choice = {target, mentioned}, best_score = score;
+  }
+  return db.choices[id] = choice;
+}
+
 std::optional<json> answer_for_text(const OracleDatabase& db, const std::string& instruction, const std::string& text,
                                     const json& spec) {
   for (const auto& found : identify(db, text)) {
     const bool yes_no = is_yes_no(instruction);
-    const Target* best = nullptr;
-    double best_score = 0;
-    std::string best_value;
-    const auto targets = targets_of(db, found.table);
-    for (const auto& target : targets) {
-      std::string mentioned = yes_no ? longest_mentioned(instruction, target_domain(db, target)) : "";
-      const double score = word_score(instruction, target) + (mentioned.empty() ? 0.0 : 2.0) +
-                           (domain_matches(db, target, spec) ? 3.0 : 0.0);
-      if (score > best_score) best = &target, best_score = score, best_value = mentioned;
-    }
-    if (!best) continue;
+    const OracleChoice& choice = choose_target(db, instruction, found.table, spec, yes_no);
+    if (!choice.target) continue;
+    const Target* best = &*choice.target;
+    const std::string& best_value = choice.mentioned;
     const json truth = truth_for(db, *best, found);
     for (size_t i = 1; i < found.rows.size(); ++i) {  // rows the input cannot tell apart must agree
       Identified one = found;

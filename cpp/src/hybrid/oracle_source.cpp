@@ -61,10 +61,12 @@ OracleDatabase::OracleDatabase(OracleSource source) : source_(std::move(source))
 OracleDatabase::~OracleDatabase() { sqlite3_close_v2(db_); }
 
 std::string OracleDatabase::table_name(const std::string& name) const {
+  const auto cached = table_cache_.find(name);
+  if (cached != table_cache_.end()) return cached->second;
   SqliteStatement find(db_, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
                        "oracle filler");
   find.bind(1, name);
-  return find.step() ? find.text(0) : std::string();
+  return table_cache_[name] = find.step() ? find.text(0) : std::string();
 }
 
 std::vector<std::string> OracleDatabase::columns(const std::string& table) const {
@@ -84,15 +86,25 @@ std::string OracleDatabase::column_name(const std::string& table, const std::str
 }
 
 std::string OracleDatabase::first_text_column(const std::string& table) const {
+  const auto cached = text_column_cache_.find(table);
+  if (cached != text_column_cache_.end()) return cached->second;
   SqliteStatement info(db_, "SELECT name, type FROM pragma_table_info(?)", "oracle filler");
   info.bind(1, table);
-  while (info.step())
+  std::string found;
+  while (found.empty() && info.step())
     if (lower(info.text(1)).find("text") != std::string::npos || lower(info.text(1)).find("char") != std::string::npos)
-      return info.text(0);
-  return "";
+      found = info.text(0);
+  return text_column_cache_[table] = found;
 }
 
 std::optional<ForeignKey> OracleDatabase::foreign_key(const std::string& table, const std::string& column) const {
+  const std::string id = lower(table) + "\x1f" + lower(column);
+  const auto cached = foreign_key_cache_.find(id);
+  if (cached != foreign_key_cache_.end()) return cached->second;
+  return foreign_key_cache_[id] = read_foreign_key(table, column);
+}
+
+std::optional<ForeignKey> OracleDatabase::read_foreign_key(const std::string& table, const std::string& column) const {
   SqliteStatement list(db_, "SELECT \"table\", \"to\", \"from\" FROM pragma_foreign_key_list(?)", "oracle filler");
   list.bind(1, table);
   while (list.step()) {
@@ -110,19 +122,24 @@ std::optional<ForeignKey> OracleDatabase::foreign_key(const std::string& table, 
 }
 
 std::vector<int64_t> OracleDatabase::rows_with(const std::string& table, const json& key) const {
-  std::string sql = "SELECT rowid FROM " + quote_identifier(table);
-  std::vector<json> values;
+  // One scan per table and key columns builds an index: requests ask about many rows of few tables.
+  std::vector<std::string> columns;
   for (auto it = key.begin(); it != key.end(); ++it) {
-    const std::string column = column_name(table, it.key());
-    if (column.empty()) return {};
-    sql += std::string(values.empty() ? " WHERE " : " AND ") + quote_identifier(column) + " IS ?";
-    values.push_back(it.value());
+    columns.push_back(column_name(table, it.key()));
+    if (columns.back().empty()) return {};
   }
-  SqliteStatement select(db_, sql, "oracle filler");
-  for (size_t i = 0; i < values.size(); ++i) bind_json(select.handle(), static_cast<int>(i) + 1, values[i]);
-  std::vector<int64_t> out;
-  while (select.step()) out.push_back(select.integer(0));
-  return out;
+  std::string id = table;
+  for (const auto& c : columns) id += "\x1f" + c;
+  auto index = key_index_cache_.find(id);
+  if (index == key_index_cache_.end()) {
+    std::unordered_map<std::string, std::vector<int64_t>> built;
+    for (const auto& [rowid, values] : all_rows(table, columns)) built[json(values).dump()].push_back(rowid);
+    index = key_index_cache_.emplace(id, std::move(built)).first;
+  }
+  json values = json::array();
+  for (auto it = key.begin(); it != key.end(); ++it) values.push_back(it.value());
+  const auto found = index->second.find(values.dump());
+  return found == index->second.end() ? std::vector<int64_t>{} : found->second;
 }
 
 json OracleDatabase::value(const std::string& table, int64_t rowid, const std::string& column) const {

@@ -19,6 +19,21 @@ struct ForeignKey {
   std::string column;  // referenced column (its primary key when the declaration names none)
 };
 
+// A dropped column or relation an SQL function's instruction may be about (see oracle_functions.cpp).
+struct OracleTarget {
+  std::string table;     // where the value is stored in the original
+  std::string column;    // empty for relations
+  std::string relation;  // empty for columns
+  std::string meaning;
+  std::string via;       // the identified table, when `table` references it (one foreign-key hop)
+  std::string via_column, referenced_column;  // table.via_column = via.referenced_column
+};
+
+struct OracleChoice {
+  std::optional<OracleTarget> target;  // none: the instruction is about no dropped column of the table
+  std::string mentioned;               // the value a yes/no instruction names ("Blue"), if any
+};
+
 class OracleDatabase {
  public:
   explicit OracleDatabase(OracleSource source);
@@ -27,6 +42,8 @@ class OracleDatabase {
   OracleDatabase& operator=(const OracleDatabase&) = delete;
 
   const OracleSource& source() const { return source_; }
+
+  mutable std::map<std::string, OracleChoice> choices;  // by instruction, table and answer spec
   sqlite3* handle() const { return db_; }
 
   std::string table_name(const std::string& name) const;  // as stored; empty when absent
@@ -50,11 +67,16 @@ class OracleDatabase {
                                                                         const std::vector<std::string>& columns) const;
 
  private:
+  std::optional<ForeignKey> read_foreign_key(const std::string& table, const std::string& column) const;
+
   OracleSource source_;
   sqlite3* db_ = nullptr;
   mutable std::map<std::string, std::vector<std::string>> distinct_cache_;
   mutable std::map<std::string, std::vector<std::string>> columns_cache_;
   mutable std::map<std::string, std::unordered_map<std::string, std::vector<int64_t>>> index_cache_;
+  mutable std::map<std::string, std::unordered_map<std::string, std::vector<int64_t>>> key_index_cache_;
+  mutable std::map<std::string, std::string> table_cache_, text_column_cache_;
+  mutable std::map<std::string, std::optional<ForeignKey>> foreign_key_cache_;
 };
 
 // Lowercase ASCII letters and digits, every other run of characters one space, trimmed: "3-D Man" -> "3 d man".

@@ -8,7 +8,7 @@
 
 SWAN's files need a little tolerance, applied here: an instruction and a column written as adjacent literals without
 a comma, column references with trailing spaces, options given as a string or in parentheses, a subquery given as a
-string, and a second WITH keyword inside one WITH clause. LLMQA's subquery columns are read from the database
+string, a second WITH keyword inside one WITH clause, a comma before FROM, and a query that is only an LLMQA call. LLMQA's subquery columns are read from the database
 (the subquery is compiled, not run), since the aggregate needs them by name.
 """
 import re
@@ -18,6 +18,7 @@ from .._relmem import Error
 
 _BLOCK = re.compile(r"\{\{(.*?)\}\}", re.S)
 _SECOND_WITH = re.compile(r"\)\s*,\s*WITH\s+", re.I)
+_COMMA_BEFORE_FROM = re.compile(r",(\s*FROM\s)", re.I)
 
 
 def _arguments(text):
@@ -131,5 +132,7 @@ def _translate_call(call, connection):
 def translate(sql, connection):
     """The BlendSQL query `sql` in relmem's SQL functions; `connection` (sqlite3, read-only) compiles LLMQA's
     subqueries to name their columns. Raises relmem.Error on calls it cannot read."""
-    translated = _BLOCK.sub(lambda m: _translate_call(m.group(1), connection), sql)
-    return _SECOND_WITH.sub("), ", translated).strip().rstrip(";")
+    translated = _BLOCK.sub(lambda m: _translate_call(m.group(1), connection), sql).strip().rstrip(";")
+    if translated.startswith("("):  # a query that is only an LLMQA call
+        translated = "SELECT " + translated
+    return _COMMA_BEFORE_FROM.sub(r"\1", _SECOND_WITH.sub("), ", translated))

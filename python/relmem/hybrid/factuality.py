@@ -30,11 +30,19 @@ def _scores(correct, predicted, facts):
 class _Original:
     def __init__(self, path):
         self.connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        self.indexes = {}
 
     def row(self, table, key):
-        where = " AND ".join(f'"{column}" IS ?' for column in key)
-        found = self.connection.execute(f'SELECT rowid FROM "{table}" WHERE {where}', list(key.values())).fetchone()
-        return found[0] if found else None
+        """The first rowid whose key columns hold `key`'s values (one scan per table and key columns)."""
+        columns = tuple(key)
+        index = self.indexes.get((table, columns))
+        if index is None:
+            names = ", ".join(f'"{c}"' for c in columns)
+            index = {}
+            for rowid, *values in self.connection.execute(f'SELECT rowid, {names} FROM "{table}" ORDER BY rowid'):
+                index.setdefault(tuple(values), rowid)
+            self.indexes[(table, columns)] = index
+        return index.get(tuple(key.values()))
 
     def value(self, table, rowid, column):
         return self.connection.execute(f'SELECT "{column}" FROM "{table}" WHERE rowid = ?', (rowid,)).fetchone()[0]
