@@ -52,6 +52,7 @@ TEST_F(HybridFixture, FunctionsGivenNullsAnswerNullWithoutAsking) {
   out = s->execute("SELECT llm_map('only an instruction')");
   ASSERT_FALSE(out.result.ok());
   EXPECT_NE(out.result.error->message.find("too few arguments"), std::string::npos);
+  EXPECT_EQ(cell(s->execute("SELECT concat('a', NULL, 1)").result), "a1");
   out = s->execute("SELECT llm_map('', 1)");
   ASSERT_FALSE(out.result.ok());
   EXPECT_NE(out.result.error->message.find("instruction is empty"), std::string::npos);

@@ -6,6 +6,7 @@
 //   llm_qa(instruction, value, ...)              aggregate: one answer over the group's rows
 //   llm_qa_in(instruction, domain, value, ...)   the same, constrained
 //   llm_match(instruction, value, domain)        the domain value denoting the same thing as `value`, or NULL
+// and concat(value, ...) where SQLite lacks it (before 3.44).
 // A domain is a stored column ('table.column', 'table::column') or a fixed list ('a;b;c').
 #include <algorithm>
 
@@ -139,9 +140,20 @@ void aggregate_final(sqlite3_context* context) {
   delete group;
 }
 
+// concat(value, ...) as SQLite 3.44 defines it (NULLs skipped), for hybrid queries written against newer SQLite.
+void concat_call(sqlite3_context* context, int argc, sqlite3_value** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i)
+    if (const auto text = text_argument(argv[i])) out += *text;
+  sqlite3_result_text(context, out.data(), static_cast<int>(out.size()), SQLITE_TRANSIENT);
+}
+
 }  // namespace
 
 void register_llm_functions(SessionState* state) {
+  if (sqlite3_create_function_v2(state->db, "concat", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr, concat_call,
+                                 nullptr, nullptr, nullptr) != SQLITE_OK)
+    throw Error(std::string("hybrid session: cannot register concat: ") + sqlite3_errmsg(state->db));
   for (const auto& spec : kFunctions) {
     auto* registration = new Registration{state, &spec};
     auto destroy = [](void* p) { delete static_cast<Registration*>(p); };

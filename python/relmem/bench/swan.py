@@ -137,9 +137,9 @@ def run(args):
             out = _summary(rows)
             out["by_database"] = _per_database(rows)
             if upfront:  # HQDL fills every row of every virtual column before its questions run
-                for db, report in upfront.items():
+                for db, filled in upfront.items():
                     out["by_database"][db]["upfront_fill"] = {
-                        "tokens": report["total_tokens"], "calls": report["requests"], "rows_filled": report["items"]}
+                        "tokens": filled["total_tokens"], "calls": filled["requests"], "rows_filled": filled["items"]}
                 out["upfront_fill"] = {key: sum(out["by_database"][db]["upfront_fill"][key] for db in upfront)
                                        for key in ("tokens", "calls", "rows_filled")}
                 for key in ("tokens", "calls", "rows_filled"):

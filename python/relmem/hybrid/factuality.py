@@ -1,8 +1,8 @@
 """Data factuality of filled values (after SWAN): precision, recall and F1 of the values an LLM filled against the
 true values of the dropped columns in the original database.
 
-Counted per filled value: a non-null filled value is a prediction, a non-null true value (for a row that was
-filled) is a fact, and a prediction equal to its fact is correct (text compared without case and surrounding
+Counted per filled value: a non-null filled value is a prediction, a non-null, non-empty true value (for a row
+that was filled) is a fact, and a prediction equal to its fact is correct (text compared without case and surrounding
 space, numbers within 1e-6 relative). A relation's list counts each listed label: predictions are the labels
 filled, facts the true labels, correct the labels in both. precision = correct / predictions, recall = correct /
 facts, F1 their harmonic mean.
@@ -106,6 +106,7 @@ def measure(store, database, original_path, schema):
             if truth is not None and spec.get("references"):
                 ref = spec["references"]
                 truth = original.label(ref["table"], ref["id"], ref["label"], truth)
+            truth = None if truth == "" else truth  # an empty stored text states no fact
             counts[0] += filled is not None and truth is not None and same_value(filled, truth)
             counts[1] += filled is not None
             counts[2] += truth is not None
