@@ -23,6 +23,7 @@ void bind_memories_selection(pybind11::module_& m);  // SelectionMemory, Relevan
 void bind_schema_scores(pybind11::module_& m);  // after bind_memories_selection: a SelectionMemory method
 void bind_memories_values(pybind11::module_& m);  // the relmem._relmem.values submodule
 void bind_sql(pybind11::module_& m);  // the relmem._relmem.sql submodule
+void bind_hybrid(pybind11::module_& m);  // the relmem._relmem.hybrid submodule (after bind_llm)
 
 // SQL from Python: bytes as they are, str as UTF-8 with undecodable command-line bytes (lone surrogates) restored.
 std::string sql_argument(const pybind11::object& sql);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <climits>
 #include <filesystem>
 #include <memory>
@@ -184,6 +185,9 @@ void limit_connection(sqlite3* db, const ExecOptions& options) {
 using Connection = std::unique_ptr<sqlite3, decltype(&sqlite3_close_v2)>;
 using Statement = std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)>;
 
+// What the bounded functions of an open connection watch between two statements: nothing stops them there.
+const std::atomic<bool> kNeverStopped{false};
+
 }  // namespace
 
 std::string value_to_string(const Value& value) {
@@ -211,28 +215,57 @@ std::string sql_error_kind_name(SqlErrorKind kind) {
   return "unknown";
 }
 
-QueryResult execute_readonly(const std::string& db_path, const std::string& sql, const ExecOptions& options) {
-  if (auto refusal = refuse_text(sql)) return *refusal;
+sqlite3* open_readonly(const std::string& db_path, std::string* error) {
+  auto fail = [&](std::string message) -> sqlite3* {
+    if (error) *error = std::move(message);
+    return nullptr;
+  };
   std::error_code ignored;
   if (std::filesystem::is_directory(db_path, ignored))
-    return failure(SqlErrorKind::Open, "cannot open " + db_path + ": it is a folder, not a database file");
-  if (!std::filesystem::exists(db_path, ignored)) return failure(SqlErrorKind::Open, "no such database file: " + db_path);
-
+    return fail("cannot open " + db_path + ": it is a folder, not a database file");
+  if (!std::filesystem::exists(db_path, ignored)) return fail("no such database file: " + db_path);
   sqlite3* raw = nullptr;
-  const int open_rc = sqlite3_open_v2(readonly_uri(db_path).c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
-  Connection db(raw, &sqlite3_close_v2);
-  if (open_rc != SQLITE_OK)
-    return failure(SqlErrorKind::Open, "cannot open " + db_path + ": " + (raw ? sqlite3_errmsg(raw) : "out of memory"));
-  limit_connection(db.get(), options);
+  if (sqlite3_open_v2(readonly_uri(db_path).c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) !=
+      SQLITE_OK) {
+    std::string message = "cannot open " + db_path + ": " + (raw ? sqlite3_errmsg(raw) : "out of memory");
+    sqlite3_close_v2(raw);
+    return fail(std::move(message));
+  }
+  limit_connection(raw, ExecOptions{});
+  install_bounded_functions(raw, &kNeverStopped);
+  return raw;
+}
+
+QueryResult execute_readonly(const std::string& db_path, const std::string& sql, const ExecOptions& options) {
+  if (auto refusal = refuse_text(sql)) return *refusal;
+  std::string error;
+  Connection db(open_readonly(db_path, &error), &sqlite3_close_v2);
+  if (!db) return failure(SqlErrorKind::Open, error);
+  return execute_readonly_on(db.get(), sql, options);
+}
+
+QueryResult execute_readonly_on(sqlite3* db, const std::string& sql, const ExecOptions& options) {
+  if (auto refusal = refuse_text(sql)) return *refusal;
+  const char* file = sqlite3_db_filename(db, "main");
+  const std::string db_path = file ? file : "the database";
+  limit_connection(db, options);
   Denial denial;
-  sqlite3_set_authorizer(db.get(), authorize, &denial);
-  QueryWatchdog watchdog(db.get(), options.timeout_seconds);
-  install_bounded_functions(db.get(), &watchdog.expired_flag());
+  // The authorizer and the bounded functions point at this frame's locals: both are reset on every way out.
+  struct Reset {
+    sqlite3* db;
+    ~Reset() {
+      sqlite3_set_authorizer(db, nullptr, nullptr);
+      install_bounded_functions(db, &kNeverStopped);
+    }
+  } reset{db};
+  sqlite3_set_authorizer(db, authorize, &denial);
+  QueryWatchdog watchdog(db, options.timeout_seconds);
+  install_bounded_functions(db, &watchdog.expired_flag());
   const std::string time_limit = "query exceeded the time limit of " + std::to_string(options.timeout_seconds) + " s";
 
   sqlite3_stmt* raw_stmt = nullptr;
   const char* tail = nullptr;
-  const int prepare_rc = sqlite3_prepare_v2(db.get(), sql.c_str(), static_cast<int>(sql.size()), &raw_stmt, &tail);
+  const int prepare_rc = sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw_stmt, &tail);
   Statement stmt(raw_stmt, &sqlite3_finalize);
   // Compiling runs nothing, so every check can wait for SQLite's verdict; a write to a missing table is still
   // refused as a write, while a misspelt SELECT keeps its syntax error for self-correction.
@@ -242,9 +275,9 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
     return failure(SqlErrorKind::Refused, "a statement may only read data, and this one " + denied_action(denial));
   if (prepare_rc != SQLITE_OK) {
     if (watchdog.expired()) return failure(SqlErrorKind::Timeout, time_limit + " while compiling");
-    if ((prepare_rc & 0xFF) == SQLITE_BUSY || (prepare_rc & 0xFF) == SQLITE_LOCKED) return locked(db_path, db.get());
-    if (prepare_rc == SQLITE_TOOBIG) return failure(SqlErrorKind::TooLarge, std::string("the SQL is too long: ") + sqlite3_errmsg(db.get()));
-    return failure(SqlErrorKind::Prepare, sqlite3_errmsg(db.get()));
+    if ((prepare_rc & 0xFF) == SQLITE_BUSY || (prepare_rc & 0xFF) == SQLITE_LOCKED) return locked(db_path, db);
+    if (prepare_rc == SQLITE_TOOBIG) return failure(SqlErrorKind::TooLarge, std::string("the SQL is too long: ") + sqlite3_errmsg(db));
+    return failure(SqlErrorKind::Prepare, sqlite3_errmsg(db));
   }
   if (!stmt) return failure(SqlErrorKind::Refused, "the SQL is empty");
   if (keyword != "SELECT") return refused_statement(keyword);
@@ -268,11 +301,11 @@ QueryResult execute_readonly(const std::string& db_path, const std::string& sql,
         return failure(SqlErrorKind::Refused, "a statement may only read data, and this one " + denied_action(denial));
       if (rc == SQLITE_TOOBIG)
         return failure(SqlErrorKind::TooLarge, "result too large: a value is larger than the limit of " +
-                                                   std::to_string(sqlite3_limit(db.get(), SQLITE_LIMIT_LENGTH, -1)) +
+                                                   std::to_string(sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1)) +
                                                    " bytes (ExecOptions::max_bytes)");
       if (rc == SQLITE_NOMEM) return failure(SqlErrorKind::TooLarge, "result too large: SQLite ran out of memory");
-      if ((rc & 0xFF) == SQLITE_BUSY || (rc & 0xFF) == SQLITE_LOCKED) return locked(db_path, db.get());
-      return failure(SqlErrorKind::Runtime, sqlite3_errmsg(db.get()));
+      if ((rc & 0xFF) == SQLITE_BUSY || (rc & 0xFF) == SQLITE_LOCKED) return locked(db_path, db);
+      return failure(SqlErrorKind::Runtime, sqlite3_errmsg(db));
     }
     if (static_cast<int64_t>(result.rows.size()) >= options.max_rows) {
       result.truncated = true;

@@ -2,9 +2,9 @@
 
 #include <sqlite3.h>
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "../common/own_database.hpp"
 #include "relmem/llm/sha256.hpp"
 
 namespace relmem {
@@ -60,17 +60,6 @@ int64_t query_integer(sqlite3* db, const std::string& sql, const std::string& pa
   return statement.step() ? statement.integer(0) : 0;
 }
 
-void claim_or_check(sqlite3* db, const std::string& path) {
-  const int64_t application_id = query_integer(db, "PRAGMA application_id", path);
-  if (application_id == kApplicationId) return;
-  const int64_t objects = query_integer(db, "SELECT COUNT(*) FROM sqlite_master", path);
-  if (application_id != 0 || objects != 0) {
-    throw Error("response cache: " + path + " is a database of another application, not a relmem response cache; " +
-                "choose a new file");
-  }
-  execute(db, "PRAGMA application_id = " + std::to_string(kApplicationId), path);
-}
-
 std::string canonical_request(const std::string& identity, const std::vector<ChatMessage>& messages,
                               const ChatParams& params) {
   nlohmann::json request = {{"llm", identity}, {"stage", params.stage}, {"stop", params.stop}};
@@ -90,20 +79,8 @@ std::string response_cache_key(const std::string& identity, const std::vector<Ch
 
 CachedLLM::CachedLLM(std::shared_ptr<LLM> inner, const std::string& path) : inner_(std::move(inner)), path_(path) {
   if (!inner_) throw Error("CachedLLM needs an LLM");
-  if (path_.empty()) throw Error("response cache path is empty");
-  const auto parent = std::filesystem::path(path_).parent_path();
-  std::error_code ignored;
-  if (!parent.empty()) std::filesystem::create_directories(parent, ignored);  // a failure surfaces at open
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
-  if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
-    const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    throw Error("response cache: cannot open " + path_ + ": " + message);
-  }
+  db_ = open_own_database(path_, kApplicationId, "response cache");
   try {
-    sqlite3_busy_timeout(db_, 10000);  // several processes may share one cache
-    claim_or_check(db_, path_);
-    execute(db_, "PRAGMA journal_mode = WAL", path_);
     execute(db_,
             "CREATE TABLE IF NOT EXISTS llm_responses ("
             " key TEXT PRIMARY KEY, request TEXT NOT NULL, text TEXT NOT NULL, finish_reason TEXT NOT NULL,"

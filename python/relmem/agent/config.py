@@ -21,6 +21,7 @@ class PipelineConfig:
     context: str = "built"            # the SQL prompts' schemas: "built" (ContextBuilder) or "full_ddl" (ablation)
     context_tokens: int = 2000        # token budget of one built context (relmem.agent.context_builder.count_tokens)
     context_rows: int = 1             # example rows per kept table in a built context
+    hybrid_store: str = ""            # fill store of LLM-filled virtual columns ("": $RELMEM_HOME/hybrid_fills.sqlite)
 
     @classmethod
     def from_dict(cls, values):
@@ -40,6 +41,7 @@ SWITCHES = {
     "refinement": "Tool-SQL inspection (database retriever + error detector) and refinement",
     "self_correction": "repairing queries that fail to execute, with SQLite's error message",
     "return_type": "deciding between showing the rows and writing a text answer (off: always text)",
+    "hybrid": "virtual columns an LLM fills when the databases lack facts the question needs",
 }
 
 

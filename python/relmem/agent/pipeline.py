@@ -17,6 +17,7 @@ from .conversation import ConversationMemory
 from .state import QueryTarget, State
 from .stages.context import AnswerDirectly, ContextSwitch, Rephrase
 from .stages.execution import Execute, SelfCorrect
+from .stages.hybrid import HybridAnswer
 from .stages.inspection import InspectAndRefine
 from .stages.output import DescribeWithoutLLM, GenerateOutput, ReturnType
 from .stages.planning import Plan, RetrieveExamples
@@ -70,7 +71,8 @@ class Pipeline:
             stages += [LinkValues(values, catalog, config), CorrectValues(llm, catalog, config, descriptions),
                        PostProcessValues(values, catalog, config)]
         stages += [InspectAndRefine(llm, catalog, config, values if use_values else None, descriptions),
-                   Execute(catalog, config), SelfCorrect(llm, catalog, config, descriptions)]
+                   Execute(catalog, config), SelfCorrect(llm, catalog, config, descriptions),
+                   HybridAnswer(llm, catalog, config, config.hybrid_store, descriptions)]
         if use_values:
             stages.append(LearnValues(values, catalog, config))
         stages += [ReturnType(llm, config), GenerateOutput(llm, config)]
@@ -115,11 +117,11 @@ class Pipeline:
         return state
 
     def run(self, state):
-        """Runs the stages over `state` until one stops it. An exception a stage lets escape is recorded and ends
+        """Runs the stages over `state` until one stops it (a stage with runs_when_stopped may take it over). An exception a stage lets escape is recorded and ends
         the question with a "could not answer" answer; the trace keeps everything up to there."""
         for stage in self.stages:
-            if state.stopped:
-                break
+            if state.stopped and not getattr(stage, "runs_when_stopped", False):
+                continue
             records = len(state.trace)
             try:
                 stage.run(state)

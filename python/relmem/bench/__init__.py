@@ -8,4 +8,5 @@ BENCHMARKS = {
     "selection": "relmem.bench.selection",
     "mcp": "relmem.bench.mcp",
     "context": "relmem.bench.context",
+    "swan": "relmem.bench.swan",
 }

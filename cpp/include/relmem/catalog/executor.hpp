@@ -6,6 +6,8 @@
 #include <variant>
 #include <vector>
 
+struct sqlite3;
+
 namespace relmem {
 
 struct Blob {
@@ -53,5 +55,12 @@ struct ExecOptions {
 // replaced by bounded ones, rows capped (truncated) and bytes capped (an error). Never throws for SQL problems:
 // they come back in QueryResult::error.
 QueryResult execute_readonly(const std::string& db_path, const std::string& sql, const ExecOptions& options = {});
+
+// The two halves of execute_readonly, for relmem's own code that adds virtual tables and functions to the
+// connection before running generated SQL on it (hybrid queries). open_readonly: mode=ro, extensions off, no
+// ATTACH, defensive; nullptr (and `error` set) when the file cannot be opened; close with sqlite3_close_v2.
+// execute_readonly_on: the same checks, authorizer, time limit and row cap, removed again when it returns.
+sqlite3* open_readonly(const std::string& db_path, std::string* error = nullptr);
+QueryResult execute_readonly_on(sqlite3* db, const std::string& sql, const ExecOptions& options = {});
 
 }  // namespace relmem

@@ -1,0 +1,25 @@
+#pragma once
+// Private to hybrid/: the messages of a fill request. The request itself travels as a JSON block, so any LLM
+// (and the scripted oracle filler) reads the same structured payload.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "relmem/hybrid/filler.hpp"
+#include "relmem/llm/chat.hpp"
+
+namespace relmem::hybrid {
+
+// {"task", "database", "table", "relation", "instruction", "key_columns", "answers": [{"name", "type", "list",
+//  "meaning", "allowed" | "allowed_from"}], "items": [{"id": 1, "input": ...}]}
+nlohmann::json request_payload(const FillTask& task, const std::vector<const FillItem*>& items,
+                               int max_shown_allowed);
+
+std::vector<ChatMessage> request_messages(const nlohmann::json& payload);
+
+// The payload of a request built by request_messages(); nullopt for any other request.
+std::optional<nlohmann::json> find_request_payload(const std::vector<ChatMessage>& messages);
+
+}  // namespace relmem::hybrid

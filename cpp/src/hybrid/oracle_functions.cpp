@@ -1,0 +1,376 @@
+// How the oracle filler answers SQL function calls (llm_map, llm_qa, llm_match), whose requests name no column: it
+// finds the rows the input's values identify (values of a table's key columns found in the input's text), picks the
+// dropped column or relation the instruction is about (words of its name and meaning, or one of its values named
+// in the instruction), and answers from the original row: the value itself, or for a yes/no instruction whether
+// the value is the one named (or passes the comparison stated). Anything else it leaves unanswered.
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+#include <tuple>
+
+#include "oracle_answers.hpp"
+#include "relmem/hybrid/hybrid_schema.hpp"
+#include "text.hpp"
+
+namespace relmem::hybrid {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::string word;
+  for (char raw : text + " ") {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(raw)));
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      word += c;
+    } else if (!word.empty()) {
+      out.push_back(word);
+      word.clear();
+    }
+  }
+  for (auto& w : out) {
+    if (w == "colour") w = "color";
+    if (w.size() > 3 && w.back() == 's' && w[w.size() - 2] != 's') w.pop_back();
+  }
+  return out;
+}
+
+// Splits identifiers: "eye_colour_id" -> eye, color, id; "homeTeamGoal" -> home, team, goal.
+std::vector<std::string> name_words(const std::string& name) {
+  std::string spaced;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (i && std::isupper(static_cast<unsigned char>(name[i])) && std::islower(static_cast<unsigned char>(name[i - 1])))
+      spaced += ' ';
+    spaced += name[i] == '_' ? ' ' : name[i];
+  }
+  return words(spaced);
+}
+
+bool contains_phrase(const std::string& text, const std::string& phrase) {
+  const std::string p = normalize_text(phrase);
+  return !p.empty() && (" " + normalize_text(text) + " ").find(" " + p + " ") != std::string::npos;
+}
+
+const std::set<std::string>& stopwords() {
+  static const std::set<std::string> words = {
+      "the", "a", "an", "is", "of", "for", "this", "that", "provide", "what", "which", "does", "doe", "doee", "do",
+      "has", "have", "in", "on", "at", "based", "to", "and", "or", "it", "its", "be", "was", "are", "id", "give",
+      "each", "who", "how", "many", "much", "name", "with", "by", "from", "their", "his", "her", "int", "float"};
+  return words;
+}
+
+// One place an instruction may be about: a dropped column of `table` or a relation owned by it.
+using Target = OracleTarget;
+
+struct Identified {
+  std::string table;
+  std::vector<int64_t> rows;
+  size_t covered = 0;  // words of the input their key values cover
+  int keys = 0;        // key columns found in the input
+};
+
+// Rows whose key values appear in the input's text (as whole words), best-matching table first.
+std::vector<Identified> identify(const OracleDatabase& db, const std::string& text) {
+  const std::string normalized = normalize_text(text);
+  std::vector<std::string> tokens;
+  for (size_t b = 0, e; b < normalized.size(); b = e + 1) {
+    e = normalized.find(' ', b);
+    if (e == std::string::npos) e = normalized.size();
+    tokens.push_back(normalized.substr(b, e - b));
+  }
+  constexpr size_t kMaxSpan = 12;  // words in one key value
+  std::vector<Identified> out;
+  for (const auto& [table_in, keys] : db.source().keys) {
+    const std::string table = db.table_name(table_in);
+    if (table.empty()) continue;
+    // rowid -> input words its key values cover, and how many key columns matched: "Thanos (Infinity Gauntlet)"
+    // is that hero, not "Thanos", even though Thanos matches two key columns with the one word.
+    std::map<int64_t, std::pair<std::set<size_t>, int>> matched;
+    for (const auto& key_in : keys) {
+      const std::string key = db.column_name(table, key_in);
+      if (key.empty()) continue;
+      const auto& index = db.value_index(table, key);
+      std::map<int64_t, std::set<size_t>> words_of;
+      for (size_t b = 0; b < tokens.size(); ++b) {
+        std::string span;
+        for (size_t e = b; e < tokens.size() && e < b + kMaxSpan; ++e) {
+          span += (span.empty() ? "" : " ") + tokens[e];
+          const auto hit = index.find(span);
+          const bool whole_input = b == 0 && e + 1 == tokens.size();  // short values only as the whole input
+          if (hit == index.end() || (span.size() < 2 && !whole_input)) continue;
+          for (int64_t row : hit->second)
+            for (size_t w = b; w <= e; ++w) words_of[row].insert(w);
+        }
+      }
+      for (const auto& [row, covered] : words_of) {
+        matched[row].first.insert(covered.begin(), covered.end());
+        ++matched[row].second;
+      }
+    }
+    std::pair<size_t, int> best{0, 0};
+    for (const auto& [_, m] : matched) best = std::max(best, std::make_pair(m.first.size(), m.second));
+    if (best.first == 0) continue;
+    Identified found{table, {}, best.first, best.second};
+    for (const auto& [rowid, m] : matched)
+      if (std::make_pair(m.first.size(), m.second) == best) found.rows.push_back(rowid);
+    out.push_back(std::move(found));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.covered, a.keys) > std::tie(b.covered, b.keys);
+  });
+  return out;
+}
+
+std::vector<Target> targets_of(const OracleDatabase& db, const std::string& identified) {
+  std::vector<Target> out;
+  for (const auto& [name, meaning] : db.source().dropped) {
+    const auto ref = parse_column_reference(name);
+    if (!ref) {  // a relation: owned by the identified table when it references it
+      const std::string relation = db.table_name(name);
+      if (relation.empty()) continue;
+      for (const auto& column : db.columns(relation)) {
+        const auto fk = db.foreign_key(relation, column);
+        if (fk && lower(fk->table) == lower(identified)) out.push_back({relation, "", relation, meaning, "", "", ""});
+      }
+      continue;
+    }
+    const std::string table = db.table_name(ref->first);
+    const std::string column = table.empty() ? "" : db.column_name(table, ref->second);
+    if (column.empty()) continue;
+    if (lower(table) == lower(identified)) {
+      out.push_back({table, column, "", meaning, "", "", ""});
+      continue;
+    }
+    for (const auto& own : db.columns(table)) {  // one foreign-key hop: table.own -> identified
+      const auto fk = db.foreign_key(table, own);
+      if (fk && lower(fk->table) == lower(identified)) {
+        out.push_back({table, column, "", meaning, identified, own, fk->column});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// The labels a target's values are stated in (its foreign key's labels, a relation's targets, or its own values).
+std::vector<std::string> target_domain(const OracleDatabase& db, const Target& target) {
+  if (!target.relation.empty()) {
+    for (const auto& column : db.columns(target.relation)) {
+      const auto fk = db.foreign_key(target.relation, column);
+      if (fk && lower(fk->table) != lower(target.via.empty() ? "" : target.via)) {
+        const std::string label = db.first_text_column(fk->table);
+        if (!label.empty() && !db.source().keys.count(fk->table)) return db.distinct_texts(fk->table, label);
+      }
+    }
+    return {};
+  }
+  if (const auto fk = db.foreign_key(target.table, target.column)) {
+    const std::string label = db.first_text_column(fk->table);
+    return label.empty() ? std::vector<std::string>{} : db.distinct_texts(fk->table, label);
+  }
+  return db.distinct_texts(target.table, target.column);
+}
+
+std::string longest_mentioned(const std::string& instruction, const std::vector<std::string>& domain) {
+  std::string best;
+  for (const auto& value : domain)
+    if (value.size() > best.size() && contains_phrase(instruction, value)) best = value;
+  return best;
+}
+
+double word_score(const std::string& instruction, const Target& target) {
+  std::set<std::string> wanted;
+  for (const auto& w : words(instruction))
+    if (!stopwords().count(w)) wanted.insert(w);
+  std::set<std::string> have;
+  for (const auto& w : name_words(target.column.empty() ? target.relation : target.column))
+    if (!stopwords().count(w)) have.insert(w);
+  for (const auto& w : words(target.meaning))
+    if (!stopwords().count(w)) have.insert(w);
+  double score = 0;
+  for (const auto& w : wanted)
+    for (const auto& h : have)
+      if (w == h || (w.size() >= 3 && h.size() >= 3 && (w.rfind(h, 0) == 0 || h.rfind(w, 0) == 0))) {
+        score += 1;
+        break;
+      }
+  return score;
+}
+
+// The target's true value(s) for the first identified row, as labels.
+json truth_for(const OracleDatabase& db, const Target& target, const Identified& found) {
+  const int64_t row = found.rows.front();
+  if (!target.relation.empty()) {
+    json key = json::object();
+    for (const auto& k : db.source().keys.at(found.table)) {
+      const std::string column = db.column_name(found.table, k);
+      if (!column.empty()) key[column] = db.value(found.table, row, column);
+    }
+    json spec = json::object();
+    for (const auto& column : db.columns(target.relation)) {
+      const auto fk = db.foreign_key(target.relation, column);
+      if (fk && lower(fk->table) != lower(found.table))
+        spec["allowed_from"] = fk->table + "." + db.first_text_column(fk->table);
+    }
+    return true_list(db, target.relation, found.table, key, spec);
+  }
+  json value;
+  if (target.via.empty()) {
+    value = db.value(target.table, row, target.column);
+  } else {
+    const json id = db.value(found.table, row, target.referenced_column);
+    value = db.lookup(target.table, target.via_column, id, target.column);
+  }
+  if (const auto fk = db.foreign_key(target.table, target.column); fk && !value.is_null()) {
+    const std::string label = db.first_text_column(fk->table);
+    if (!label.empty()) value = db.lookup(fk->table, fk->column, value, label);
+  }
+  return value;
+}
+
+std::optional<double> number_of(const json& value, bool year_of_date) {
+  if (value.is_number()) return value.get<double>();
+  if (!value.is_string()) return std::nullopt;
+  const std::string text = value.get<std::string>();
+  try {
+    if (year_of_date && text.size() >= 4) return std::stod(text.substr(0, 4));
+    size_t used = 0;
+    const double number = std::stod(text, &used);
+    return used ? std::optional<double>(number) : std::nullopt;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+// A comparison stated in a yes/no instruction ("taller than 180", "between 1990 and 1995", "in October 1970").
+std::optional<bool> compare(const std::string& instruction, const json& truth) {
+  static const std::vector<std::string> months = {"january", "february", "march",     "april",   "may",      "june",
+                                                  "july",    "august",   "september", "october", "november", "december"};
+  static const std::regex in_month("(january|february|march|april|may|june|july|august|september|october|november|"
+                                   "december)\\s+(\\d{4})");
+  static const std::regex between("between\\s+(\\d+(?:\\.\\d+)?)\\s+and\\s+(\\d+(?:\\.\\d+)?)");
+  static const std::regex above("(greater|more|taller|older|higher|larger|over|above|after)\\s+(than\\s+)?(\\d+(?:\\.\\d+)?)");
+  static const std::regex below("(less|fewer|shorter|younger|lower|smaller|under|below|before)\\s+(than\\s+)?(\\d+(?:\\.\\d+)?)");
+  const std::string text = lower(instruction);
+  const json value = truth.is_array() ? json(static_cast<int64_t>(truth.size())) : truth;
+  std::smatch m;
+  if (std::regex_search(text, m, in_month) && value.is_string()) {
+    const std::string t = value.get<std::string>();
+    const auto month = std::find(months.begin(), months.end(), m[1].str()) - months.begin() + 1;
+    char digits[3];
+    std::snprintf(digits, sizeof digits, "%02d", static_cast<int>(month));
+    return t.size() >= 7 && t.substr(0, 4) == m[2].str() && t.substr(5, 2) == digits;
+  }
+  if (std::regex_search(text, m, between)) {
+    const bool years = m[1].str().size() == 4 && value.is_string();
+    const auto v = number_of(value, years);
+    if (!v) return std::nullopt;
+    return *v >= std::stod(m[1].str()) && *v <= std::stod(m[2].str());
+  }
+  if (std::regex_search(text, m, above)) {
+    const bool years = m[3].str().size() == 4 && value.is_string();
+    const auto v = number_of(value, years);
+    if (!v) return std::nullopt;
+    return *v > std::stod(m[3].str());
+  }
+  if (std::regex_search(text, m, below)) {
+    const bool years = m[3].str().size() == 4 && value.is_string();
+    const auto v = number_of(value, years);
+    if (!v) return std::nullopt;
+    return *v < std::stod(m[3].str());
+  }
+  return std::nullopt;
+}
+
+bool is_yes_no(const std::string& instruction) {
+  static const std::set<std::string> openers = {"is", "doe", "does", "doee", "doees", "do", "was", "were", "are",
+                                                "has", "have", "did", "can"};
+  const auto w = words(instruction);
+  return !w.empty() && openers.count(w[0]);
+}
+
+// Whether the answer's allowed values are the target's labels (options='race::race' points at race_id).
+bool domain_matches(const OracleDatabase& db, const Target& target, const json& spec) {
+  if (!spec.contains("allowed")) return false;
+  const auto allowed = spec["allowed"].get<std::vector<std::string>>();
+  const auto domain = target_domain(db, target);
+  size_t shared = 0;
+  for (const auto& value : allowed)
+    shared += std::find(domain.begin(), domain.end(), value) != domain.end();
+  return !allowed.empty() && shared * 2 >= allowed.size();
+}
+
+// The dropped column or relation of `table` an instruction is about, chosen once per instruction and table.
+const OracleChoice& choose_target(const OracleDatabase& db, const std::string& instruction, const std::string& table,
+                                  const json& spec, bool yes_no) {
+  const std::string id = instruction + "\x1f" + table + "\x1f" + spec.dump();
+  const auto cached = db.choices.find(id);
+  if (cached != db.choices.end()) return cached->second;
+  OracleChoice choice;
+  double best_score = 0;
+  for (const auto& target : targets_of(db, table)) {
+    std::string mentioned = yes_no ? longest_mentioned(instruction, target_domain(db, target)) : "";
+    const double score = word_score(instruction, target) + (mentioned.empty() ? 0.0 : 2.0) +
+                         (domain_matches(db, target, spec) ? 3.0 : 0.0);
+    if (score > best_score) choice = {target, mentioned}, best_score = score;
+  }
+  return db.choices[id] = choice;
+}
+
+std::optional<json> answer_for_text(const OracleDatabase& db, const std::string& instruction, const std::string& text,
+                                    const json& spec) {
+  for (const auto& found : identify(db, text)) {
+    const bool yes_no = is_yes_no(instruction);
+    const OracleChoice& choice = choose_target(db, instruction, found.table, spec, yes_no);
+    if (!choice.target) continue;
+    const Target* best = &*choice.target;
+    const std::string& best_value = choice.mentioned;
+    const json truth = truth_for(db, *best, found);
+    for (size_t i = 1; i < found.rows.size(); ++i) {  // rows the input cannot tell apart must agree
+      Identified one = found;
+      one.rows = {found.rows[i]};
+      if (truth_for(db, *best, one) != truth) return std::nullopt;
+    }
+    if (!yes_no) return truth;
+    if (!best_value.empty()) {
+      if (truth.is_array()) {
+        for (const auto& item : truth)
+          if (lower(text_of(item)) == lower(best_value)) return json(true);
+        return json(false);
+      }
+      return json(lower(text_of(truth)) == lower(best_value));
+    }
+    if (const auto verdict = compare(instruction, truth)) return json(*verdict);
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::string input_text(const json& input) {
+  if (!input.is_array()) return text_of(input);
+  std::string out;
+  for (const auto& part : input) out += (out.empty() ? "" : " | ") + input_text(part);
+  return out;
+}
+
+}  // namespace
+
+std::optional<json> true_function_answer(const OracleDatabase& db, const std::string& kind,
+                                         const std::string& instruction, const json& input, const json& spec) {
+  if (kind == "match") {  // the allowed value naming the same thing, compared without case and punctuation
+    const std::string wanted = normalize_text(input_text(input));
+    for (const auto& value : spec.value("allowed", std::vector<std::string>{}))
+      if (normalize_text(value) == wanted) return json(value);
+    return std::nullopt;
+  }
+  if (kind == "qa" && input.is_array()) {  // the first row of the group that identifies something
+    for (const auto& row : input)
+      if (auto answer = answer_for_text(db, instruction, input_text(row), spec)) return answer;
+    return std::nullopt;
+  }
+  return answer_for_text(db, instruction, input_text(input), spec);
+}
+
+}  // namespace relmem::hybrid

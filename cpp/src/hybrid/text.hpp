@@ -1,0 +1,28 @@
+#pragma once
+// Private to hybrid/: small text helpers shared by the hybrid sources.
+#include <cctype>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace relmem::hybrid {
+
+inline std::string lower(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+inline std::string upper(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// A scalar as the text a database or an LLM would write: strings as they are, integers without a decimal point.
+inline std::string text_of(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_integer()) return std::to_string(value.get<int64_t>());
+  if (value.is_null()) return "";
+  return value.dump();
+}
+
+}  // namespace relmem::hybrid

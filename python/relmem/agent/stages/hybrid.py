@@ -1,0 +1,123 @@
+"""Hybrid answering: questions that need facts the database lacks ("Which drivers born in Germany won a race?"
+when drivers has no nationality). When planning found no database with the data, or its queries name columns
+that do not exist, the LLM proposes virtual columns against the real schema (name, type, meaning), relmem fills
+only the rows the query reaches (relmem.hybrid) and runs the query over the extended database. The trace shows
+every proposed column, each fill request and its tokens. Switched off with the `hybrid` switch.
+"""
+import json
+import os
+import re
+
+from ... import Error
+from ...hybrid import session as hybrid_session
+from ...parsers import FormatError, StageFailure
+from ...prompt_templates import render_prompt
+from ..schemas import schema_text
+from ..state import QueryTarget
+from .base import Stage, llm_params
+
+_MISSING = re.compile(r"no such (column|table)", re.I)
+_TYPES = ("TEXT", "INTEGER", "REAL", "DATE", "BOOLEAN")
+
+
+def parse_proposal(text):
+    """{"columns": [...], "sql": "..."} from the LLM's reply (fences and prose around it tolerated)."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end < start:
+        raise FormatError("no JSON object in the answer")
+    try:
+        proposal = json.loads(text[start:end + 1])
+    except json.JSONDecodeError as error:
+        raise FormatError(f"the JSON does not parse: {error}") from None
+    columns = proposal.get("columns") if isinstance(proposal, dict) else None
+    if not isinstance(columns, list) or not isinstance(proposal.get("sql", ""), str):
+        raise FormatError('expected {"columns": [...], "sql": "..."}')
+    for column in columns:
+        if not isinstance(column, dict) or not all(isinstance(column.get(k), str) and column[k]
+                                                   for k in ("table", "name", "meaning")):
+            raise FormatError("each column needs a table, a name and a meaning")
+        if column.get("type", "TEXT").upper() not in _TYPES:
+            raise FormatError(f"column {column['name']}: type must be one of {', '.join(_TYPES)}")
+    return proposal
+
+
+parse_proposal.format_reminder = ('Answer with one JSON object only: {"columns": [{"table": ..., "name": ..., '
+                                  '"type": ..., "meaning": ...}], "sql": "SELECT ..."}')
+
+
+def default_store_path():
+    home = os.environ.get("RELMEM_HOME", os.path.join(os.path.expanduser("~"), ".cache", "relmem"))
+    return os.path.join(home, "hybrid_fills.sqlite")
+
+
+class HybridAnswer(Stage):
+    """Proposes, fills and queries virtual columns when the stored data cannot answer the question.
+
+    Runs even after planning stopped the question for lack of data (runs_when_stopped), and then takes it over."""
+    name = "hybrid"
+    group = "hybrid"
+    runs_when_stopped = True
+
+    def __init__(self, llm, catalog, config, store=None, descriptions=None):
+        self.llm = llm
+        self.catalog = catalog
+        self.config = config
+        self.store = store or default_store_path()
+        self.descriptions = descriptions or {}
+
+    def finding(self, state):
+        """Why the stored data falls short, or None when it does not."""
+        if not state.targets:
+            return "no candidate database stores the data this question needs" if state.candidates else None
+        failed = [t for t in state.targets if t.result is not None and not t.ok and _MISSING.search(t.error or "")]
+        if failed and len(failed) == len([t for t in state.targets if not t.ok]):
+            return "; ".join(f"the query on {t.database} failed: {t.error}" for t in failed)
+        return None
+
+    def run(self, state):
+        finding = self.finding(state)
+        if finding is None:
+            return
+        database = state.targets[0].database if state.targets else state.candidates[0].database
+        with state.trace.step(self.name) as step:
+            messages = render_prompt("hybrid_propose", question=state.standalone_question, finding=finding,
+                                     schema=schema_text(self.catalog, database, self.descriptions.get(database, "")))
+            try:
+                proposal = step.ask(self.llm, messages, parse_proposal, stage="hybrid_propose",
+                                    **llm_params(self.config))
+            except StageFailure as failure:
+                step.fail(failure)
+                return
+            columns, sql = proposal["columns"], proposal.get("sql", "").strip()
+            step.decide(database=database, finding=finding, proposed_columns=columns, sql=sql)
+            if not columns or not sql:
+                step.decide(action="no virtual column can supply the missing facts")
+                return
+            try:
+                result, stats = self.execute(database, columns, sql)
+            except Error as error:  # a proposal naming unknown tables or existing columns
+                step.fail(f"the proposed columns cannot be declared: {error}")
+                return
+            step.decide(fill_requests=stats.get("requests", []), fill_tokens=stats.get("fills", {}),
+                        rounds=stats.get("rounds"), rows=len(result.rows) if result.ok else None,
+                        error=None if result.ok else f"{result.error_kind}: {result.error}")
+            if not result.ok:
+                step.fail(f"{result.error_kind}: {result.error}")
+                return
+            target = QueryTarget(len(state.targets), f"hybrid: {finding}", database, sql, planned_sql=sql)
+            target.result, target.executed_sql = result, sql
+            state.targets = [target]
+            state.stopped, state.answer = False, None
+
+    def execute(self, database, columns, sql):
+
+        tables = {}
+        for column in columns:
+            spec = {"name": column["name"], "type": column.get("type", "TEXT").upper(), "meaning": column["meaning"]}
+            if column.get("values_from"):
+                spec["values_from"] = column["values_from"]
+            tables.setdefault(column["table"], []).append(spec)
+        schema = {"tables": [{"table": table, "columns": specs} for table, specs in tables.items()]}
+        session = hybrid_session(database, self.catalog.path(database), schema, self.llm, self.store,
+                                 timeout=self.config.timeout, max_rows=self.config.max_rows)
+        return session.execute(sql)

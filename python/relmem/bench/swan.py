@@ -1,0 +1,200 @@
+"""SWAN: beyond-database questions answered with LLM-filled virtual columns and LLM functions inside SQL.
+
+    relmem bench swan --swan ../shared/data/swan [--dbs DIR] [--mode all|hqdl|lazy|udf] --llm oracle-filler
+                      [--fill-error RATE] --json
+
+Builds SWAN's curated databases (the originals minus columns_to_drop.json) into --dbs (default: a temporary
+folder); the originals are only read. Ground truth: each question's gold SQL on the original database.
+- hqdl / lazy: each question's gold SQL over the curated database extended with virtual columns restoring the
+  dropped ones. hqdl is HQDL's fill-everything: every row of every virtual column and relation is filled before the
+  questions run (its tokens, calls and rows are reported as `upfront_fill` and included in the mode's totals); lazy
+  fills only the rows each query reaches. Each mode has its own fill store for the run, shared by its questions. A
+  second lazy run over the same store measures reuse (its tokens should be 0).
+- udf: SWAN's BlendSQL hybrid queries translated into llm_map / llm_qa, on the curated database, with a fresh fill
+  store per question. A question is "covered" when the filler answered every function item it was asked.
+Execution accuracy: the result equals the gold result as a set of rows (floats rounded to 6 decimals), as SWAN
+and BIRD compare them. Data factuality: see relmem.hybrid.factuality.
+
+--llm oracle-filler answers every fill request from the original databases with --fill-error of its values wrong:
+it measures relmem's machinery (batching, lazy filling, caching, scoring), not an LLM. Tokens are counted at about
+4 characters per token.
+"""
+import json
+import sqlite3
+import tempfile
+import time
+from pathlib import Path
+
+from .. import execute_readonly
+from .._relmem import Error
+from ..hybrid import FillStore, OracleFiller, factuality, session
+from ..hybrid import swan as swan_data
+from ..hybrid.blendsql import translate
+
+MODES = ("hqdl", "lazy", "udf")
+
+
+def add_arguments(parser):
+    parser.add_argument("--swan", required=True, help="the SWAN folder (databases/, beyond-database-questions/)")
+    parser.add_argument("--dbs", default=None, help="folder for the curated databases (default: temporary)")
+    parser.add_argument("--mode", default="all", choices=("all",) + MODES, help="default: all three")
+    parser.add_argument("--llm", default="oracle-filler", choices=("oracle-filler",),
+                        help="who fills: the scripted oracle filler (no real LLM is reachable here)")
+    parser.add_argument("--fill-error", type=float, default=0.0, help="share of filled values made wrong")
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--databases", default=None, help="comma-separated subset of the four databases")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many questions per database")
+    parser.add_argument("--batch-size", type=int, default=40, help="rows or inputs per fill request")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per query round")
+    parser.add_argument("--work", default=None, help="folder for the fill stores (default: temporary)")
+
+
+def _rows(result):
+    return {tuple(round(v, 6) if isinstance(v, float) else v for v in row) for row in result.rows}
+
+
+def _tokens(stats):
+    fills = stats["fills"]
+    return {"tokens": fills["total_tokens"], "calls": fills["requests"], "rows_filled": fills["items"],
+            "rounds": stats["rounds"]}
+
+
+def _run_query(hybrid_session, sql, gold):
+    result, stats = hybrid_session.execute(sql)
+    row = _tokens(stats)
+    row["ok"] = result.ok
+    row["correct"] = bool(result.ok and gold.ok and _rows(result) == _rows(gold))
+    if not result.ok:
+        row["error"] = f"{result.error_kind}: {result.error}"
+    elif not row["correct"]:
+        row["error"] = f"wrong result: {len(result.rows)} rows, gold {len(gold.rows)}"
+    row["by_kind"] = {kind: {"tokens": r["total_tokens"], "calls": r["requests"], "items": r["items"]}
+                      for kind, r in stats["by_kind"].items()}
+    return row
+
+
+def _summary(rows):
+    n = len(rows)
+    out = {"questions": n,
+           "execution_accuracy": sum(r["correct"] for r in rows) / n if n else None,
+           "errors": sum(not r["ok"] for r in rows),
+           "tokens": sum(r["tokens"] for r in rows),
+           "calls": sum(r["calls"] for r in rows),
+           "rows_filled": sum(r["rows_filled"] for r in rows)}
+    return out
+
+
+def _per_database(rows):
+    databases = sorted({r["database"] for r in rows})
+    return {db: _summary([r for r in rows if r["database"] == db]) for db in databases}
+
+
+def run(args):
+    swan_dir = Path(args.swan)
+    wanted = args.databases.split(",") if args.databases else list(swan_data.QUESTION_FILES)
+    unknown = sorted(set(wanted) - set(swan_data.QUESTION_FILES))
+    if unknown:
+        raise Error(f"unknown SWAN database(s): {', '.join(unknown)}")
+    modes = MODES if args.mode == "all" else (args.mode,)
+    scratch = tempfile.TemporaryDirectory(prefix="relmem_swan_")
+    dbs_dir = Path(args.dbs) if args.dbs else Path(scratch.name) / "curated"
+    work = Path(args.work) if args.work else Path(scratch.name) / "work"
+    work.mkdir(parents=True, exist_ok=True)
+
+    started = time.perf_counter()
+    prepared, sources, notes = {}, [], {}
+    for db in wanted:
+        curated, dropped = swan_data.build_curated(swan_dir, db, dbs_dir)
+        schema = swan_data.declarations(swan_dir, db, dropped)
+        prepared[db] = (curated, schema)
+        sources.append(swan_data.oracle_source(swan_dir, db, schema))
+        notes[db] = dropped.notes
+    oracle = OracleFiller(sources, error_rate=args.fill_error, seed=args.seed)
+    questions = [q for q in swan_data.load_questions(swan_dir, wanted)
+                 if args.limit is None or int(q.id.split("/")[1]) < args.limit]
+    gold = {q.id: execute_readonly(str(swan_data.original_path(swan_dir, q.database)), q.gold_sql,
+                                   timeout=args.timeout, max_rows=100000) for q in questions}
+
+    report = {"benchmark": "swan", "llm": "oracle-filler (scripted: answers from the original databases; "
+              "measures relmem's machinery, not an LLM)", "fill_error": args.fill_error,
+              "token_count": "about 4 characters per token", "questions": len(questions),
+              "gold_failures": [qid for qid, g in gold.items() if not g.ok], "dropped_notes": notes, "modes": {}}
+    per_question = {q.id: {"database": q.database, "question": q.question} for q in questions}
+
+    for mode in modes:
+        rows = []
+        if mode in ("hqdl", "lazy"):
+            store = FillStore(str(work / f"{mode}.sqlite"))
+            sessions = {db: session(db, curated, schema, oracle, store, batch_size=args.batch_size,
+                                    timeout=args.timeout, max_rows=100000)
+                        for db, (curated, schema) in prepared.items()}
+            upfront = {db: s.fill_all() for db, s in sessions.items()} if mode == "hqdl" else {}
+            for q in questions:
+                row = _run_query(sessions[q.database], q.gold_sql, gold[q.id])
+                row.update(database=q.database)
+                per_question[q.id][mode] = row
+                rows.append(row)
+            out = _summary(rows)
+            out["by_database"] = _per_database(rows)
+            if upfront:  # HQDL fills every row of every virtual column before its questions run
+                for db, filled in upfront.items():
+                    out["by_database"][db]["upfront_fill"] = {
+                        "tokens": filled["total_tokens"], "calls": filled["requests"], "rows_filled": filled["items"]}
+                out["upfront_fill"] = {key: sum(out["by_database"][db]["upfront_fill"][key] for db in upfront)
+                                       for key in ("tokens", "calls", "rows_filled")}
+                for key in ("tokens", "calls", "rows_filled"):
+                    out[key] += out["upfront_fill"][key]
+            scores = {db: factuality.measure(store, db, swan_data.original_path(swan_dir, db),
+                                             sessions[db].schema) for db in prepared}
+            out["factuality"] = factuality.combine(list(scores.values()))
+            out["factuality"]["by_database"] = scores
+            if mode == "lazy":  # the same questions again over the same store: the fill store answers
+                again = {db: session(db, curated, schema, oracle, store, batch_size=args.batch_size,
+                                     timeout=args.timeout, max_rows=100000) for db, (curated, schema) in prepared.items()}
+                second = [_run_query(again[q.database], q.gold_sql, gold[q.id]) for q in questions]
+                out["second_run"] = {"tokens": sum(r["tokens"] for r in second),
+                                     "execution_accuracy": sum(r["correct"] for r in second) / len(second)
+                                     if second else None}
+        else:
+            covered_rows = []
+            for q in questions:
+                curated, _ = prepared[q.database]
+                with sqlite3.connect(f"file:{curated}?mode=ro", uri=True) as connection:
+                    try:
+                        sql = translate(q.hybrid_sql, connection)
+                    except Error as error:
+                        sql, failure = None, str(error)
+                store = FillStore(str(work / "udf" / f"{q.id.replace('/', '_')}.sqlite"))
+                if sql is None:
+                    row = {"ok": False, "correct": False, "error": f"translation: {failure}", "tokens": 0,
+                           "calls": 0, "rows_filled": 0, "rounds": 0}
+                else:
+                    unanswered = oracle.unanswered_items
+                    s = session(q.database, curated, {}, oracle, store, batch_size=args.batch_size,
+                                timeout=args.timeout, max_rows=100000)
+                    row = _run_query(s, sql, gold[q.id])
+                    row["covered"] = oracle.unanswered_items == unanswered
+                    row["sql"] = sql
+                row.update(database=q.database)
+                row.setdefault("covered", False)
+                per_question[q.id][mode] = row
+                rows.append(row)
+                if row["covered"]:
+                    covered_rows.append(row)
+            out = _summary(rows)
+            out["by_database"] = _per_database(rows)
+            out["translated_and_ran"] = sum(r["ok"] for r in rows) / len(rows) if rows else None
+            out["covered_share"] = len(covered_rows) / len(rows) if rows else None
+            out["execution_accuracy_covered"] = (sum(r["correct"] for r in covered_rows) / len(covered_rows)
+                                                 if covered_rows else None)
+        out["failures"] = {qid: q[mode].get("error", "") for qid, q in per_question.items()
+                           if mode in q and not q[mode]["correct"]}
+        report["modes"][mode] = out
+
+    if "hqdl" in report["modes"] and "lazy" in report["modes"]:
+        hqdl_tokens = report["modes"]["hqdl"]["tokens"]
+        report["lazy_to_hqdl_tokens"] = report["modes"]["lazy"]["tokens"] / hqdl_tokens if hqdl_tokens else None
+    report["per_question"] = per_question
+    report["seconds"] = time.perf_counter() - started
+    scratch.cleanup()
+    return report

@@ -1,0 +1,125 @@
+// LLM functions inside SQL, and the oracle filler that answers them from the original database.
+#include <atomic>
+
+#include "hybrid_fixture.hpp"
+#include "relmem/llm/callable_llm.hpp"
+
+namespace relmem::hybrid {
+namespace {
+
+using nlohmann::json;
+
+// Answers every item of a map/qa request with a text derived from its input, and counts items.
+std::shared_ptr<CallableLLM> echo(std::shared_ptr<std::atomic<int>> items) {
+  return std::make_shared<CallableLLM>(
+      [items](const std::vector<ChatMessage>& messages, const ChatParams&) {
+        const std::string& user = messages.back().content;
+        const auto payload = json::parse(user.substr(user.find("<request>") + 10,
+                                                     user.rfind("</request>") - user.find("<request>") - 10));
+        json reply = json::object();
+        for (const auto& item : payload["items"]) {
+          ++*items;
+          reply[std::to_string(item["id"].get<int>())] = "seen " + item["input"].dump();
+        }
+        return ChatResponse{reply.dump(), estimate_usage(messages, reply.dump()), "stop", false};
+      },
+      "echo");
+}
+
+TEST_F(HybridFixture, LlmMapAsksOncePerDistinctInput) {
+  auto items = std::make_shared<std::atomic<int>>(0);
+  auto s = session(filler(echo(items)));
+  const auto out = s->execute(
+      "SELECT llm_map('Which group?', height_cm % 3) AS g, COUNT(*) FROM superhero GROUP BY g ORDER BY g");
+  ASSERT_TRUE(out.result.ok()) << out.result.error->message;
+  ASSERT_EQ(out.result.rows.size(), 3u);
+  EXPECT_EQ(cell(out.result, 0, 0), "seen 0");
+  EXPECT_EQ(cell(out.result, 0, 1), "20");
+  EXPECT_EQ(*items, 3);
+  EXPECT_EQ(out.stats.by_kind.at("map").items, 3);
+  EXPECT_EQ(ledger_->by_stage().at("hybrid_map").calls, 1);
+}
+
+TEST_F(HybridFixture, FunctionsGivenNullsAnswerNullWithoutAsking) {
+  auto items = std::make_shared<std::atomic<int>>(0);
+  auto s = session(filler(echo(items)));
+  auto out = s->execute("SELECT llm_map('x', NULL), llm_map(NULL, 'a'), llm_map_in('x', NULL, NULL, NULL)");
+  ASSERT_TRUE(out.result.ok()) << out.result.error->message;
+  for (const auto& v : out.result.rows[0]) EXPECT_TRUE(std::holds_alternative<std::monostate>(v));
+  out = s->execute("SELECT llm_qa('Sum up', NULL) FROM superhero");
+  EXPECT_EQ(cell(out.result), "NULL");
+  EXPECT_EQ(*items, 0);
+  out = s->execute("SELECT llm_map('only an instruction')");
+  ASSERT_FALSE(out.result.ok());
+  EXPECT_NE(out.result.error->message.find("too few arguments"), std::string::npos);
+  EXPECT_EQ(cell(s->execute("SELECT concat('a', NULL, 1)").result), "a1");
+  out = s->execute("SELECT llm_map('', 1)");
+  ASSERT_FALSE(out.result.ok());
+  EXPECT_NE(out.result.error->message.find("instruction is empty"), std::string::npos);
+}
+
+TEST_F(HybridFixture, LlmQaAnswersOncePerGroup) {
+  auto items = std::make_shared<std::atomic<int>>(0);
+  auto s = session(filler(echo(items)));
+  const auto out = s->execute(
+      "SELECT height_cm > 180 AS tall, llm_qa('Who leads?', superhero_name) FROM superhero GROUP BY tall ORDER BY tall");
+  ASSERT_TRUE(out.result.ok()) << out.result.error->message;
+  ASSERT_EQ(out.result.rows.size(), 2u);
+  EXPECT_EQ(cell(out.result, 0, 1).rfind("seen [\"Hero 1\",", 0), 0u) << cell(out.result, 0, 1);
+  EXPECT_EQ(*items, 2);
+}
+
+TEST_F(HybridFixture, TheOracleAnswersFunctionsAboutDroppedColumns) {
+  auto oracle_llm = oracle();
+  auto s = session(filler(oracle_llm));
+  auto out = s->execute("SELECT COUNT(*) FROM superhero WHERE llm_map('Does the hero have blue eyes?', superhero_name) = TRUE");
+  EXPECT_EQ(cell(out.result), "20");
+  out = s->execute("SELECT llm_map_in('Provide the eye colour.', 'colour.colour', superhero_name) FROM superhero "
+                   "WHERE id = 4");
+  EXPECT_EQ(cell(out.result), "Brown");
+  out = s->execute("SELECT COUNT(*) FROM superhero WHERE llm_map('Is the hero German?', superhero_name)");
+  EXPECT_EQ(cell(out.result), "20");
+  out = s->execute("SELECT llm_qa_in('List the super powers.', 'superpower::power_name', superhero_name) FROM "
+                   "superhero WHERE id = 4");
+  EXPECT_EQ(cell(out.result), "Agility, Super Strength");
+  out = s->execute("SELECT llm_map('Does the hero have more than 1 super powers?', superhero_name) FROM superhero "
+                   "WHERE id IN (3, 4) ORDER BY id");
+  EXPECT_EQ(cell(out.result, 0), "0");
+  EXPECT_EQ(cell(out.result, 1), "1");
+  const auto unanswered = oracle_llm->unanswered_items();
+  out = s->execute("SELECT llm_map('What is the capital of the moon?', 'nobody')");
+  EXPECT_EQ(cell(out.result), "NULL");
+  EXPECT_EQ(oracle_llm->unanswered_items(), unanswered + 1);
+}
+
+TEST_F(HybridFixture, LlmMatchPicksTheStoredValueForJoins) {
+  auto s = session(filler(oracle()));
+  const auto out = s->execute(
+      "SELECT T2.id FROM (SELECT 'super-strength' AS wanted) T1 JOIN superpower T2 "
+      "ON T2.power_name = llm_match('the same power', T1.wanted, 'superpower.power_name')");
+  EXPECT_EQ(cell(out.result), "3");
+}
+
+TEST_F(HybridFixture, TheOracleRefusesOtherRequestsAndErrsAtTheConfiguredRate) {
+  auto oracle_llm = oracle();
+  EXPECT_THROW(oracle_llm->chat({{"user", "What is 2 + 2?"}}), Error);
+  EXPECT_THROW(OracleFiller({}, OracleOptions{1.5, 1}), Error);
+
+  auto noisy = oracle(0.2);
+  auto s = session(filler(noisy));
+  s->fill_all();
+  auto truth = session(filler(oracle()));
+  int wrong = 0, total = 0;
+  const auto noisy_rows = s->execute("SELECT nationality FROM superhero ORDER BY id").result.rows;
+  for (size_t i = 0; i < noisy_rows.size(); ++i) {
+    const std::string t = (i + 1) % 3 == 0 ? "German" : (i + 1) % 3 == 1 ? "British" : "French";
+    wrong += value_to_string(noisy_rows[i][0]) != t;
+    ++total;
+  }
+  EXPECT_GT(wrong, 3);
+  EXPECT_LT(wrong, 25);
+  EXPECT_EQ(total, kHeroes);
+}
+
+}  // namespace
+}  // namespace relmem::hybrid

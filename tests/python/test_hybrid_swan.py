@@ -1,0 +1,117 @@
+"""Hybrid queries end to end on SWAN's superhero database with the scripted oracle filler (not an LLM), and the
+Python API on a small database."""
+import argparse
+import json
+import sqlite3
+
+import pytest
+
+from conftest import SHARED, requires_shared
+import relmem
+from relmem import hybrid
+from relmem.bench import swan as swan_bench
+from relmem.hybrid import blendsql
+from relmem.hybrid import swan as swan_data
+
+SWAN = SHARED / "data" / "swan"
+
+
+def bench(tmp_path, *options):
+    parser = argparse.ArgumentParser()
+    swan_bench.add_arguments(parser)
+    return swan_bench.run(parser.parse_args(["--swan", str(SWAN), "--dbs", str(tmp_path / "curated"),
+                                             "--work", str(tmp_path / "work"), *options]))
+
+
+@requires_shared(SWAN)
+def test_curated_database_lacks_the_dropped_columns_and_the_original_is_untouched(tmp_path):
+    original = swan_data.original_path(SWAN, "superhero")
+    before = original.read_bytes()
+    curated, dropped = swan_data.build_curated(SWAN, "superhero", tmp_path)
+    assert sorted(dropped.tables) == ["alignment", "hero_power"]
+    assert any("comma is missing" in note for note in dropped.notes)
+    with sqlite3.connect(curated) as db:
+        columns = [r[1] for r in db.execute("PRAGMA table_info(superhero)")]
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert columns == ["id", "superhero_name", "full_name", "height_cm", "weight_kg"]
+    assert "hero_power" not in tables and "colour" in tables
+    assert original.read_bytes() == before
+    schema = swan_data.declarations(SWAN, "superhero", dropped)
+    eyes = next(c for c in schema["tables"][0]["columns"] if c["name"] == "eye_colour_id")
+    assert eyes["references"] == {"table": "colour", "id": "id", "label": "colour"}
+    assert schema["relations"][0]["target"]["label"] == "power_name"
+    assert schema["value_tables"][0]["values"] == ["Good", "Bad", "Neutral", "N/A"]
+
+
+@requires_shared(SWAN)
+def test_swan_superhero_end_to_end(tmp_path):
+    report = bench(tmp_path, "--databases", "superhero")
+    lazy, hqdl, udf = (report["modes"][m] for m in ("lazy", "hqdl", "udf"))
+    assert report["questions"] == 30 and not report["gold_failures"]
+    assert lazy["execution_accuracy"] >= 0.95, lazy["failures"]
+    assert hqdl["execution_accuracy"] >= 0.95, hqdl["failures"]
+    assert lazy["factuality"]["f1"] == pytest.approx(1.0)
+    assert lazy["tokens"] < hqdl["tokens"]
+    assert lazy["second_run"]["tokens"] == 0
+    assert udf["translated_and_ran"] == 1.0, udf["failures"]
+    assert udf["covered_share"] > 0.2  # inputs naming two heroes with different facts are not answered
+    assert udf["execution_accuracy_covered"] >= 0.95, udf["failures"]
+
+
+@requires_shared(SWAN)
+def test_a_fifth_of_the_values_wrong_is_measured_as_such(tmp_path):
+    report = bench(tmp_path, "--databases", "superhero", "--mode", "hqdl", "--fill-error", "0.2")
+    assert report["modes"]["hqdl"]["factuality"]["f1"] == pytest.approx(0.8, abs=0.03)
+
+
+@requires_shared(SWAN)
+def test_blendsql_translation(tmp_path):
+    curated, _ = swan_data.build_curated(SWAN, "superhero", tmp_path)
+    with sqlite3.connect(f"file:{curated}?mode=ro", uri=True) as db:
+        sql = blendsql.translate("SELECT COUNT(*) FROM superhero AS T1 WHERE {{ LLMMap('Is it bad?' 'T1::name ') }}"
+                                 " = TRUE", db)
+        assert sql == "SELECT COUNT(*) FROM superhero AS T1 WHERE llm_map('Is it bad?', \"T1\".\"name\") = TRUE"
+        sql = blendsql.translate("SELECT {{LLMQA('Which?', (SELECT superhero_name FROM superhero LIMIT 2), "
+                                 "options=(superpower::power_name))}}", db)
+        assert "llm_qa_in('Which?', 'superpower.power_name', \"superhero_name\")" in sql
+        sql = blendsql.translate("WITH a AS (SELECT superhero_name AS k, FROM superhero), WITH b AS (SELECT 1) "
+                                 "SELECT {{LLMMap('Which?', 'a::k')}} FROM a", db)
+        assert sql == "WITH a AS (SELECT superhero_name AS k FROM superhero), b AS (SELECT 1) " \
+                      "SELECT llm_map('Which?', \"a\".\"k\") FROM a"
+        assert blendsql.translate("{{LLMQA('Who?', (SELECT superhero_name FROM superhero))}}", db).startswith(
+            "SELECT (SELECT llm_qa('Who?', \"superhero_name\") FROM (")
+        with pytest.raises(relmem.Error, match="does not compile"):
+            blendsql.translate("SELECT {{LLMQA('Which?', (SELECT nothing FROM nowhere))}}", db)
+
+
+def test_python_session_fills_lazily_and_remembers(tmp_path):
+    original, curated = tmp_path / "original.sqlite", tmp_path / "curated.sqlite"
+    for path, extra in ((original, ", nationality TEXT"), (curated, "")):
+        with sqlite3.connect(path) as db:
+            db.execute(f"CREATE TABLE drivers (id INTEGER PRIMARY KEY, forename TEXT, surname TEXT{extra})")
+            rows = [(1, "Lewis", "Hamilton", "British"), (2, "Sebastian", "Vettel", "German"),
+                    (3, "Michael", "Schumacher", "German")]
+            db.executemany(f"INSERT INTO drivers VALUES (?, ?, ?{', ?' if extra else ''})",
+                           [r if extra else r[:3] for r in rows])
+    schema = {"tables": [{"table": "drivers", "keys": ["forename", "surname"],
+                          "columns": [{"name": "nationality", "type": "TEXT", "meaning": "nationality"}]}]}
+    oracle = hybrid.OracleFiller([{"database": "f1", "path": str(original)}])
+    ledger = relmem.llm.TokenLedger()
+    metered = relmem.llm.MeteredLLM(oracle, ledger)
+    store = hybrid.FillStore(str(tmp_path / "fills.sqlite"))
+    session = hybrid.session("f1", curated, schema, metered, store)
+    result, stats = session.execute("SELECT surname FROM drivers WHERE nationality = 'German' ORDER BY id")
+    assert result.rows == [("Vettel",), ("Schumacher",)]
+    assert stats["fills"]["items"] == 3 and stats["requests"][0]["kind"] == "fill"
+    assert ledger.by_stage()["hybrid_fill"].calls == 1
+    key = json.dumps({"forename": "Lewis", "surname": "Hamilton"}, separators=(",", ":"))
+    scope = store.scopes()[0]
+    record = store.record(scope, key)
+    assert record["value"] == "British" and record["model"].startswith("oracle-filler")
+    again = hybrid.session("f1", curated, schema, metered, store)
+    _, stats = again.execute("SELECT COUNT(*) FROM drivers WHERE nationality = 'British'")
+    assert stats["fills"]["requests"] == 0
+    with pytest.raises(relmem.Error, match="lazy"):
+        hybrid.session("f1", curated, schema, metered, store, mode="eager")
+    with pytest.raises(relmem.Error, match="answers only relmem's hybrid fill requests"):
+        oracle.chat("What is the capital of France?")
