@@ -30,9 +30,29 @@ TEST(QuestionParts, ThePapersTemplateSplitsAtItsMarkers) {
   EXPECT_EQ(question_parts("Sales in FQ1: and FQ2: totals"), Parts{"Sales in FQ1: and FQ2: totals"});
 }
 
-TEST(QuestionParts, SentencesAreNotSplit) {
-  const std::string question = "Which shop has the most employees? Give me the shop name.";
-  EXPECT_EQ(question_parts(question), Parts{question});
+TEST(QuestionParts, SentencesAndClausesSplit) {
+  EXPECT_EQ(question_parts("Show the names of teachers. Who is the earliest graduate of the school? Show all codes."),
+            (Parts{"Show the names of teachers.", "Who is the earliest graduate of the school?", "Show all codes."}));
+  EXPECT_EQ(question_parts("how many singers are there? what is the oldest car"),
+            (Parts{"how many singers are there?", "what is the oldest car"}));
+  EXPECT_EQ(question_parts("How many singers are there, and also what is the average age of dogs?"),
+            (Parts{"How many singers are there", "what is the average age of dogs?"}));
+  EXPECT_EQ(question_parts("How many singers are there? Also, list the dogs."),
+            (Parts{"How many singers are there?", "list the dogs."}));
+  EXPECT_EQ(question_parts("Line one has words\nline two has words"), (Parts{"Line one has words", "line two has words"}));
+  // Abbreviations, initials and decimals end no sentence.
+  EXPECT_EQ(question_parts("Find Dr. Smith and J. Doe in St. Louis."), Parts{"Find Dr. Smith and J. Doe in St. Louis."});
+  EXPECT_EQ(question_parts("Which cars weigh over 3.5 tons?"), Parts{"Which cars weigh over 3.5 tons?"});
+}
+
+TEST(QuestionParts, NumberedAndListedParts) {
+  EXPECT_EQ(question_parts("1. How many singers? 2. How many cars?"), (Parts{"How many singers?", "How many cars?"}));
+  EXPECT_EQ(question_parts("Tell me: (a) the oldest singer (b) the fastest car"),
+            (Parts{"the oldest singer", "the fastest car"}));
+  EXPECT_EQ(question_parts("- oldest singer\n- fastest car\n- tallest building"),
+            (Parts{"oldest singer", "fastest car", "tallest building"}));
+  // Numbers that do not count up from one are no list.
+  EXPECT_EQ(question_parts("Show cars with 2) wheels and 3) doors"), Parts{"Show cars with 2) wheels and 3) doors"});
 }
 
 namespace {
