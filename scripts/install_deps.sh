@@ -8,6 +8,7 @@ packages=(
   python3-numpy python3-pytest python3-tqdm python3-matplotlib
   python3-nbclient python3-nbformat python3-ipykernel jupyter-nbconvert
   clang libfuzzer-14-dev
+  wordnet-base
 )
 missing=()
 for p in "${packages[@]}"; do

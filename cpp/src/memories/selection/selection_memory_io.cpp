@@ -67,6 +67,7 @@ void SelectionMemory::save(const std::string& folder) const {
         {"candidates", options_.candidates},
         {"pool", options_.pool},
         {"values_per_column", options_.values_per_column},
+        {"synonyms", options_.synonyms},
         {"lexical_encoder", options_.lexical_encoder}}},
       {"calibration",
        {{"scale", calibration_.scale},
@@ -131,6 +132,7 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
     options.pool = o.value("pool", std::max(options.pool, options.candidates));  // absent before the pool existed
     options.lexical_encoder = o.at("lexical_encoder").get<std::string>();
     options.values_per_column = has_columns ? o.at("values_per_column").get<int64_t>() : 0;
+    options.synonyms = o.value("synonyms", false);  // absent before synonyms existed
     SelectionMemory memory(encoder, options);
     memory.cards_ = VectorIndex::load(join(folder, kCards));
     memory.tables_ = VectorIndex::load(join(folder, kTables));
