@@ -199,13 +199,16 @@ std::vector<std::string> sentence_parts(const std::string& question) {
 
 }  // namespace
 
-std::vector<std::string> question_parts(const std::string& question) {
+QuestionParts split_question(const std::string& question) {
   std::vector<std::string> parts =
       marked_parts(question, [](const std::string& text, size_t i, size_t) { return template_marker_end(text, i); });
   if (parts.size() < 2) parts = marked_parts(question, list_marker_end);
-  if (parts.size() < 2) parts = sentence_parts(question);
-  if (parts.size() < 2) return {question};
-  return parts;
+  if (parts.size() >= 2) return {std::move(parts), true};
+  parts = sentence_parts(question);
+  if (parts.size() >= 2) return {std::move(parts), false};
+  return {{question}, false};
 }
+
+std::vector<std::string> question_parts(const std::string& question) { return split_question(question).texts; }
 
 }  // namespace relmem

@@ -42,6 +42,9 @@ struct SelectionOptions {
   std::string lexical_encoder = "hashing:4096";
   // Distinct text values indexed per column for the value evidence (0: none). Longer than max_value_chars: skipped.
   int64_t values_per_column = 1000;
+  // The lexical texts carry other words for table and column names (WordNet synonyms, expanded abbreviations) when
+  // WordNet is installed (wordnet.hpp).
+  bool synonyms = true;
 };
 
 // What the memory scores a question by (untrained fusion or trained model alike): the raw similarities of each
@@ -197,9 +200,13 @@ class SelectionMemory {
                                    const float* tuned_question = nullptr,
                                    const std::unordered_map<int64_t, float>* value_evidence = nullptr) const;
   EncodedQuestions encode_questions(const std::vector<std::string>& questions, const RowMatrix* vectors = nullptr) const;
-  // Per question, its rankings: the whole question's best k databases when it has one part (question_parts);
-  // otherwise every candidate for the whole question, then for each part.
-  using PartRankings = std::vector<std::vector<DatabaseMatch>>;
+  // A question's rankings: of each part (question_parts.hpp), every candidate, or the question's best k when it has
+  // one part; and beside sentence parts (not marked ones), the whole question's best database. The parts pick set
+  // members and calibrate.
+  struct PartRankings {
+    std::vector<DatabaseMatch> whole;
+    std::vector<std::vector<DatabaseMatch>> parts;
+  };
   std::vector<PartRankings> rank_parts(const std::vector<std::string>& questions, int k) const;
   // One ranking of at most k from a question's rankings: each one's scores are shifted so that its best database
   // scores as the best ranking's best one (the whole question's best first among them, then the parts' by their

@@ -16,6 +16,12 @@ namespace relmem {
 //  - sentences (ending in '.', '?' or '!' before a capital letter, a digit or a quote; not after abbreviations
 //    such as "e.g." or initials), lines, and clauses joined by "and also" / "; also"; a leading "Also," is dropped.
 // Sentence parts of fewer than three words ("Sort them.") stay with the part before them.
+struct QuestionParts {
+  std::vector<std::string> texts;
+  bool marked = false;  // split at template or list markers: the asker set the parts apart
+};
+QuestionParts split_question(const std::string& question);
+// split_question(question).texts.
 std::vector<std::string> question_parts(const std::string& question);
 
 }  // namespace relmem
