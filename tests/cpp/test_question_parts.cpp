@@ -118,4 +118,29 @@ TEST(QuestionParts, SelectionRanksEveryDatabaseOfACompositeQuestionFirst) {
   EXPECT_EQ(chosen, both);
   EXPECT_EQ(names(memory.select_set(doctors)), std::vector<std::string>{"hospital"});
   EXPECT_EQ(names(memory.select_batch({doctors, composite}, 2)[1]), names(memory.select(composite, 2)));
+
+  // The same two questions written one after the other, without a template.
+  const std::string plain = doctors + " " + flights;
+  top2 = names(memory.select(plain, 2));
+  std::sort(top2.begin(), top2.end());
+  EXPECT_EQ(top2, (std::vector<std::string>{"flights", "hospital"}));
+  chosen = names(memory.select_set(plain));
+  std::sort(chosen.begin(), chosen.end());
+  EXPECT_EQ(chosen, both);
+}
+
+TEST(QuestionParts, AQuestionCutInTwoKeepsItsWholeRankingFirst) {
+  relmem_test::TempDir dir;
+  relmem_test::make_database(dir.file("dbs/hospital.sqlite"), kHospitalScript);
+  relmem_test::make_database(dir.file("dbs/flights.sqlite"), kFlightsScript);
+  relmem_test::make_database(dir.file("dbs/pets.sqlite"), kPetsScript);
+  const Catalog catalog = Catalog::open(dir.file("dbs"));
+  auto memory = SelectionMemory::build(catalog, std::make_shared<HashingEncoder>(256));
+  // The follow-up sentence alone points elsewhere; the whole question's best database still comes first.
+  const std::string question = "Which doctor in the hospital treats the most patients with beds? List the airline.";
+  ASSERT_EQ(question_parts(question).size(), 2u);
+  ASSERT_EQ(memory.select("List the airline.", 1)[0].database, "flights");
+  const auto ranked = names(memory.select(question, 3));
+  EXPECT_EQ(ranked[0], "hospital");
+  EXPECT_EQ(ranked[1], "flights");  // the part's best comes next
 }

@@ -14,8 +14,10 @@ question (the first question after the memory changed recomputes the lexical IDF
 --composite N adds N two-database questions built from pairs of --questions entries on different databases with
 the paper's template ("Which question has a larger number as its answer. Q1: ...; Q2: ..."), reported under
 "composite". --natural-composite N adds N questions of --parts K entries on K different databases, written one after
-another as plain sentences (no template), reported under "natural_composite". Composites are drawn by the C++
-make_composites, and every metric is computed by the C++ ranking_metrics and set_metrics that the trainer uses.
+another as plain sentences (no template), reported under "natural_composite". --synonym-questions adds the
+--questions in which schema words could be replaced by WordNet synonyms (relmem.bench.synonyms), replaced, under
+"synonym_questions". Composites are drawn by the C++ make_composites, and every metric is computed by the C++
+ranking_metrics and set_metrics that the trainer uses.
 --calibrate FILE fits select_set's probabilities and threshold on other labelled questions (plus
 composite ones built from them) before evaluating; by default train_spider.json beside --questions is used when it
 exists and is not the --questions file itself ("none" disables calibration). Calibration questions whose text is
@@ -39,6 +41,7 @@ from .._relmem import LabeledQuestion, load_labeled_questions
 from .._relmem import make_composites as _make_composites
 from .._relmem import ranking_metrics, set_metrics as _set_metrics
 from ..encoders import default_encoder_name, load_encoder
+from .synonyms import synonym_questions
 
 SYNTHETIC_VALUES = 20  # stored values per synthetic database (all of them would take gigabytes at 100k)
 CALIBRATION_QUESTIONS = 2000  # ordinary calibration questions sampled from --calibrate (plus a quarter as composites:
@@ -58,6 +61,9 @@ def add_arguments(parser):
                         help="also evaluate N questions of --parts questions from different databases, written one "
                              "after another without a template")
     parser.add_argument("--parts", type=int, default=3, help="parts of each --natural-composite question")
+    parser.add_argument("--synonym-questions", action="store_true",
+                        help="also evaluate --questions with schema words replaced by WordNet synonyms "
+                             "(relmem.bench.synonyms)")
     parser.add_argument("--no-synonyms", action="store_true",
                         help="no WordNet synonyms of table and column names in the lexical texts")
     parser.add_argument("--calibrate", default="auto",
@@ -280,9 +286,11 @@ def run(args):
                     + ", ".join(unknown[:5]))
     composites = make_composites(questions, args.composite, args.seed)
     natural = make_composites(questions, args.natural_composite, args.seed + 2, args.parts, "concatenate")
+    synonyms = [(text, dbs) for text, dbs, _, _ in synonym_questions(questions, catalog, args.seed)] \
+        if args.synonym_questions else []
 
     calibration_path = calibration_file(args.calibrate, args.questions)
-    calibration = calibrate(memory, calibration_path, questions + composites + natural, args.seed) \
+    calibration = calibrate(memory, calibration_path, questions + composites + natural + synonyms, args.seed) \
         if calibration_path \
         else {"file": None, **_calibration(memory)}
 
@@ -296,6 +304,8 @@ def run(args):
     if natural:
         out["natural_composite"] = {"parts": args.parts,
                                     **evaluate(memory, natural, ks, progress, "natural composite questions")}
+    if synonyms:
+        out["synonym_questions"] = evaluate(memory, synonyms, ks, progress, "synonym questions")
     out["calibration"] = calibration
     if args.synthetic:
         seconds = grow(memory, args.synthetic, args.seed, progress)
