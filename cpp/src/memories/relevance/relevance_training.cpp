@@ -240,7 +240,9 @@ float initial_bias(const RelevanceModel& model, const EncodedQuestions& question
     const RawSimilarities raw = questions.raw(row, db);
     const float cosines =
         (w[0] + w[3]) * raw.card + (w[1] + w[4]) * raw.table + w[5] * raw.lexical_card + w[6] * raw.lexical_table;
-    return w.size() == RelevanceConfig::kScalarFeatures ? cosines + w[11] * raw.column + w[12] * raw.value : cosines;
+    const bool lexical = !model.config().lexical_encoder.empty();
+    return cosines + w[11] * raw.column + w[12] * raw.value +
+           w[15] * untrained_score(SimilarityFusion::Mean, raw, lexical);  // a fresh model has 17 features
   };
   double positive = 0.0, negative = 0.0;
   int64_t positives = 0, negatives = 0;
