@@ -111,9 +111,10 @@ TrainingOptions training_options(const py::kwargs& kwargs) {
 
 SelectionOptions make_options(int samples_per_column, int max_value_chars, const std::string& fusion, int candidates,
                               const std::string& lexical_encoder, int pool, int64_t values_per_column,
-                              bool synonyms) {
+                              bool synonyms, bool split_sentences) {
   SelectionOptions o;
   o.synonyms = synonyms;
+  o.split_sentences = split_sentences;
   o.values_per_column = values_per_column;
   o.lexical_encoder = lexical_encoder;
   o.samples_per_column = samples_per_column;
@@ -176,10 +177,11 @@ void bind_selection_memory(py::module_& m) {
                               "fused cosines (untrained) or a trained RelevanceModel.")
       .def(py::init([](const py::object& encoder, const py::object& model, int samples_per_column,
                        int max_value_chars, const std::string& fusion, int candidates,
-                       const std::string& lexical_encoder, int pool, int64_t values_per_column, bool synonyms) {
+                       const std::string& lexical_encoder, int pool, int64_t values_per_column, bool synonyms,
+                       bool split_sentences) {
              SelectionMemory memory(to_encoder(encoder), make_options(samples_per_column, max_value_chars, fusion,
                                                                       candidates, lexical_encoder, pool,
-                                                                      values_per_column, synonyms));
+                                                                      values_per_column, synonyms, split_sentences));
              memory.set_model(to_model(model));
              return memory;
            }),
@@ -187,6 +189,7 @@ void bind_selection_memory(py::module_& m) {
            py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
            py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
            py::arg("values_per_column") = SelectionOptions{}.values_per_column, py::arg("synonyms") = true,
+           py::arg("split_sentences") = true,
            "An empty memory; fill it with add() or add_vectors(). pool: collections larger than this are first "
            "narrowed to the pool databases whose int8-quantized cards score best.")
       .def_static(
@@ -195,11 +198,11 @@ void bind_selection_memory(py::module_& m) {
              std::optional<std::map<std::string, std::string>> descriptions,
              std::optional<std::map<std::string, std::vector<std::string>>> examples, int samples_per_column,
              int max_value_chars, const std::string& fusion, int candidates, const std::string& lexical_encoder,
-             int pool, int64_t values_per_column, bool synonyms, const py::object& progress) {
+             int pool, int64_t values_per_column, bool synonyms, bool split_sentences, const py::object& progress) {
             auto enc = to_encoder(encoder);
             auto mod = to_model(model);
             const auto options = make_options(samples_per_column, max_value_chars, fusion, candidates,
-                                              lexical_encoder, pool, values_per_column, synonyms);
+                                              lexical_encoder, pool, values_per_column, synonyms, split_sentences);
             const auto callback = progress_from(progress, "selection memory");
             py::gil_scoped_release release;
             return SelectionMemory::build(catalog, enc, mod, descriptions.value_or(std::map<std::string, std::string>{}),
@@ -211,13 +214,14 @@ void bind_selection_memory(py::module_& m) {
           py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
           py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
           py::arg("values_per_column") = SelectionOptions{}.values_per_column, py::arg("synonyms") = true,
-          py::arg("progress") = false,
+          py::arg("split_sentences") = true, py::arg("progress") = false,
           "Embeds every database of the catalog. progress: False, True (a bar on stderr) or a callable (db, done, "
           "total). encoder: None (default encoder), a spec string or an Encoder; "
           "model: None, a model file path or a RelevanceModel; descriptions/examples: per-database text; "
           "lexical_encoder: the lexical channel's encoder spec ('' for none); values_per_column: distinct text "
           "values per column indexed as evidence when a question names them (0 for none); synonyms: the lexical texts "
-          "carry WordNet synonyms of table and column names (when WordNet is installed).")
+          "carry WordNet synonyms of table and column names (when WordNet is installed); split_sentences: questions are "
+          "ranked by their sentence parts too (marked parts, Q1: ... or 1. ..., always).")
       .def_static(
           "load",
           [](const std::string& folder, const py::object& encoder) {

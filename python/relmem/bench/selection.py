@@ -64,6 +64,8 @@ def add_arguments(parser):
     parser.add_argument("--synonym-questions", action="store_true",
                         help="also evaluate --questions with schema words replaced by WordNet synonyms "
                              "(relmem.bench.synonyms)")
+    parser.add_argument("--no-split", action="store_true",
+                        help="rank questions whole, not by their sentence parts (marked parts are split either way)")
     parser.add_argument("--no-synonyms", action="store_true",
                         help="no WordNet synonyms of table and column names in the lexical texts")
     parser.add_argument("--calibrate", default="auto",
@@ -93,10 +95,11 @@ def _bar(iterable, description, enabled, **kwargs):
     return tqdm(iterable, desc=description, disable=not enabled, file=sys.stderr, **kwargs)
 
 
-def build_memory(catalog, encoder, model, progress, synonyms=True):
+def build_memory(catalog, encoder, model, progress, synonyms=True, split_sentences=True):
     """Embeds every database of the catalog; returns (memory, seconds)."""
     start = time.perf_counter()
-    memory = SelectionMemory.build(catalog, encoder, model=model, synonyms=synonyms, progress=progress)
+    memory = SelectionMemory.build(catalog, encoder, model=model, synonyms=synonyms, split_sentences=split_sentences,
+                                   progress=progress)
     return memory, time.perf_counter() - start
 
 
@@ -277,7 +280,7 @@ def run(args):
     encoder = load_encoder(args.encoder or (model.config.encoder if model and model.config.encoder else None)
                            or default_encoder_name())
     catalog = Catalog(args.dbs)
-    memory, build_seconds = build_memory(catalog, encoder, model, progress, not args.no_synonyms)
+    memory, build_seconds = build_memory(catalog, encoder, model, progress, not args.no_synonyms, not args.no_split)
 
     questions = load_questions(args.questions, args.limit)
     unknown = sorted({db for _, dbs in questions for db in dbs if db not in memory})
@@ -296,6 +299,7 @@ def run(args):
 
     out = {"benchmark": "selection", "encoder": encoder.name, "lexical_encoder": memory.lexical_encoder,
            "model": os.path.abspath(args.model) if args.model else None, "synonyms": not args.no_synonyms,
+           "split_sentences": not args.no_split,
            "databases": len(memory),
            "build_seconds": build_seconds}
     out.update(evaluate(memory, questions, ks, progress))

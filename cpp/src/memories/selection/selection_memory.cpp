@@ -542,6 +542,7 @@ std::vector<SelectionMemory::PartRankings> SelectionMemory::rank_parts(const std
   std::vector<std::string> texts;  // per question: its whole text unless its parts are marked, then its parts
   for (const auto& question : questions) {
     split.push_back(split_question(question));
+    if (!options_.split_sentences && !split.back().marked) split.back() = {{question}, false};
     const QuestionParts& parts = split.back();
     if (parts.texts.size() == 1 || !parts.marked) texts.push_back(question);
     if (parts.texts.size() > 1) texts.insert(texts.end(), parts.texts.begin(), parts.texts.end());

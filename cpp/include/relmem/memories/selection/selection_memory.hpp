@@ -45,6 +45,9 @@ struct SelectionOptions {
   // The lexical texts carry other words for table and column names (WordNet synonyms, expanded abbreviations) when
   // WordNet is installed (wordnet.hpp).
   bool synonyms = true;
+  // Questions are cut into sentence parts ("How many singers? Which cars ...?"; question_parts.hpp); parts the asker
+  // marked (Q1: ..., 1. ...) are split either way.
+  bool split_sentences = true;
 };
 
 // What the memory scores a question by (untrained fusion or trained model alike): the raw similarities of each
