@@ -57,12 +57,7 @@ SetMetrics set_metrics(const std::vector<std::vector<int>>& selected, const std:
     wanted += static_cast<int64_t>(gold[q].size());
     for (int db : selected[q]) hits += std::find(gold[q].begin(), gold[q].end(), db) != gold[q].end();
   }
-  SetMetrics m;
-  m.questions = static_cast<int64_t>(gold.size());
-  m.precision = chosen ? static_cast<double>(hits) / static_cast<double>(chosen) : 0.0;
-  m.recall = wanted ? static_cast<double>(hits) / static_cast<double>(wanted) : 0.0;
-  m.f1 = m.precision + m.recall > 0.0 ? 2.0 * m.precision * m.recall / (m.precision + m.recall) : 0.0;
-  return m;
+  return micro_averaged(hits, chosen, wanted, static_cast<int64_t>(gold.size()));
 }
 
 }  // namespace relmem
