@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
     relmem::CardOptions card;
     card.samples_per_column = samples_per_column;
     std::vector<relmem::DatabaseTexts> databases;
-    for (const auto& db : named) databases.push_back(relmem::database_texts(catalog, db, card, {}, values_per_column));
+    for (const auto& db : named) databases.push_back(relmem::database_texts(catalog, db, card, {}, values_per_column, relmem::WordNet::shared()));
     std::printf("%zu questions, %zu databases, encoder %s (%d-d), lexical encoder %s, device %s, fine-tuned layers %d\n",
                 questions.size(), databases.size(), encoder->name().c_str(), encoder->dim(),
                 lexical ? lexical->name().c_str() : "none", options.device.c_str(), options.finetune_layers);

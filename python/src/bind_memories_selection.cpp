@@ -10,8 +10,10 @@
 #include "bindings.hpp"
 #include "relmem/memories/relevance/labeled_questions.hpp"
 #include "relmem/memories/relevance/relevance_training.hpp"
+#include "relmem/memories/relevance/selection_metrics.hpp"
 #include "relmem/memories/selection/selection_memory.hpp"
 #include "relmem/memories/text/question_parts.hpp"
+#include "relmem/memories/text/schema_words.hpp"
 #include "relmem/memories/text/string_similarity.hpp"
 
 namespace py = pybind11;
@@ -109,9 +111,11 @@ TrainingOptions training_options(const py::kwargs& kwargs) {
 
 SelectionOptions make_options(int samples_per_column, int max_value_chars, const std::string& fusion, int candidates,
                               const std::string& lexical_encoder, int pool, int64_t values_per_column,
-                              const std::string& column_dtype) {
+                              const std::string& column_dtype, bool synonyms, bool split_sentences) {
   SelectionOptions o;
   o.column_dtype = column_dtype;
+  o.synonyms = synonyms;
+  o.split_sentences = split_sentences;
   o.values_per_column = values_per_column;
   o.lexical_encoder = lexical_encoder;
   o.samples_per_column = samples_per_column;
@@ -175,10 +179,11 @@ void bind_selection_memory(py::module_& m) {
       .def(py::init([](const py::object& encoder, const py::object& model, int samples_per_column,
                        int max_value_chars, const std::string& fusion, int candidates,
                        const std::string& lexical_encoder, int pool, int64_t values_per_column,
-                       const std::string& column_dtype) {
+                       const std::string& column_dtype, bool synonyms, bool split_sentences) {
              SelectionMemory memory(to_encoder(encoder), make_options(samples_per_column, max_value_chars, fusion,
                                                                       candidates, lexical_encoder, pool,
-                                                                      values_per_column, column_dtype));
+                                                                      values_per_column, column_dtype, synonyms,
+                                                                      split_sentences));
              memory.set_model(to_model(model));
              return memory;
            }),
@@ -186,7 +191,8 @@ void bind_selection_memory(py::module_& m) {
            py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
            py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
            py::arg("values_per_column") = SelectionOptions{}.values_per_column,
-           py::arg("column_dtype") = SelectionOptions{}.column_dtype,
+           py::arg("column_dtype") = SelectionOptions{}.column_dtype, py::arg("synonyms") = true,
+           py::arg("split_sentences") = true,
            "An empty memory; fill it with add() or add_vectors(). pool: collections larger than this are first "
            "narrowed to the pool databases whose int8-quantized cards score best.")
       .def_static(
@@ -195,11 +201,13 @@ void bind_selection_memory(py::module_& m) {
              std::optional<std::map<std::string, std::string>> descriptions,
              std::optional<std::map<std::string, std::vector<std::string>>> examples, int samples_per_column,
              int max_value_chars, const std::string& fusion, int candidates, const std::string& lexical_encoder,
-             int pool, int64_t values_per_column, const std::string& column_dtype, const py::object& progress) {
+             int pool, int64_t values_per_column, const std::string& column_dtype, bool synonyms,
+             bool split_sentences, const py::object& progress) {
             auto enc = to_encoder(encoder);
             auto mod = to_model(model);
             const auto options = make_options(samples_per_column, max_value_chars, fusion, candidates,
-                                              lexical_encoder, pool, values_per_column, column_dtype);
+                                              lexical_encoder, pool, values_per_column, column_dtype, synonyms,
+                                              split_sentences);
             const auto callback = progress_from(progress, "selection memory");
             py::gil_scoped_release release;
             return SelectionMemory::build(catalog, enc, mod, descriptions.value_or(std::map<std::string, std::string>{}),
@@ -211,13 +219,16 @@ void bind_selection_memory(py::module_& m) {
           py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
           py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
           py::arg("values_per_column") = SelectionOptions{}.values_per_column,
-          py::arg("column_dtype") = SelectionOptions{}.column_dtype, py::arg("progress") = false,
+          py::arg("column_dtype") = SelectionOptions{}.column_dtype, py::arg("synonyms") = true,
+          py::arg("split_sentences") = true, py::arg("progress") = false,
           "Embeds every database of the catalog. progress: False, True (a bar on stderr) or a callable (db, done, "
           "total). encoder: None (default encoder), a spec string or an Encoder; "
           "model: None, a model file path or a RelevanceModel; descriptions/examples: per-database text; "
           "lexical_encoder: the lexical channel's encoder spec ('' for none); values_per_column: distinct text "
           "values per column indexed as evidence when a question names them (0 for none); column_dtype: storage of the "
-          "column vectors ('int8', 'fp16' or 'fp32').")
+          "column vectors ('int8', 'fp16' or 'fp32'); synonyms: the lexical texts "
+          "carry WordNet synonyms of table and column names (when WordNet is installed); split_sentences: questions are "
+          "ranked by their sentence parts too (marked parts, Q1: ... or 1. ..., always).")
       .def_static(
           "load",
           [](const std::string& folder, const py::object& encoder) {
@@ -396,7 +407,7 @@ void bind_relevance(py::module_& m) {
           card.samples_per_column = samples_per_column;
           std::vector<DatabaseTexts> texts;
           for (const auto& db : catalog.databases())
-            texts.push_back(database_texts(catalog, db, card, {}, values_per_column));
+            texts.push_back(database_texts(catalog, db, card, {}, values_per_column, relmem::WordNet::shared()));
           result = train_relevance(*enc, lexical.get(), texts, labeled, o, [&](const EpochReport& r) {
             if (!progress) return;
             py::gil_scoped_acquire acquire;
@@ -427,6 +438,9 @@ void bind_relevance(py::module_& m) {
 
   py::class_<LabeledQuestion>(m, "LabeledQuestion", "A question and the database(s) that answer it; unpacks as "
                                                     "(text, databases).")
+      .def(py::init([](std::string text, std::vector<std::string> databases) {
+             return LabeledQuestion{std::move(text), std::move(databases)};
+           }), py::arg("text"), py::arg("databases"))
       .def_readonly("text", &LabeledQuestion::text)
       .def_readonly("databases", &LabeledQuestion::databases)
       .def("__iter__", [](const LabeledQuestion& q) { return py::iter(py::make_tuple(q.text, q.databases)); });
@@ -438,8 +452,44 @@ void bind_relevance(py::module_& m) {
           return compose_question(parts, parse_composite_style(style));
         }, py::arg("parts"), py::arg("style") = "larger-number",
         "Joins questions into one composite question ('larger-number' is the paper's template).");
+  py::class_<WordNet>(m, "WordNet", "WordNet 3.0 from its database files (Debian's wordnet-base).")
+      .def(py::init<const std::string&>(), py::arg("folder") = WordNet::default_folder())
+      .def_static("available", &WordNet::available, py::arg("folder") = WordNet::default_folder())
+      .def_static("default_folder", &WordNet::default_folder)
+      .def("contains", &WordNet::contains, py::arg("word"))
+      .def("base_form", &WordNet::base_form, py::arg("word"))
+      .def("synonyms", &WordNet::synonyms, py::arg("word"), py::arg("senses") = 1, py::arg("nouns") = false);
+  m.def("identifier_words", &identifier_words, py::arg("identifier"),
+        "The words of a schema identifier, split and with abbreviations expanded.");
   m.def("question_parts", &question_parts, py::arg("question"),
-        "The parts a composite question ('Q1: ...; Q2: ...') is ranked by; else [question].");
+        "The parts the selection memory ranks a question by: template markers (Q1: ...), numbered or listed parts, "
+        "or sentences and 'and also' clauses; [question] when it has one part.");
+  m.def("make_composites", [](const std::vector<LabeledQuestion>& singles, int64_t count, int min_parts, int max_parts,
+                              const std::vector<std::string>& styles, uint64_t seed) {
+          CompositeOptions options;
+          options.min_parts = min_parts;
+          options.max_parts = max_parts;
+          options.styles.clear();
+          for (const auto& style : styles) options.styles.push_back(parse_composite_style(style));
+          std::mt19937_64 rng(seed);
+          return make_composites(singles, count, options, rng);
+        }, py::arg("singles"), py::arg("count"), py::arg("min_parts") = 2, py::arg("max_parts") = 2,
+        py::arg("styles") = std::vector<std::string>{"larger-number"}, py::arg("seed") = 0,
+        "`count` composite questions (LabeledQuestion) of min_parts..max_parts single-database questions from "
+        "different databases, joined in one of `styles` ('larger-number', 'concatenate', 'and-also').");
+
+  py::class_<RankingMetrics>(m, "RankingMetrics", "recall@k per k and all_in_top5 over labelled questions.")
+      .def_readonly("questions", &RankingMetrics::questions)
+      .def_readonly("ks", &RankingMetrics::ks)
+      .def_readonly("recall", &RankingMetrics::recall)
+      .def_readonly("all_in_top5", &RankingMetrics::all_in_top5)
+      .def("recall_at", &RankingMetrics::recall_at, py::arg("k"));
+  m.def("ranking_metrics", &ranking_metrics, py::arg("ranked"), py::arg("gold"), py::arg("ks"),
+        "Per question, database ids best first and its gold ids: recall@k (the share of gold ids in the top k, "
+        "averaged) and all_in_top5.");
+  m.def("set_metrics", py::overload_cast<const std::vector<std::vector<int>>&, const std::vector<std::vector<int>>&>(
+                           &set_metrics),
+        py::arg("selected"), py::arg("gold"), "Micro-averaged precision, recall and F1 of selected id sets.");
 }
 
 }  // namespace

@@ -30,9 +30,29 @@ TEST(QuestionParts, ThePapersTemplateSplitsAtItsMarkers) {
   EXPECT_EQ(question_parts("Sales in FQ1: and FQ2: totals"), Parts{"Sales in FQ1: and FQ2: totals"});
 }
 
-TEST(QuestionParts, SentencesAreNotSplit) {
-  const std::string question = "Which shop has the most employees? Give me the shop name.";
-  EXPECT_EQ(question_parts(question), Parts{question});
+TEST(QuestionParts, SentencesAndClausesSplit) {
+  EXPECT_EQ(question_parts("Show the names of teachers. Who is the earliest graduate of the school? Show all codes."),
+            (Parts{"Show the names of teachers.", "Who is the earliest graduate of the school?", "Show all codes."}));
+  EXPECT_EQ(question_parts("how many singers are there? what is the oldest car"),
+            (Parts{"how many singers are there?", "what is the oldest car"}));
+  EXPECT_EQ(question_parts("How many singers are there, and also what is the average age of dogs?"),
+            (Parts{"How many singers are there", "what is the average age of dogs?"}));
+  EXPECT_EQ(question_parts("How many singers are there? Also, list the dogs."),
+            (Parts{"How many singers are there?", "list the dogs."}));
+  EXPECT_EQ(question_parts("Line one has words\nline two has words"), (Parts{"Line one has words", "line two has words"}));
+  // Abbreviations, initials and decimals end no sentence.
+  EXPECT_EQ(question_parts("Find Dr. Smith and J. Doe in St. Louis."), Parts{"Find Dr. Smith and J. Doe in St. Louis."});
+  EXPECT_EQ(question_parts("Which cars weigh over 3.5 tons?"), Parts{"Which cars weigh over 3.5 tons?"});
+}
+
+TEST(QuestionParts, NumberedAndListedParts) {
+  EXPECT_EQ(question_parts("1. How many singers? 2. How many cars?"), (Parts{"How many singers?", "How many cars?"}));
+  EXPECT_EQ(question_parts("Tell me: (a) the oldest singer (b) the fastest car"),
+            (Parts{"the oldest singer", "the fastest car"}));
+  EXPECT_EQ(question_parts("- oldest singer\n- fastest car\n- tallest building"),
+            (Parts{"oldest singer", "fastest car", "tallest building"}));
+  // Numbers that do not count up from one are no list.
+  EXPECT_EQ(question_parts("Show cars with 2) wheels and 3) doors"), Parts{"Show cars with 2) wheels and 3) doors"});
 }
 
 namespace {
@@ -98,4 +118,29 @@ TEST(QuestionParts, SelectionRanksEveryDatabaseOfACompositeQuestionFirst) {
   EXPECT_EQ(chosen, both);
   EXPECT_EQ(names(memory.select_set(doctors)), std::vector<std::string>{"hospital"});
   EXPECT_EQ(names(memory.select_batch({doctors, composite}, 2)[1]), names(memory.select(composite, 2)));
+
+  // The same two questions written one after the other, without a template.
+  const std::string plain = doctors + " " + flights;
+  top2 = names(memory.select(plain, 2));
+  std::sort(top2.begin(), top2.end());
+  EXPECT_EQ(top2, (std::vector<std::string>{"flights", "hospital"}));
+  chosen = names(memory.select_set(plain));
+  std::sort(chosen.begin(), chosen.end());
+  EXPECT_EQ(chosen, both);
+}
+
+TEST(QuestionParts, AQuestionCutInTwoKeepsItsWholeRankingFirst) {
+  relmem_test::TempDir dir;
+  relmem_test::make_database(dir.file("dbs/hospital.sqlite"), kHospitalScript);
+  relmem_test::make_database(dir.file("dbs/flights.sqlite"), kFlightsScript);
+  relmem_test::make_database(dir.file("dbs/pets.sqlite"), kPetsScript);
+  const Catalog catalog = Catalog::open(dir.file("dbs"));
+  auto memory = SelectionMemory::build(catalog, std::make_shared<HashingEncoder>(256));
+  // The follow-up sentence alone points elsewhere; the whole question's best database still comes first.
+  const std::string question = "Which doctor in the hospital treats the most patients with beds? List the airline.";
+  ASSERT_EQ(question_parts(question).size(), 2u);
+  ASSERT_EQ(memory.select("List the airline.", 1)[0].database, "flights");
+  const auto ranked = names(memory.select(question, 3));
+  EXPECT_EQ(ranked[0], "hospital");
+  EXPECT_EQ(ranked[1], "flights");  // the part's best comes next
 }

@@ -367,7 +367,7 @@ TEST_F(RelevanceModelFile, FileBytesFollowTheDocumentedLayout) {
   model.set_training_info_json(R"({"epochs": 3})");
   const std::string header = R"({"encoder":"hashing:8","encoder_top":null,"format":"relmem-relevance-model",)"
                              R"("hidden_dim":3,"input_dim":8,"lexical_encoder":"hashing:64","projection_dim":4,)"
-                             R"("scalar_features":15,"threshold":0.25,"training":{"epochs":3},"version":3})";
+                             R"("scalar_features":17,"threshold":0.25,"training":{"epochs":3},"version":3})";
   std::string expected = "RMRM";
   auto append = [&](const auto& value) { expected.append(reinterpret_cast<const char*>(&value), sizeof value); };
   append(uint32_t{3});

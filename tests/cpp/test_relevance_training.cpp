@@ -7,6 +7,7 @@
 
 #include "relmem/encoders/hashing_encoder.hpp"
 #include "relmem/memories/relevance/relevance_training.hpp"
+#include "relmem/memories/selection/selection_memory.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;
@@ -76,7 +77,9 @@ TrainingOptions small_options() {
 TEST(Composites, JoinPartsFromDifferentDatabases) {
   const auto singles = make_questions(3);
   std::mt19937_64 rng(1);
-  const auto composites = make_composites(singles, 50, 3, rng);
+  CompositeOptions options;
+  options.max_parts = 3;
+  const auto composites = make_composites(singles, 50, options, rng);
   ASSERT_EQ(composites.size(), 50u);
   std::set<size_t> sizes;
   for (const auto& c : composites) {
@@ -85,10 +88,18 @@ TEST(Composites, JoinPartsFromDifferentDatabases) {
   }
   EXPECT_EQ(sizes, (std::set<size_t>{2, 3}));
   std::mt19937_64 again(1);
-  const auto repeated = make_composites(singles, 50, 3, again);
+  const auto repeated = make_composites(singles, 50, options, again);
   for (size_t i = 0; i < composites.size(); ++i) EXPECT_EQ(composites[i].text, repeated[i].text);
   std::mt19937_64 one(1);
-  EXPECT_TRUE(make_composites({singles[0]}, 5, 3, one).empty());  // a single database cannot compose
+  EXPECT_TRUE(make_composites({singles[0]}, 5, options, one).empty());  // a single database cannot compose
+  options.min_parts = options.max_parts = 3;
+  options.styles = {CompositeStyle::Concatenate};
+  for (const auto& c : make_composites(singles, 10, options, one)) {
+    EXPECT_EQ(c.databases.size(), 3u);
+    EXPECT_EQ(c.text.find("Q1:"), std::string::npos);
+  }
+  options.min_parts = 1;
+  EXPECT_THROW(make_composites(singles, 5, options, one), Error);
 }
 
 TEST(Composites, Templates) {
@@ -160,6 +171,49 @@ TEST(RelevanceTraining, EmbeddingCacheGivesTheSameModel) {
   const auto second = train_relevance(encoder, nullptr, make_databases(), make_questions(6), o);  // reads the cache
   EXPECT_EQ(first.model.parameters().values(), second.model.parameters().values());
   EXPECT_FALSE(std::filesystem::is_empty(o.cache_dir));
+}
+
+// Training and serving compute a question's features through one code path: a memory holding the training
+// databases and the trained model scores each question exactly as training did. Half the databases have column
+// rows, the other half (tables without columns) stand in their best table.
+TEST(RelevanceTraining, TrainingFeaturesAreServingFeatures) {
+  auto encoder = std::make_shared<HashingEncoder>(64);
+  HashingEncoder lexical(128);
+  auto databases = make_databases();
+  for (size_t i = 0; i < databases.size(); i += 2)
+    databases[i].column_cards = {kTopics[i][0] + " name", kTopics[i][2] + " " + kTopics[i][3]};
+  databases[1].values = {"boston", "mercy general"};
+  TrainingOptions o = small_options();
+  o.epochs = 2;
+  const auto model = std::make_shared<RelevanceModel>(
+      train_relevance(*encoder, &lexical, databases, make_questions(6), o).model);
+
+  SelectionOptions options;
+  options.lexical_encoder = lexical.name();
+  SelectionMemory memory(encoder, options);
+  for (const auto& db : databases) {
+    const RowMatrix card = encoder->encode({db.card});
+    const RowMatrix tables = encoder->encode(db.table_cards);
+    const RowMatrix columns = db.column_cards.empty() ? RowMatrix() : encoder->encode(db.column_cards);
+    const RowMatrix lexical_card = lexical.encode({db.lexical_card});
+    const RowMatrix lexical_tables = lexical.encode(db.lexical_table_cards);
+    memory.add_vectors(db.name, card.data(), db.table_names, tables, lexical_card.data(), &lexical_tables, &columns,
+                       db.values);
+  }
+  memory.set_model(model);
+
+  const std::vector<std::string> questions = {"which doctor works in boston?", "how many flights leave each airport?",
+                                              "list every singer with a concert", "average salary by department"};
+  const RowMatrix logits = training_logits(*model, *encoder, &lexical, databases, questions);
+  for (size_t q = 0; q < questions.size(); ++q) {
+    const auto matches = memory.select(questions[q], static_cast<int>(databases.size()));
+    ASSERT_EQ(matches.size(), databases.size());
+    for (const auto& match : matches) {
+      int column = 0;
+      while (databases[static_cast<size_t>(column)].name != match.database) ++column;
+      EXPECT_NEAR(match.score, logits(static_cast<int64_t>(q), column), 1e-4f) << questions[q] << " / " << match.database;
+    }
+  }
 }
 
 TEST(RelevanceTraining, BadOptionsAndDataAreRefused) {

@@ -7,6 +7,7 @@ import pytest
 
 from conftest import SPIDER, requires_shared
 from relmem import Error
+from relmem._relmem import WordNet
 from relmem.bench import selection
 
 QUESTIONS = [
@@ -44,6 +45,20 @@ def test_demo_collection_keys_and_ranges(tmp_path, demo_dir):
     assert out["calibration"]["file"] is None
 
 
+def test_natural_composites_and_synonym_questions(tmp_path, demo_dir):
+    out = bench(tmp_path, demo_dir, QUESTIONS, "--encoder", "hashing:1024", "--natural-composite", "6", "--parts", "3",
+                "--synonym-questions", "--calibrate", "none")
+    natural = out["natural_composite"]
+    assert natural["n"] == 6 and natural["parts"] == 3
+    assert natural["all_in_top5"] >= 0.5  # 7 databases, 3 parts each: measured 1.0
+    assert 0.0 < natural["f1"] <= 1.0
+    if WordNet.available():
+        assert out["synonym_questions"]["n"] >= 1  # e.g. "salary" -> "wage"
+    composites = selection.make_composites([(q["question"], [q["db_id"]]) for q in QUESTIONS[:4]], 5, 0, 3,
+                                           "concatenate")
+    assert all(len(dbs) == 3 and "Q1:" not in text for text, dbs in composites)
+
+
 def test_the_gold_database_ranks_first(tmp_path, demo_dir):
     out = bench(tmp_path, demo_dir, QUESTIONS[:1], "--encoder", "hashing:1024", "--calibrate", "none")
     assert out["recall@1"] == 1.0 and out["all_in_top5"] == 1.0
@@ -79,3 +94,18 @@ def test_spider_dev_subset(tmp_path):
     assert out["databases"] == 8 and out["n"] == len(questions) >= 20
     assert out["recall@1"] >= 0.9 and out["recall@5"] >= 0.95  # measured: 0.98 and 1.0
     assert out["composite"]["all_in_top5"] >= 0.9  # measured: 1.0
+
+
+@pytest.mark.skipif(not WordNet.available(), reason="WordNet is not installed (Debian: wordnet-base)")
+def test_schema_words_are_replaced_by_synonyms_in_number_and_case():
+    import random
+
+    from relmem.bench.synonyms import replace_schema_words
+    text, replaced = replace_schema_words("Singers from each country?", {"singer", "country"}, WordNet(),
+                                          random.Random(0))
+    assert [word for word, _ in replaced] == ["Singers", "country"]
+    first, second = (synonym for _, synonym in replaced)
+    assert first[0].isupper() and first.endswith("s") and first.lower().rstrip("s") in ("vocalist", "vocalizer",
+                                                                                         "vocaliser")
+    assert second in ("state", "nation", "land", "commonwealth", "res publica", "body politic")
+    assert text == f"{first} from each {second}?"

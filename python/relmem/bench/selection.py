@@ -13,7 +13,12 @@ question (the first question after the memory changed recomputes the lexical IDF
 
 --composite N adds N two-database questions built from pairs of --questions entries on different databases with
 the paper's template ("Which question has a larger number as its answer. Q1: ...; Q2: ..."), reported under
-"composite". --calibrate FILE fits select_set's probabilities and threshold on other labelled questions (plus
+"composite". --natural-composite N adds N questions of --parts K entries on K different databases, written one after
+another as plain sentences (no template), reported under "natural_composite". --synonym-questions adds the
+--questions in which schema words could be replaced by WordNet synonyms (relmem.bench.synonyms), replaced, under
+"synonym_questions". Composites are drawn by the C++ make_composites, and every metric is computed by the C++
+ranking_metrics and set_metrics that the trainer uses.
+--calibrate FILE fits select_set's probabilities and threshold on other labelled questions (plus
 composite ones built from them) before evaluating; by default train_spider.json beside --questions is used when it
 exists and is not the --questions file itself ("none" disables calibration). Calibration questions whose text is
 also an evaluated question are dropped. --synthetic N grows the memory to N databases with vectors made from the
@@ -35,12 +40,16 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from .. import Catalog, Error, RelevanceModel, SelectionMemory, VectorIndex, compose_question
-from .._relmem import load_labeled_questions
+from .. import Catalog, Error, RelevanceModel, SelectionMemory, VectorIndex
+from .._relmem import LabeledQuestion, load_labeled_questions
+from .._relmem import make_composites as _make_composites
+from .._relmem import ranking_metrics, set_metrics as _set_metrics
 from ..encoders import default_encoder_name, load_encoder
+from .synonyms import synonym_questions
 
 SYNTHETIC_VALUES = 20  # stored values per synthetic database (all of them would take gigabytes at 100k)
-CALIBRATION_QUESTIONS = 2000  # ordinary calibration questions sampled from --calibrate (plus a quarter as composites)
+CALIBRATION_QUESTIONS = 2000  # ordinary calibration questions sampled from --calibrate (plus a quarter as composites:
+#                               half of them 2-part template ones, half 3-part plain ones)
 
 
 def add_arguments(parser):
@@ -50,7 +59,19 @@ def add_arguments(parser):
     parser.add_argument("--encoder", default=None, help="encoder spec (default: the model's encoder, else use-lite "
                                                         "when installed)")
     parser.add_argument("--k", default="1,5,10", help="comma-separated k of recall@k")
-    parser.add_argument("--composite", type=int, default=0, help="also evaluate N two-database composite questions")
+    parser.add_argument("--composite", type=int, default=0, help="also evaluate N two-database composite questions "
+                                                                 "in the paper's template")
+    parser.add_argument("--natural-composite", type=int, default=0,
+                        help="also evaluate N questions of --parts questions from different databases, written one "
+                             "after another without a template")
+    parser.add_argument("--parts", type=int, default=3, help="parts of each --natural-composite question")
+    parser.add_argument("--synonym-questions", action="store_true",
+                        help="also evaluate --questions with schema words replaced by WordNet synonyms "
+                             "(relmem.bench.synonyms)")
+    parser.add_argument("--no-split", action="store_true",
+                        help="rank questions whole, not by their sentence parts (marked parts are split either way)")
+    parser.add_argument("--no-synonyms", action="store_true",
+                        help="no WordNet synonyms of table and column names in the lexical texts")
     parser.add_argument("--calibrate", default="auto",
                         help="labelled questions for select_set's calibration (default: train_spider.json beside "
                              "--questions when present; 'none' to skip)")
@@ -68,28 +89,23 @@ def load_questions(path, limit=None):
     return questions[:limit] if limit else questions
 
 
-def make_composites(questions, count, seed):
-    """`count` two-database questions in the paper's template from pairs of single-database questions."""
-    singles = [q for q in questions if len(q[1]) == 1]
-    if count <= 0 or len({q[1][0] for q in singles}) < 2:
+def make_composites(questions, count, seed, parts=2, style="larger-number"):
+    """`count` questions of `parts` single-database questions on different databases, joined in `style`."""
+    if count <= 0:
         return []
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        (a, [db_a]), (b, [db_b]) = rng.sample(singles, 2)
-        if db_a != db_b:
-            out.append((compose_question([a, b], "larger-number"), [db_a, db_b]))
-    return out
+    singles = [LabeledQuestion(text, dbs) for text, dbs in questions if len(dbs) == 1]
+    return [(q.text, q.databases) for q in _make_composites(singles, count, parts, parts, [style], seed)]
 
 
 def _bar(iterable, description, enabled, **kwargs):
     return tqdm(iterable, desc=description, disable=not enabled, file=sys.stderr, **kwargs)
 
 
-def build_memory(catalog, encoder, model, progress, column_dtype="int8"):
+def build_memory(catalog, encoder, model, progress, column_dtype="int8", synonyms=True, split_sentences=True):
     """Embeds every database of the catalog; returns (memory, seconds)."""
     start = time.perf_counter()
-    memory = SelectionMemory.build(catalog, encoder, model=model, progress=progress, column_dtype=column_dtype)
+    memory = SelectionMemory.build(catalog, encoder, model=model, column_dtype=column_dtype, synonyms=synonyms,
+                                   split_sentences=split_sentences, progress=progress)
     return memory, time.perf_counter() - start
 
 
@@ -99,19 +115,18 @@ def evaluate(memory, questions, ks, progress, description="questions", sets=True
         return {"n": 0}
     depth = max(max(ks), 5)
     memory.select(questions[0][0], depth)  # untimed: the first question after a change recomputes the IDF weights
-    found = {k: 0.0 for k in ks}
-    all_in_top5 = 0
+    ranked = []
     seconds = 0.0
-    for text, gold in _bar(questions, description, progress, unit="q"):
+    for text, _ in _bar(questions, description, progress, unit="q"):
         start = time.perf_counter()
-        ranked = [m.database for m in memory.select(text, depth)]
+        ranked.append([m.database for m in memory.select(text, depth)])
         seconds += time.perf_counter() - start
-        for k in ks:
-            found[k] += sum(db in ranked[:k] for db in gold) / len(gold)
-        all_in_top5 += all(db in ranked[:5] for db in gold)
+    ids = {}
+    gold = [[ids.setdefault(db, len(ids)) for db in dbs] for _, dbs in questions]
+    metrics = ranking_metrics([[ids.setdefault(db, len(ids)) for db in names] for names in ranked], gold, ks)
     out = {"n": len(questions)}
-    out.update({f"recall@{k}": found[k] / len(questions) for k in ks})
-    out.update({"all_in_top5": all_in_top5 / len(questions), "ms_per_question": 1e3 * seconds / len(questions)})
+    out.update({f"recall@{k}": r for k, r in zip(metrics.ks, metrics.recall)})
+    out.update({"all_in_top5": metrics.all_in_top5, "ms_per_question": 1e3 * seconds / len(questions)})
     if sets:
         out.update(set_metrics(memory, questions))
     return out
@@ -119,16 +134,12 @@ def evaluate(memory, questions, ks, progress, description="questions", sets=True
 
 def set_metrics(memory, questions):
     """Micro-averaged precision, recall and F1 of select_set over [(text, [db, ...])]."""
-    selected = gold_total = hits = 0
-    for (text, gold), chosen in zip(questions, memory.select_set_batch([q[0] for q in questions])):
-        names = {m.database for m in chosen}
-        selected += len(names)
-        gold_total += len(gold)
-        hits += len(names & set(gold))
-    precision = hits / selected if selected else 0.0
-    recall = hits / gold_total if gold_total else 0.0
-    return {"precision": precision, "recall": recall,
-            "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0}
+    ids = {}
+    gold = [[ids.setdefault(db, len(ids)) for db in dbs] for _, dbs in questions]
+    chosen = [[ids.setdefault(m.database, len(ids)) for m in matches]
+              for matches in memory.select_set_batch([q[0] for q in questions])]
+    metrics = _set_metrics(chosen, gold)
+    return {"precision": metrics.precision, "recall": metrics.recall, "f1": metrics.f1}
 
 
 def calibration_file(option, questions_path):
@@ -151,7 +162,8 @@ def calibrate(memory, path, evaluated, seed):
         raise Error(f"no calibration question of {path} names a database of the collection")
     rng = random.Random(seed)
     chosen = rng.sample(pool, min(CALIBRATION_QUESTIONS, len(pool)))
-    chosen += make_composites(chosen, len(chosen) // 4, seed + 1)
+    chosen += make_composites(chosen, len(chosen) // 8, seed + 1) \
+        + make_composites(chosen, len(chosen) // 8, seed + 3, 3, "concatenate")
     metrics = memory.calibrate([q[0] for q in chosen], [q[1] for q in chosen])
     return {"file": path, "questions": len(chosen), "fit_f1": metrics.f1, **_calibration(memory)}
 
@@ -274,7 +286,8 @@ def run(args):
     encoder = load_encoder(args.encoder or (model.config.encoder if model and model.config.encoder else None)
                            or default_encoder_name())
     catalog = Catalog(args.dbs)
-    memory, build_seconds = build_memory(catalog, encoder, model, progress, args.column_dtype)
+    memory, build_seconds = build_memory(catalog, encoder, model, progress, args.column_dtype, not args.no_synonyms,
+                                         not args.no_split)
 
     questions = load_questions(args.questions, args.limit)
     unknown = sorted({db for _, dbs in questions for db in dbs if db not in memory})
@@ -282,18 +295,28 @@ def run(args):
         raise Error(f"{len(unknown)} databases named by {args.questions} are not under {args.dbs}: "
                     + ", ".join(unknown[:5]))
     composites = make_composites(questions, args.composite, args.seed)
+    natural = make_composites(questions, args.natural_composite, args.seed + 2, args.parts, "concatenate")
+    synonyms = [(text, dbs) for text, dbs, _, _ in synonym_questions(questions, catalog, args.seed)] \
+        if args.synonym_questions else []
 
     calibration_path = calibration_file(args.calibrate, args.questions)
-    calibration = calibrate(memory, calibration_path, questions + composites, args.seed) if calibration_path \
+    calibration = calibrate(memory, calibration_path, questions + composites + natural + synonyms, args.seed) \
+        if calibration_path \
         else {"file": None, **_calibration(memory)}
 
     out = {"benchmark": "selection", "encoder": encoder.name, "lexical_encoder": memory.lexical_encoder,
            "model": os.path.abspath(args.model) if args.model else None, "column_dtype": args.column_dtype,
+           "synonyms": not args.no_synonyms, "split_sentences": not args.no_split,
            "databases": len(memory),
            "build_seconds": build_seconds}
     out.update(evaluate(memory, questions, ks, progress))
     if composites:
         out["composite"] = evaluate(memory, composites, ks, progress, "composite questions")
+    if natural:
+        out["natural_composite"] = {"parts": args.parts,
+                                    **evaluate(memory, natural, ks, progress, "natural composite questions")}
+    if synonyms:
+        out["synonym_questions"] = evaluate(memory, synonyms, ks, progress, "synonym questions")
     out["calibration"] = calibration
     if args.synthetic:
         seconds = grow(memory, args.synthetic, args.seed, progress)

@@ -5,6 +5,7 @@
 #include <string>
 #include <variant>
 
+#include "relmem/memories/text/schema_words.hpp"
 #include "relmem/memories/text/string_similarity.hpp"
 
 namespace relmem {
@@ -35,10 +36,19 @@ std::vector<std::string> stored_values(const Catalog& catalog, const std::string
   return values;
 }
 
+// "also: <synonyms>\n" of the table's name and its columns' names; "" when there are none.
+std::string synonym_line(const Table& table, const WordNet* wordnet) {
+  std::vector<std::string> identifiers{table.name};
+  for (const auto& column : table.columns) identifiers.push_back(column.name);
+  const std::string synonyms = schema_synonyms(identifiers, wordnet);
+  return synonyms.empty() ? "" : "also: " + synonyms + "\n";
+}
+
 }  // namespace
 
 DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, const CardOptions& options,
-                             const std::vector<std::string>& example_questions, int64_t values_per_column) {
+                             const std::vector<std::string>& example_questions, int64_t values_per_column,
+                             const WordNet* wordnet) {
   const Schema& schema = catalog.schema(db);
   DatabaseTexts texts;
   texts.name = db;
@@ -55,9 +65,11 @@ DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, cons
   texts.lexical_card = catalog.card(db, options);
   if (!example_questions.empty()) texts.lexical_card += preface + "\n";
   for (const auto& table : schema.tables) {
+    const std::string synonyms = synonym_line(table, wordnet);
+    texts.lexical_card += synonyms;
     texts.table_names.push_back(table.name);
     texts.table_cards.push_back(header + table_summary(table));
-    texts.lexical_table_cards.push_back(catalog.table_card(db, table.name, options));
+    texts.lexical_table_cards.push_back(catalog.table_card(db, table.name, options) + synonyms);
     for (const auto& column : table.columns)
       texts.column_cards.push_back(humanize_identifier(table.name) + " " + humanize_identifier(column.name));
   }

@@ -66,18 +66,22 @@ std::string compose_question(const std::vector<std::string>& parts, CompositeSty
 }
 
 std::vector<LabeledQuestion> make_composites(const std::vector<LabeledQuestion>& singles, int64_t count,
-                                             int max_parts, std::mt19937_64& rng) {
+                                             const CompositeOptions& options, std::mt19937_64& rng) {
+  if (options.min_parts < 2 || options.max_parts < options.min_parts || options.styles.empty()) {
+    throw Error("composite questions need 2 <= min_parts <= max_parts and at least one style");
+  }
   std::map<std::string, std::vector<const LabeledQuestion*>> by_database;
   for (const auto& q : singles)
     if (q.databases.size() == 1) by_database[q.databases[0]].push_back(&q);
   std::vector<const std::vector<const LabeledQuestion*>*> groups;
   for (const auto& [_, group] : by_database) groups.push_back(&group);
   std::vector<LabeledQuestion> composites;
-  if (groups.size() < 2 || max_parts < 2) return composites;
-  const int most = std::min<int>(max_parts, static_cast<int>(groups.size()));
+  if (groups.size() < 2) return composites;
+  const int most = std::min<int>(options.max_parts, static_cast<int>(groups.size()));
+  const int least = std::min(options.min_parts, most);
   std::vector<size_t> order(groups.size());
   for (int64_t c = 0; c < count; ++c) {
-    const int parts = std::uniform_int_distribution<int>(2, most)(rng);
+    const int parts = std::uniform_int_distribution<int>(least, most)(rng);
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     LabeledQuestion composite;
     std::vector<std::string> texts;
@@ -89,7 +93,7 @@ std::vector<LabeledQuestion> make_composites(const std::vector<LabeledQuestion>&
       texts.push_back(q->text);
       composite.databases.push_back(q->databases[0]);
     }
-    const auto style = static_cast<CompositeStyle>(std::uniform_int_distribution<int>(0, 2)(rng));
+    const auto style = options.styles[std::uniform_int_distribution<size_t>(0, options.styles.size() - 1)(rng)];
     composite.text = compose_question(texts, style);
     composites.push_back(std::move(composite));
   }

@@ -1,10 +1,11 @@
 #include "relevance_corpus.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "embedding_cache.hpp"
-#include "relmem/memories/text/lexical_weighting.hpp"
+#include "relmem/memories/relevance/selection_metrics.hpp"
 
 namespace relmem::relevance {
 namespace {
@@ -55,21 +56,33 @@ void split_rows(const RowMatrix& rows, const std::vector<DatabaseTexts>& databas
   group_rows(rows.bottomRows(rows.rows() - n), databases, &DatabaseTexts::table_cards, cards, tables, table_offsets);
 }
 
-// (questions, databases) maxima of question . table over every database's table rows.
-RowMatrix best_table_scores(const RowMatrix& questions, const RowMatrix& tables, const std::vector<int>& offsets) {
-  const int64_t n = questions.rows();
-  const int databases = static_cast<int>(offsets.size()) - 1;
-  RowMatrix best(n, databases);
-  constexpr int64_t kChunk = 1024;  // bounds the (questions x tables) product's memory
-  for (int64_t begin = 0; begin < n; begin += kChunk) {
-    const int64_t rows = std::min(kChunk, n - begin);
-    const RowMatrix scores = questions.middleRows(begin, rows) * tables.transpose();
-    for (int d = 0; d < databases; ++d) {
-      const int first = offsets[static_cast<size_t>(d)], count = offsets[static_cast<size_t>(d) + 1] - first;
-      best.block(begin, d, rows, 1) = scores.middleCols(first, count).rowwise().maxCoeff();
-    }
+// A selection memory over the encoded rows: `rows` and `lexical_rows` hold every card, then every table (as
+// split_rows reads them), `columns` every column.
+std::unique_ptr<SelectionMemory> memory_of(const Encoder& encoder, const Encoder* lexical,
+                                           const std::vector<DatabaseTexts>& databases, const RowMatrix& rows,
+                                           const RowMatrix& lexical_rows, const RowMatrix& columns) {
+  SelectionOptions options;
+  options.lexical_encoder = lexical ? lexical->name() : "";
+  // The encoder outlives the memory (both live within one training run).
+  auto memory = std::make_unique<SelectionMemory>(std::shared_ptr<const Encoder>(&encoder, [](const Encoder*) {}),
+                                                  options);
+  const auto n = static_cast<int64_t>(databases.size());
+  int64_t next_table = n, next_column = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const DatabaseTexts& db = databases[static_cast<size_t>(i)];
+    const auto tables = static_cast<int64_t>(db.table_cards.size());
+    const auto column_count = static_cast<int64_t>(db.column_cards.size());
+    const RowMatrix table_rows = rows.middleRows(next_table, tables);
+    const RowMatrix column_rows = columns.middleRows(next_column, column_count);
+    RowMatrix lexical_tables;
+    if (lexical) lexical_tables = lexical_rows.middleRows(next_table, tables);
+    memory->add_vectors(db.name, rows.row(i).data(), db.table_names, table_rows,
+                        lexical ? lexical_rows.row(i).data() : nullptr, lexical ? &lexical_tables : nullptr,
+                        &column_rows, db.values);
+    next_table += tables;
+    next_column += column_count;
   }
-  return best;
+  return memory;
 }
 
 }  // namespace
@@ -84,67 +97,60 @@ EncodedQuestions EncodedQuestions::bottom_rows(int64_t count) const {
   out.lexical_table = lexical_table.bottomRows(count);
   out.raw_column = raw_column.bottomRows(count);
   out.value = value.bottomRows(count);
+  out.candidate = candidate.bottomRows(count);
   out.best.assign(best.end() - count, best.end());
   return out;
 }
 
 EncodedCollection encode_collection(const Encoder& encoder, const Encoder* lexical,
                                     const std::vector<DatabaseTexts>& databases, const std::string& cache_dir) {
-  std::vector<std::string> texts, lexical_texts;
+  std::vector<std::string> texts, lexical_texts, column_texts;
   for (const auto& db : databases) {
     texts.push_back(db.card);
     lexical_texts.push_back(db.lexical_card);
+    column_texts.insert(column_texts.end(), db.column_cards.begin(), db.column_cards.end());
   }
-  std::vector<std::string> column_texts;
-  for (const auto& db : databases) column_texts.insert(column_texts.end(), db.column_cards.begin(), db.column_cards.end());
   for (const auto& db : databases) {
     texts.insert(texts.end(), db.table_cards.begin(), db.table_cards.end());
     lexical_texts.insert(lexical_texts.end(), db.lexical_table_cards.begin(), db.lexical_table_cards.end());
   }
   EncodedCollection collection;
-  split_rows(encode_cached(encoder, texts, cache_dir), databases, collection.cards, collection.tables,
-             collection.table_offsets);
+  const RowMatrix rows = encode_cached(encoder, texts, cache_dir);
+  split_rows(rows, databases, collection.cards, collection.tables, collection.table_offsets);
   const RowMatrix column_rows = column_texts.empty() ? RowMatrix(0, collection.cards.cols())
                                                      : encode_cached(encoder, column_texts, cache_dir);
-  group_rows(column_rows, databases, &DatabaseTexts::column_cards, collection.cards, collection.columns,
-             collection.column_offsets);
-  for (size_t i = 0; i < databases.size(); ++i) collection.values.add(static_cast<int64_t>(i), databases[i].values);
-  if (lexical) {
-    const RowMatrix rows = encode_cached(*lexical, lexical_texts, cache_dir);
-    collection.idf = inverse_document_frequencies(document_frequencies(rows), rows.rows());
-    std::vector<int> offsets;
-    split_rows(weigh_rows(rows, collection.idf), databases, collection.lexical_cards, collection.lexical_tables,
-               offsets);
-  }
+  const RowMatrix lexical_rows = lexical ? encode_cached(*lexical, lexical_texts, cache_dir) : RowMatrix();
+  collection.memory = memory_of(encoder, lexical, databases, rows, lexical_rows, column_rows);
+  for (size_t i = 0; i < databases.size(); ++i) collection.index_of[databases[i].name] = static_cast<int>(i);
   return collection;
 }
 
-EncodedQuestions encode_questions(const Encoder& encoder, const Encoder* lexical, const std::vector<std::string>& texts,
+EncodedQuestions encode_questions(const Encoder& encoder, const std::vector<std::string>& texts,
                                   std::vector<std::vector<int>> databases, const EncodedCollection& collection,
                                   const std::string& cache_dir) {
   EncodedQuestions q;
   q.databases = std::move(databases);
   q.vectors = encode_cached(encoder, texts, cache_dir);
-  q.raw_card = q.vectors * collection.cards.transpose();
-  q.raw_table = best_table_scores(q.vectors, collection.tables, collection.table_offsets);
-  q.raw_column = best_table_scores(q.vectors, collection.columns, collection.column_offsets);
-  q.value = RowMatrix::Zero(q.raw_card.rows(), q.raw_card.cols());
-  for (size_t i = 0; i < texts.size(); ++i)
-    for (const auto& [db, evidence] : collection.values.question_evidence(texts[i], collection.size()))
-      q.value(static_cast<int64_t>(i), db) = evidence;
-  if (lexical && collection.lexical()) {
-    const RowMatrix lexical_vectors = weigh_rows(encode_cached(*lexical, texts, cache_dir), collection.idf);
-    q.lexical_card = lexical_vectors * collection.lexical_cards.transpose();
-    q.lexical_table = best_table_scores(lexical_vectors, collection.lexical_tables, collection.table_offsets);
-  } else {
-    q.lexical_card = RowMatrix::Zero(q.raw_card.rows(), q.raw_card.cols());
-    q.lexical_table = q.lexical_card;
-  }
-  q.best.resize(static_cast<size_t>(q.raw_card.rows()));
-  for (int64_t i = 0; i < q.raw_card.rows(); ++i) {
-    RawSimilarities& best = q.best[static_cast<size_t>(i)];
-    best = q.raw(i, 0);
-    for (int d = 1; d < collection.size(); ++d) best.keep_max(q.raw(i, d));
+  const auto n = static_cast<int64_t>(texts.size());
+  const int m = collection.size();
+  for (RowMatrix* matrix : {&q.raw_card, &q.raw_table, &q.lexical_card, &q.lexical_table, &q.raw_column, &q.value,
+                            &q.candidate})
+    *matrix = RowMatrix::Zero(n, m);
+  const std::vector<QuestionSimilarities> similarities = collection.memory->similarities(texts, &q.vectors);
+  for (int64_t i = 0; i < n; ++i) {
+    const QuestionSimilarities& s = similarities[static_cast<size_t>(i)];
+    for (size_t c = 0; c < s.databases.size(); ++c) {
+      const int db = collection.index_of.at(s.databases[c]);
+      const RawSimilarities& raw = s.raw[c];
+      q.raw_card(i, db) = raw.card;
+      q.raw_table(i, db) = raw.table;
+      q.lexical_card(i, db) = raw.lexical_card;
+      q.lexical_table(i, db) = raw.lexical_table;
+      q.raw_column(i, db) = raw.column;
+      q.value(i, db) = raw.value;
+      q.candidate(i, db) = 1.0f;
+    }
+    q.best.push_back(s.best);
   }
   return q;
 }
@@ -153,7 +159,8 @@ RowMatrix fused_scores(const EncodedQuestions& questions, SimilarityFusion fusio
   RowMatrix scores(questions.raw_card.rows(), questions.raw_card.cols());
   for (int64_t q = 0; q < scores.rows(); ++q)
     for (int d = 0; d < static_cast<int>(scores.cols()); ++d)
-      scores(q, d) = untrained_score(fusion, questions.raw(q, d), lexical);
+      scores(q, d) = questions.is_candidate(q, d) ? untrained_score(fusion, questions.raw(q, d), lexical)
+                                                  : -std::numeric_limits<float>::infinity();
   return scores;
 }
 
@@ -167,42 +174,42 @@ RowMatrix model_logits(const RelevanceModel& model, const EncodedCollection& col
   RowMatrix logits(n, databases);
 #pragma omp parallel for schedule(dynamic, 16)
   for (int64_t q = 0; q < n; ++q) {
-    std::vector<DatabaseView> views(static_cast<size_t>(databases));
+    std::vector<DatabaseView> views;
+    std::vector<int> scored;
     for (int d = 0; d < databases; ++d) {
-      auto& view = views[static_cast<size_t>(d)];
+      if (!questions.is_candidate(q, d)) continue;
+      DatabaseView view;
       view.card_hat = cards_hat.row(d).data();
       view.tables_hat = tables_hat.row(collection.table_offsets[static_cast<size_t>(d)]).data();
       view.tables = collection.table_offsets[static_cast<size_t>(d) + 1] - collection.table_offsets[static_cast<size_t>(d)];
       view.raw = questions.raw(q, d);
       view.best = questions.best[static_cast<size_t>(q)];
+      views.push_back(view);
+      scored.push_back(d);
     }
     const std::vector<float> row = model.logits(questions_hat.row(q).data(), views);
-    std::copy(row.begin(), row.end(), logits.row(q).data());
+    logits.row(q).setConstant(-std::numeric_limits<float>::infinity());
+    for (size_t i = 0; i < scored.size(); ++i) logits(q, scored[i]) = row[i];
   }
   return logits;
 }
 
-RankingMetrics ranking_metrics(const RowMatrix& scores, const std::vector<std::vector<int>>& databases) {
-  RankingMetrics m;
-  double hit1 = 0, hit5 = 0, all5 = 0;
+HeldoutMetrics heldout_metrics(const RowMatrix& scores, const std::vector<std::vector<int>>& databases) {
+  std::vector<std::vector<int>> ranked[2], gold[2];  // [0]: one database, [1]: several
   for (int64_t q = 0; q < scores.rows(); ++q) {
-    const auto& gold = databases[static_cast<size_t>(q)];
-    const std::vector<int> top = top_indices(scores.row(q).data(), static_cast<int>(scores.cols()), 5);
-    auto in_top = [&](int db, size_t k) { return std::find(top.begin(), top.begin() + std::min(k, top.size()), db) != top.begin() + std::min(k, top.size()); };
-    if (gold.size() == 1) {
-      ++m.singles;
-      hit1 += in_top(gold[0], 1) ? 1 : 0;
-      hit5 += in_top(gold[0], 5) ? 1 : 0;
-    } else {
-      ++m.composites;
-      all5 += std::all_of(gold.begin(), gold.end(), [&](int db) { return in_top(db, 5); }) ? 1 : 0;
-    }
+    const auto& dbs = databases[static_cast<size_t>(q)];
+    const int kind = dbs.size() == 1 ? 0 : 1;
+    ranked[kind].push_back(top_indices(scores.row(q).data(), static_cast<int>(scores.cols()), 5));
+    gold[kind].push_back(dbs);
   }
-  if (m.singles) {
-    m.recall_at_1 = hit1 / static_cast<double>(m.singles);
-    m.recall_at_5 = hit5 / static_cast<double>(m.singles);
-  }
-  if (m.composites) m.all_in_top5 = all5 / static_cast<double>(m.composites);
+  const RankingMetrics singles = ranking_metrics(ranked[0], gold[0], {1, 5});
+  const RankingMetrics composites = ranking_metrics(ranked[1], gold[1], {5});
+  HeldoutMetrics m;
+  m.singles = singles.questions;
+  m.composites = composites.questions;
+  m.recall_at_1 = singles.recall_at(1);
+  m.recall_at_5 = singles.recall_at(5);
+  m.all_in_top5 = composites.all_in_top5;
   return m;
 }
 

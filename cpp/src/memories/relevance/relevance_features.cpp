@@ -39,11 +39,16 @@ int features_forward(const float* question_hat, const DatabaseView& database, co
   x[8] = database.raw.table - database.best.table;
   x[9] = database.raw.lexical_card - database.best.lexical_card;
   x[10] = database.raw.lexical_table - database.best.lexical_table;
-  if (config.scalar_features == RelevanceConfig::kScalarFeatures) {
+  if (config.scalar_features >= RelevanceConfig::kScalarFeaturesWithoutUntrainedScore) {
     x[11] = database.raw.column;
     x[12] = database.raw.value;
     x[13] = database.raw.column - database.best.column;
     x[14] = database.raw.value - database.best.value;
+  }
+  if (config.scalar_features == RelevanceConfig::kScalarFeatures) {
+    const bool lexical = !config.lexical_encoder.empty();
+    x[15] = untrained_score(SimilarityFusion::Mean, database.raw, lexical);
+    x[16] = x[15] - untrained_score(SimilarityFusion::Mean, database.best, lexical);
   }
   float* card_product = x + config.scalar_features;
   float* table_product = card_product + p;

@@ -135,18 +135,21 @@ RelevanceModel::RelevanceModel(const RelevanceConfig& config, uint64_t seed) : c
   parameters_.database_projection() = projection;
   const int f = config.feature_dim(), h = config.hidden_dim;
   parameters_.hidden_weights() = gaussian(h, f, std::sqrt(2.0f / static_cast<float>(f)), rng);
-  // The MLP starts as a small correction; the direct path starts as the untrained memory's ranking
-  // (the mean of the card and best-table cosines, projected and raw).
+  // The MLP starts as a small correction; the direct path starts as the untrained memory's ranking.
   parameters_.output_weights() = gaussian(h, 1, 0.1f / std::sqrt(static_cast<float>(h)), rng);
-  // With a lexical encoder, its two cosines weigh as much as the encoder's four (projected and raw).
-  const float semantic = kInitialCosineWeight / (config.lexical_encoder.empty() ? 4.0f : 8.0f);
-  const float lexical = config.lexical_encoder.empty() ? 0.0f : kInitialCosineWeight / 4.0f;
-  // The column and value features start with their untrained weights relative to the fused cosines, which count
-  // 10 x (the direct path's cosines sum to 10 x the fused score).
   auto ws = parameters_.scalar_weights();
   ws.setZero();
-  ws.head(7) << semantic, semantic, 0.0f, semantic, semantic, lexical, lexical;
   if (config.scalar_features == RelevanceConfig::kScalarFeatures) {
+    ws[15] = kInitialCosineWeight;  // the untrained memory's score
+    return;
+  }
+  // Older layouts: the cosines, column and value features with their untrained weights. With a lexical encoder,
+  // its two cosines weigh as much as the encoder's four (projected and raw), and the direct path's cosines sum to
+  // 10 x the fused score.
+  const float semantic = kInitialCosineWeight / (config.lexical_encoder.empty() ? 4.0f : 8.0f);
+  const float lexical = config.lexical_encoder.empty() ? 0.0f : kInitialCosineWeight / 4.0f;
+  ws.head(7) << semantic, semantic, 0.0f, semantic, semantic, lexical, lexical;
+  if (config.scalar_features == RelevanceConfig::kScalarFeaturesWithoutUntrainedScore) {
     ws[11] = kInitialCosineWeight * kColumnWeight;
     ws[12] = kInitialCosineWeight * kValueWeight;
   }

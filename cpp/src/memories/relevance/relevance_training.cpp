@@ -151,13 +151,17 @@ class BatchBuilder {
         batch.pairs.push_back({q, local_database(db), label, questions_.raw(example->row, db),
                                questions_.best[static_cast<size_t>(example->row)]});
       };
-      for (int db : positives) add_pair(db, 1.0f);
+      // Pairs are what the memory scores: its candidates (a right database outside them cannot be ranked anyway).
+      for (int db : positives)
+        if (questions_.is_candidate(example->row, db)) add_pair(db, 1.0f);
       const size_t wanted = positives.size() * static_cast<size_t>(options_.negatives);
       for (size_t tries = 0; taken.size() < positives.size() + wanted && tries < 20 * wanted + 20; ++tries) {
         const bool hard = !example->hard.empty() && uniform_(rng) < options_.hard_fraction;
         const auto& pool = hard ? example->hard : training_databases_;
         const int db = pool[std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng)];
-        if (std::find(taken.begin(), taken.end(), db) != taken.end()) continue;
+        if (std::find(taken.begin(), taken.end(), db) != taken.end() || !questions_.is_candidate(example->row, db)) {
+          continue;
+        }
         taken.push_back(db);
         add_pair(db, 0.0f);
       }
@@ -236,7 +240,9 @@ float initial_bias(const RelevanceModel& model, const EncodedQuestions& question
     const RawSimilarities raw = questions.raw(row, db);
     const float cosines =
         (w[0] + w[3]) * raw.card + (w[1] + w[4]) * raw.table + w[5] * raw.lexical_card + w[6] * raw.lexical_table;
-    return w.size() == RelevanceConfig::kScalarFeatures ? cosines + w[11] * raw.column + w[12] * raw.value : cosines;
+    const bool lexical = !model.config().lexical_encoder.empty();
+    return cosines + w[11] * raw.column + w[12] * raw.value +
+           w[15] * untrained_score(SimilarityFusion::Mean, raw, lexical);  // a fresh model has 17 features
   };
   double positive = 0.0, negative = 0.0;
   int64_t positives = 0, negatives = 0;
@@ -312,11 +318,15 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
   }
   if (train_set.empty()) throw Error("training: no question names one of the training databases");
   const int64_t train_questions = static_cast<int64_t>(train_set.size());
-  const auto train_composites = make_composites(
-      train_set, std::llround(options.composite_ratio * static_cast<double>(train_set.size())), options.max_composite, rng);
-  const auto heldout_composites = make_composites(
-      heldout_set, std::llround(options.composite_ratio * static_cast<double>(heldout_set.size())),
-      options.max_composite, rng);
+  auto composites_of = [&](const std::vector<LabeledQuestion>& singles) {
+    if (options.max_composite < 2) return std::vector<LabeledQuestion>();
+    CompositeOptions composite;
+    composite.max_parts = options.max_composite;
+    return make_composites(singles, std::llround(options.composite_ratio * static_cast<double>(singles.size())),
+                           composite, rng);
+  };
+  const auto train_composites = composites_of(train_set);
+  const auto heldout_composites = composites_of(heldout_set);
   train_set.insert(train_set.end(), train_composites.begin(), train_composites.end());
   const size_t heldout_begin = train_set.size();
   std::vector<LabeledQuestion> all = train_set;
@@ -334,7 +344,7 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
     labels.push_back(std::move(dbs));
   }
   const EncodedQuestions encoded =
-      relevance::encode_questions(encoder, lexical, texts, std::move(labels), collection, options.cache_dir);
+      relevance::encode_questions(encoder, texts, std::move(labels), collection, options.cache_dir);
   std::unique_ptr<EncoderTuning> tuning;
   if (options.finetune_layers > 0) tuning = std::make_unique<EncoderTuning>(encoder, texts, options);
   result.encode_seconds = seconds_since(encode_start);
@@ -352,7 +362,7 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
     return relevance::model_logits(m, collection, tuned);
   };
   if (heldout_rows > 0) {
-    const auto untrained = relevance::ranking_metrics(
+    const auto untrained = relevance::heldout_metrics(
         relevance::fused_scores(heldout_encoded, options.fusion, collection.lexical()), heldout_encoded.databases);
     result.untrained_recall_at_1 = untrained.recall_at_1;
     result.untrained_recall_at_5 = untrained.recall_at_5;
@@ -367,7 +377,10 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
     std::vector<int> ranked = training_databases;
     const auto& gold = encoded.databases[i];
     ranked.erase(std::remove_if(ranked.begin(), ranked.end(),
-                                [&](int db) { return std::find(gold.begin(), gold.end(), db) != gold.end(); }),
+                                [&](int db) {
+                                  return std::find(gold.begin(), gold.end(), db) != gold.end() ||
+                                         !encoded.is_candidate(static_cast<int64_t>(i), db);
+                                }),
                  ranked.end());
     const size_t keep = std::min<size_t>(static_cast<size_t>(options.hard_pool), ranked.size());
     const auto row = fused.row(static_cast<int64_t>(i));
@@ -422,7 +435,7 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
     report.loss = loss_sum / static_cast<double>(std::max<int64_t>(steps, 1));
     double score;  // without held-out data the last epoch wins
     if (heldout_rows > 0) {
-      const auto metrics = relevance::ranking_metrics(heldout_logits(model), heldout_encoded.databases);
+      const auto metrics = relevance::heldout_metrics(heldout_logits(model), heldout_encoded.databases);
       report.heldout_recall_at_1 = metrics.recall_at_1;
       report.heldout_recall_at_5 = metrics.recall_at_5;
       report.heldout_all_in_top5 = metrics.all_in_top5;
@@ -459,6 +472,14 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
                                              static_cast<int>(databases.size())));
   result.model = std::move(model);
   return result;
+}
+
+RowMatrix training_logits(const RelevanceModel& model, const Encoder& encoder, const Encoder* lexical,
+                          const std::vector<DatabaseTexts>& databases, const std::vector<std::string>& questions) {
+  const EncodedCollection collection = relevance::encode_collection(encoder, lexical, databases, "");
+  const EncodedQuestions encoded = relevance::encode_questions(
+      encoder, questions, std::vector<std::vector<int>>(questions.size()), collection, "");
+  return relevance::model_logits(model, collection, encoded);
 }
 
 }  // namespace relmem

@@ -62,10 +62,14 @@ SetMetrics set_metrics(const std::vector<ScoredQuestion>& questions, float thres
     selected += n;
     gold += q.gold;
   }
+  return micro_averaged(true_positives, selected, gold, static_cast<int64_t>(questions.size()));
+}
+
+SetMetrics micro_averaged(int64_t hits, int64_t selected, int64_t gold, int64_t questions) {
   SetMetrics m;
-  m.questions = static_cast<int64_t>(questions.size());
-  m.precision = selected ? static_cast<double>(true_positives) / static_cast<double>(selected) : 0.0;
-  m.recall = gold ? static_cast<double>(true_positives) / static_cast<double>(gold) : 0.0;
+  m.questions = questions;
+  m.precision = selected ? static_cast<double>(hits) / static_cast<double>(selected) : 0.0;
+  m.recall = gold ? static_cast<double>(hits) / static_cast<double>(gold) : 0.0;
   m.f1 = m.precision + m.recall > 0.0 ? 2.0 * m.precision * m.recall / (m.precision + m.recall) : 0.0;
   return m;
 }

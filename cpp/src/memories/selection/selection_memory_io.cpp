@@ -86,6 +86,8 @@ void SelectionMemory::save(const std::string& target) const {
         {"candidates", options_.candidates},
         {"pool", options_.pool},
         {"values_per_column", options_.values_per_column},
+        {"synonyms", options_.synonyms},
+        {"split_sentences", options_.split_sentences},
         {"lexical_encoder", options_.lexical_encoder},
         {"column_dtype", options_.column_dtype}}},
       {"calibration",
@@ -149,6 +151,8 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
     options.lexical_encoder = o.at("lexical_encoder").get<std::string>();
     options.values_per_column = has_columns ? o.at("values_per_column").get<int64_t>() : 0;
     options.column_dtype = o.value("column_dtype", "fp32");  // absent before compact columns
+    options.synonyms = o.value("synonyms", false);  // absent before synonyms existed
+    options.split_sentences = o.value("split_sentences", true);
     SelectionMemory memory(encoder, options);
     memory.cards_ = VectorIndex::load(join(folder, kCards));
     memory.tables_ = VectorIndex::load(join(folder, kTables), "cpu", "", /*mmap=*/true);

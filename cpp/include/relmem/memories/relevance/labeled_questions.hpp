@@ -25,9 +25,18 @@ enum class CompositeStyle {
 CompositeStyle parse_composite_style(const std::string& name);  // "larger-number", "concatenate", "and-also"
 std::string compose_question(const std::vector<std::string>& parts, CompositeStyle style);
 
-// `count` composite questions of 2..max_parts parts, each part from a different database, in a random style.
-// Deterministic for a given rng state. Empty when fewer than two databases are present.
+// How composite questions are drawn: min_parts..max_parts parts (uniformly), each from a different database, joined
+// in one of `styles` (uniformly).
+struct CompositeOptions {
+  int min_parts = 2;
+  int max_parts = 3;
+  std::vector<CompositeStyle> styles{CompositeStyle::LargerNumber, CompositeStyle::Concatenate,
+                                     CompositeStyle::AndAlso};
+};
+
+// `count` composite questions from single-database questions. Deterministic for a given rng state. Empty when fewer
+// than two databases are present; parts are capped at the number of databases.
 std::vector<LabeledQuestion> make_composites(const std::vector<LabeledQuestion>& singles, int64_t count,
-                                             int max_parts, std::mt19937_64& rng);
+                                             const CompositeOptions& options, std::mt19937_64& rng);
 
 }  // namespace relmem

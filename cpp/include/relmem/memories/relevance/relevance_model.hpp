@@ -2,14 +2,17 @@
 // Relevance classifier p(question, database) on top of a sentence encoder, trained with binary cross-entropy
 // (relmem-train-relevance); the encoder stays frozen or has its top layer(s) fine-tuned on the question side. With û = normalize(Wq q), ĉ = normalize(Wd card), t̂_j =
 // normalize(Wd table_j) and j* = argmax_j û·t̂_j, one (question, database) pair gets the features
-//   x = [û·ĉ, û·t̂_j*, mean_j û·t̂_j, r, r - r_best, s, s - s_best, p (û ⊙ ĉ), p (û ⊙ t̂_j*)]
+//   x = [û·ĉ, û·t̂_j*, mean_j û·t̂_j, r, r - r_best, s, s - s_best, u, u - u_best, p (û ⊙ ĉ), p (û ⊙ t̂_j*)]
 // where r = (q·card, max_j q·table_j, lex(q)·lex(card), max_j lex(q)·lex(table_j)) are the raw cosines of the
 // frozen encoder and of the optional lexical encoder (IDF-weighted hashing; zero without one), s = (max_k q·column_k,
 // stored-value evidence) (see similarity_fusion.hpp), and r_best, s_best the same features' maxima over every
 // candidate database of the question (how far this database is behind the best one tells more than the cosine
-// alone, across collections), and
+// alone, across collections), u = untrained_score(mean fusion, r, s) the untrained memory's score and u_best the
+// same of r_best, s_best, and
 //   logit = w2 · relu(W1 x + b1) + ws · x[0:S] + b2,   probability = sigmoid(logit),
-// with S = 15 scalar features (11, without s, in models saved before the column and value features existed).
+// with S = 17 scalar features. A fresh model is a residual over the untrained memory: ws weighs u alone and the MLP
+// starts small, so training starts from the untrained ranking. Older model files have S = 15 (without u) or 11
+// (without s and u).
 // Forward and backward passes are written by hand; tests check every gradient against finite differences.
 #include <cstdint>
 #include <string>
@@ -29,9 +32,10 @@ struct RelevanceConfig {
   std::string encoder;       // name of the encoder the model was trained with, e.g. "use-lite"
   std::string lexical_encoder;  // name of the lexical encoder of features 5 and 6, e.g. "hashing:4096"; "" = none
 
-  static constexpr int kScalarFeatures = 15;
+  static constexpr int kScalarFeatures = 17;
+  static constexpr int kScalarFeaturesWithoutUntrainedScore = 15;
   static constexpr int kScalarFeaturesWithoutColumnsAndValues = 11;
-  int scalar_features = kScalarFeatures;  // S: 15, or 11 in older model files
+  int scalar_features = kScalarFeatures;  // S: 17, or 15 or 11 in older model files
   int feature_dim() const { return scalar_features + 2 * projection_dim; }
   // Number of floats in the flat parameter vector.
   int64_t parameter_count() const;

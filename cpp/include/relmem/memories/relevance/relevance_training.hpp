@@ -73,4 +73,10 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
                                const std::vector<LabeledQuestion>& questions, const TrainingOptions& options,
                                const std::function<void(const EpochReport&)>& progress = {});
 
+// The logits training computes for `questions` against `databases` (question rows, database columns in order;
+// -infinity where a database is not among the question's candidates), through the trainer's own code path. A
+// SelectionMemory holding the same databases and the model scores every question the same.
+RowMatrix training_logits(const RelevanceModel& model, const Encoder& encoder, const Encoder* lexical,
+                          const std::vector<DatabaseTexts>& databases, const std::vector<std::string>& questions);
+
 }  // namespace relmem

@@ -26,6 +26,9 @@ struct SetMetrics {
   int64_t questions = 0;
 };
 
+// Micro-averaged precision, recall and F1 from counts over `questions` questions.
+SetMetrics micro_averaged(int64_t hits, int64_t selected, int64_t gold, int64_t questions);
+
 // Logistic regression of `relevant` on the candidate scores (L2-damped so separable data stays finite).
 PlattScaling fit_platt(const std::vector<ScoredQuestion>& questions);
 

@@ -46,6 +46,21 @@ struct SelectionOptions {
   int64_t values_per_column = 1000;
   // Storage of the column vectors, most of the memory's bytes: "int8" (a quarter of "fp32"), "fp16" or "fp32".
   std::string column_dtype = "int8";
+  // The lexical texts carry other words for table and column names (WordNet synonyms, expanded abbreviations) when
+  // WordNet is installed (wordnet.hpp).
+  bool synonyms = true;
+  // Questions are cut into sentence parts ("How many singers? Which cars ...?"; question_parts.hpp); parts the asker
+  // marked (Q1: ..., 1. ...) are split either way.
+  bool split_sentences = true;
+};
+
+// What the memory scores a question by (untrained fusion or trained model alike): the raw similarities of each
+// candidate database and their maxima over the candidates. Training computes its features through the same call.
+struct QuestionSimilarities {
+  std::vector<std::string> databases;  // the candidates: every database of a collection of at most
+                                       // SelectionOptions::candidates, else the narrowed ones
+  std::vector<RawSimilarities> raw;    // one per candidate
+  RawSimilarities best;                // component-wise maxima over the candidates
 };
 
 struct DatabaseMatch {
@@ -107,8 +122,12 @@ class SelectionMemory {
   // lexical encoder (lexical_encoder()->dim() floats). Not with a model that fine-tunes the encoder (it needs text);
   // without the text, stored values give no evidence.
   std::vector<DatabaseMatch> select_vector(const float* question, int k, const float* lexical_question = nullptr) const;
+  // The candidates and raw similarities each question (whole, not split into parts) is scored by. `vectors`, when
+  // given, are the questions' sentence-encoder rows (saves encoding them again).
+  std::vector<QuestionSimilarities> similarities(const std::vector<std::string>& questions,
+                                                 const RowMatrix* vectors = nullptr) const;
   // Every candidate whose probability clears the calibrated threshold, best first; at least the best database (of
-  // each part of a composite question: see question_parts.hpp).
+  // each part of a question with several parts: see question_parts.hpp).
   std::vector<DatabaseMatch> select_set(const std::string& question) const;
   std::vector<std::vector<DatabaseMatch>> select_set_batch(const std::vector<std::string>& questions) const;
 
@@ -184,6 +203,7 @@ class SelectionMemory {
   bool remove_entry(const std::string& db);  // remove() without the lock
   void project(Entry& entry) const;
   std::vector<const Entry*> pool(const float* question) const;
+  static RawSimilarities best_of(const std::vector<Candidate>& candidates);
   std::vector<Candidate> candidates(const float* question, const float* lexical_question,
                                     const std::unordered_map<int64_t, float>* value_evidence) const;
   // `tuned_question`: the question through the model's fine-tuned encoder top (required with one).
@@ -191,14 +211,19 @@ class SelectionMemory {
   std::vector<DatabaseMatch> score(const float* question, const float* lexical_question, int k,
                                    const float* tuned_question = nullptr,
                                    const std::unordered_map<int64_t, float>* value_evidence = nullptr) const;
-  EncodedQuestions encode_questions(const std::vector<std::string>& questions) const;
-  // Per question, one ranking per part (question_parts): the best k databases for an ordinary question, every
-  // candidate for each part of a composite one.
-  using PartRankings = std::vector<std::vector<DatabaseMatch>>;
+  EncodedQuestions encode_questions(const std::vector<std::string>& questions, const RowMatrix* vectors = nullptr) const;
+  // A question's rankings: of each part (question_parts.hpp), every candidate, or the question's best k when it has
+  // one part; and beside sentence parts (not marked ones), the whole question's best database. The parts pick set
+  // members and calibrate.
+  struct PartRankings {
+    std::vector<DatabaseMatch> whole;
+    std::vector<std::vector<DatabaseMatch>> parts;
+  };
   std::vector<PartRankings> rank_parts(const std::vector<std::string>& questions, int k) const;
-  // One ranking of at most k from a question's part rankings: each part's scores are shifted so that its best
-  // database scores as the best part's best one, and a database keeps its highest shifted score and its highest
-  // probability (the probability that it answers some part).
+  // One ranking of at most k from a question's rankings: each one's scores are shifted so that its best database
+  // scores as the best ranking's best one (the whole question's best first among them, then the parts' by their
+  // probability), and a database keeps its highest shifted score and its highest probability (the probability
+  // that it answers some part).
   static std::vector<DatabaseMatch> merge_parts(const PartRankings& parts, int k);
   void check_model(const RelevanceModel& model) const;
 

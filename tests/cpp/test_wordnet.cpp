@@ -1,0 +1,99 @@
+// WordNet from its database files (a small hand-made copy in the real format, and Debian's wordnet-base when
+// installed) and the schema-word synonyms built on it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "relmem/common.hpp"
+#include "relmem/memories/text/schema_words.hpp"
+#include "relmem/memories/text/wordnet.hpp"
+#include "test_util.hpp"
+
+using namespace relmem;
+
+namespace {
+
+// Writes a data file whose lines start at the byte offsets the index names, and returns the offsets.
+std::vector<size_t> write_data(const std::string& path, const std::vector<std::string>& synsets) {
+  std::string text = "  1 This software and database is being provided\n";
+  std::vector<size_t> offsets;
+  for (const auto& synset : synsets) {
+    offsets.push_back(text.size());
+    char head[16];
+    std::snprintf(head, sizeof(head), "%08zu", text.size());
+    text += std::string(head) + " " + synset + "\n";
+  }
+  relmem_test::write_bytes(path, text);
+  return offsets;
+}
+
+// A WordNet of two nouns (singer: one sense; country: two), one adjective and no verbs or adverbs.
+std::string make_wordnet(const relmem_test::TempDir& dir) {
+  const std::string folder = dir.file("wordnet");
+  std::filesystem::create_directories(folder);
+  const auto nouns = write_data(folder + "/data.noun", {"18 n 03 singer 0 vocalist 0 vocaliser 0 000 | a person who sings",
+                                                        "15 n 03 country 0 state 0 nation 0 000 | a politically organized body",
+                                                        "15 n 02 country 0 land 0 000 | the territory"});
+  relmem_test::write_bytes(folder + "/index.noun",
+                           "  1 This software and database is being provided\n"
+                           "singer n 1 1 @ 1 0 " + std::to_string(nouns[0]) + "\n"
+                           "vocalist n 1 1 @ 1 0 " + std::to_string(nouns[0]) + "\n"
+                           "country n 2 1 @ 2 0 " + std::to_string(nouns[1]) + " " + std::to_string(nouns[2]) + "\n");
+  const auto adjectives = write_data(folder + "/data.adj", {"00 a 02 pet(a) 0 favourite 0 000 | preferred"});
+  relmem_test::write_bytes(folder + "/index.adj", "pet a 1 0 1 0 " + std::to_string(adjectives[0]) + "\n");
+  relmem_test::write_bytes(folder + "/index.verb", "");
+  relmem_test::write_bytes(folder + "/data.verb", "");
+  relmem_test::write_bytes(folder + "/index.adv", "");
+  relmem_test::write_bytes(folder + "/data.adv", "");
+  relmem_test::write_bytes(folder + "/noun.exc", "geese goose\n");
+  return folder;
+}
+
+}  // namespace
+
+TEST(WordNet, ReadsSensesAndBaseForms) {
+  relmem_test::TempDir dir;
+  const std::string folder = make_wordnet(dir);
+  ASSERT_TRUE(WordNet::available(folder));
+  const WordNet wordnet(folder);
+  EXPECT_TRUE(wordnet.contains("Singer"));
+  EXPECT_EQ(wordnet.base_form("singers"), "singer");
+  EXPECT_EQ(wordnet.base_form("countries"), "country");
+  EXPECT_EQ(wordnet.base_form("geese"), "goose");
+  EXPECT_EQ(wordnet.base_form("unknowns"), "");
+  EXPECT_EQ(wordnet.synonyms("singers"), (std::vector<std::string>{"vocalist", "vocaliser"}));
+  EXPECT_EQ(wordnet.synonyms("country"), (std::vector<std::string>{"state", "nation"}));
+  EXPECT_EQ(wordnet.synonyms("country", 2), (std::vector<std::string>{"state", "nation", "land"}));
+  EXPECT_EQ(wordnet.synonyms("pet"), std::vector<std::string>{"favourite"});  // adjective marker "(a)" dropped
+  EXPECT_TRUE(wordnet.synonyms("nothing").empty());
+}
+
+TEST(WordNet, MissingFilesAreAClearError) {
+  relmem_test::TempDir dir;
+  EXPECT_FALSE(WordNet::available(dir.file("none")));
+  EXPECT_THROW(WordNet(dir.file("none")), Error);
+}
+
+TEST(SchemaWords, IdentifiersAreSplitAndAbbreviationsExpanded) {
+  EXPECT_EQ(identifier_words("stu_fname"), (std::vector<std::string>{"stu", "student", "fname", "first", "name"}));
+  EXPECT_EQ(identifier_words("CountryName"), (std::vector<std::string>{"country", "name"}));
+}
+
+TEST(SchemaWords, SynonymsOfNamesWithoutTheNamesThemselves) {
+  relmem_test::TempDir dir;
+  const WordNet wordnet(make_wordnet(dir));
+  EXPECT_EQ(schema_synonyms({"singer", "Country", "stu_fname"}, &wordnet),
+            "vocalist vocaliser state nation student first name");
+  EXPECT_EQ(schema_synonyms({"singer"}, nullptr), "");
+}
+
+TEST(WordNet, DebiansWordNetWhenInstalled) {
+  if (!WordNet::available()) GTEST_SKIP() << "WordNet is not installed (Debian: wordnet-base)";
+  const WordNet* wordnet = WordNet::shared();
+  ASSERT_NE(wordnet, nullptr);
+  EXPECT_EQ(wordnet->base_form("vocalists"), "vocalist");
+  const auto synonyms = wordnet->synonyms("country");
+  EXPECT_NE(std::find(synonyms.begin(), synonyms.end(), "nation"), synonyms.end());
+}
