@@ -40,13 +40,13 @@ class Scripted:
 
     def __call__(self, messages, stage="", **params):
         self.stages.append(stage)
-        if stage.startswith("hybrid_") and stage != "hybrid_propose":
+        if stage.startswith("hybrid_"):
             return self.oracle.chat(messages, stage=stage)
         return {
             "rephrase": "Question: Which drivers are German?",
             "context_switch": "Reasoning: needs records.\nAnswer: (YES)",
             "plan": "No relevant database",
-            "hybrid_propose": "```json\n" + json.dumps(PROPOSAL) + "\n```",
+            "hybrid": "```json\n" + json.dumps(PROPOSAL) + "\n```",
             "return_type": "Answer: (SQL_RESULT)",
             "generate_output": "Answer: Sebastian Vettel and Michael Schumacher",
         }.get(stage, "")
@@ -78,7 +78,7 @@ def test_the_hybrid_switch_turns_it_off(formula, tmp_path):
     scripted = Scripted(hybrid.OracleFiller([{"database": "f1", "path": str(original)}]))
     state = pipeline(catalog, scripted, tmp_path, disable={"hybrid", "conversation"}).ask("Which drivers are German?")
     assert "hybrid" not in [r["stage"] for r in state.trace.records]
-    assert "hybrid_propose" not in scripted.stages
+    assert "hybrid" not in scripted.stages
     assert state.answer.startswith("could not answer")
 
 

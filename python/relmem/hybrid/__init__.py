@@ -26,7 +26,7 @@ Filler = _core.Filler
 HybridSession = _core.HybridSession
 OracleFiller = _core.OracleFiller
 
-STAGES = ("hybrid_propose", "hybrid_fill", "hybrid_map", "hybrid_qa", "hybrid_match")
+STAGES = ("hybrid", "hybrid_fill", "hybrid_map", "hybrid_qa", "hybrid_match")
 
 
 def session(database, path, schema, llm, store, mode="lazy", batch_size=40, **options):

@@ -57,6 +57,8 @@ class HybridAnswer(Stage):
     name = "hybrid"
     group = "hybrid"
     runs_when_stopped = True
+    reads = ("standalone_question", "candidates", "targets")
+    writes = ("targets", "answer", "stopped")
 
     def __init__(self, llm, catalog, config, store=None, descriptions=None):
         self.llm = llm
@@ -83,7 +85,7 @@ class HybridAnswer(Stage):
             messages = render_prompt("hybrid_propose", question=state.standalone_question, finding=finding,
                                      schema=schema_text(self.catalog, database, self.descriptions.get(database, "")))
             try:
-                proposal = step.ask(self.llm, messages, parse_proposal, stage="hybrid_propose",
+                proposal = step.ask(self.llm, messages, parse_proposal,
                                     **llm_params(self.config))
             except StageFailure as failure:
                 step.fail(failure)
@@ -105,7 +107,7 @@ class HybridAnswer(Stage):
                 step.fail(f"{result.error_kind}: {result.error}")
                 return
             target = QueryTarget(len(state.targets), f"hybrid: {finding}", database, sql, planned_sql=sql)
-            target.result, target.executed_sql = result, sql
+            target.executions[sql] = result
             state.targets = [target]
             state.stopped, state.answer = False, None
 
