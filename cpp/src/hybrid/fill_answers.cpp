@@ -133,7 +133,7 @@ std::optional<json> to_type(const json& raw, FillType type, std::string& reason)
       }
       [[fallthrough]];
     case FillType::Text:
-      if (raw.is_string()) return json(trim(raw.get<std::string>()));
+      if (raw.is_string()) return raw;  // as written: stored text keeps its spaces too
       if (raw.is_number()) return json(number_text(raw));
       if (raw.is_boolean()) return json(raw.get<bool>() ? "true" : "false");
       reason = "not a text value: " + raw.dump();
@@ -162,9 +162,9 @@ std::optional<json> check_scalar(const json& raw, const AnswerSpec& spec, std::s
   }
   auto value = to_type(raw, spec.type, reason);
   if (!value || spec.allowed.empty()) return value;
-  const std::string wanted = lower(value->is_string() ? value->get<std::string>() : number_text(*value));
+  const std::string wanted = lower(trim(value->is_string() ? value->get<std::string>() : number_text(*value)));
   for (const auto& allowed : spec.allowed)
-    if (lower(allowed) == wanted) return value->is_string() ? json(allowed) : *value;
+    if (lower(trim(allowed)) == wanted) return value->is_string() ? json(allowed) : *value;
   reason = "not an allowed value: " + raw.dump();
   return std::nullopt;
 }
