@@ -100,9 +100,10 @@ std::optional<json> to_type(const json& raw, FillType type, std::string& reason)
       reason = "not a yes/no value: " + raw.dump();
       return std::nullopt;
     }
-    case FillType::Integer: {
+    case FillType::Integer: {  // as SQLite's INTEGER affinity: integral numbers become integers, others stay REAL
       const auto number = to_number(raw);
       if (number && std::floor(*number) == *number && std::fabs(*number) < 9e18) return json(static_cast<int64_t>(*number));
+      if (number) return json(*number);
       reason = "not an integer: " + raw.dump();
       return std::nullopt;
     }
@@ -132,7 +133,7 @@ std::optional<json> to_type(const json& raw, FillType type, std::string& reason)
       }
       [[fallthrough]];
     case FillType::Text:
-      if (raw.is_string()) return json(trim(raw.get<std::string>()));
+      if (raw.is_string()) return raw;  // as written: stored text keeps its spaces too
       if (raw.is_number()) return json(number_text(raw));
       if (raw.is_boolean()) return json(raw.get<bool>() ? "true" : "false");
       reason = "not a text value: " + raw.dump();
@@ -145,9 +146,14 @@ bool is_unknown(const json& raw) {
   return raw.is_null() || (raw.is_string() && trim(raw.get<std::string>()).empty());
 }
 
+// null is "unknown"; empty text is a text value (as databases store it) unless the allowed values exclude it.
 std::optional<json> check_scalar(const json& raw, const AnswerSpec& spec, std::string& reason) {
-  const bool empty_allowed = std::find(spec.allowed.begin(), spec.allowed.end(), "") != spec.allowed.end();
-  if (raw.is_null() || (is_unknown(raw) && !empty_allowed)) return json();  // "" is a value when it is allowed
+  if (raw.is_null()) return json();
+  if (is_unknown(raw)) {
+    const bool text = spec.type == FillType::Text || spec.type == FillType::Any;
+    const bool allowed = spec.allowed.empty() || std::find(spec.allowed.begin(), spec.allowed.end(), "") != spec.allowed.end();
+    return text && allowed ? json("") : json();
+  }
   if (spec.type == FillType::Any && raw.is_array() && !spec.allowed.empty()) {  // each element must be allowed
     AnswerSpec element = spec;
     element.list = true;
@@ -156,9 +162,9 @@ std::optional<json> check_scalar(const json& raw, const AnswerSpec& spec, std::s
   }
   auto value = to_type(raw, spec.type, reason);
   if (!value || spec.allowed.empty()) return value;
-  const std::string wanted = lower(value->is_string() ? value->get<std::string>() : number_text(*value));
+  const std::string wanted = lower(trim(value->is_string() ? value->get<std::string>() : number_text(*value)));
   for (const auto& allowed : spec.allowed)
-    if (lower(allowed) == wanted) return value->is_string() ? json(allowed) : *value;
+    if (lower(trim(allowed)) == wanted) return value->is_string() ? json(allowed) : *value;
   reason = "not an allowed value: " + raw.dump();
   return std::nullopt;
 }

@@ -45,7 +45,7 @@ BaseTable read_base_table(sqlite3* db, const std::string& requested) {
   }
   std::vector<int> primary_key;
   {
-    SqliteStatement info(db, "SELECT name, type, pk FROM pragma_table_info(?)", context);
+    SqliteStatement info(db, "SELECT name, type, pk FROM pragma_table_info(?, 'main')", context);
     info.bind(1, table.name);
     while (info.step()) {
       table.columns.push_back(info.text(0));
@@ -54,16 +54,22 @@ BaseTable read_base_table(sqlite3* db, const std::string& requested) {
     }
   }
   table.unique.assign(table.columns.size(), false);
-  if (primary_key.size() == 1) table.unique[primary_key[0]] = true;
+  table.indexed.assign(table.columns.size(), false);
+  if (primary_key.size() == 1) {
+    table.unique[primary_key[0]] = true;
+    table.indexed[primary_key[0]] = upper(table.types[primary_key[0]]) == "INTEGER";  // the rowid itself
+  }
   {
     SqliteStatement indexes(db,
-                            "SELECT ii.name FROM pragma_index_list(?) il, pragma_index_info(il.name) ii "
-                            "WHERE il.\"unique\" = 1 AND (SELECT COUNT(*) FROM pragma_index_info(il.name)) = 1",
+                            "SELECT ii.name, il.\"unique\", (SELECT COUNT(*) FROM pragma_index_info(il.name, 'main')) "
+                            "FROM pragma_index_list(?, 'main') il, pragma_index_info(il.name, 'main') ii WHERE ii.seqno = 0",
                             context);
     indexes.bind(1, table.name);
     while (indexes.step()) {
       const int i = column_index(table, indexes.text(0));
-      if (i >= 0) table.unique[i] = true;
+      if (i < 0) continue;
+      table.indexed[i] = true;
+      if (indexes.integer(1) == 1 && indexes.integer(2) == 1) table.unique[i] = true;
     }
   }
   table.row_count = count(db, "SELECT COUNT(*) FROM main." + quote_identifier(table.name), context);
@@ -301,19 +307,30 @@ struct HybridSession::Core {
     for (const auto& [columns, group] : by_columns) fill_table_columns(stats, t, columns, group);
   }
 
-  // HQDL: the columns a query touched, for every row of the table that lacks any of them.
-  std::map<std::string, Missing::Row> every_row_missing(int t, const std::map<std::string, Missing::Row>& reached) {
-    std::set<int> touched;
-    for (const auto& [_, row] : reached) touched.insert(row.columns.begin(), row.columns.end());
+  // The virtual columns a row still lacks: a row is filled for all of them at once, so its key is sent once.
+  Missing::Row unfilled_columns(int t, const std::string& key, const json& shown) {
+    Missing::Row row{shown, {}};
+    for (size_t c = 0; c < state.tables[t].columns.size(); ++c)
+      if (!state.values(state.tables[t].columns[c].scope).count(key)) row.columns.insert(static_cast<int>(c));
+    return row;
+  }
+
+  // Lazy: the rows a query reached. Whole (HQDL): every row of the table.
+  std::map<std::string, Missing::Row> rows_to_fill(int t, const std::map<std::string, Missing::Row>& reached,
+                                                   bool whole) {
     std::map<std::string, Missing::Row> out;
-    for (auto& [key, shown] : all_rows(state.tables[t].base)) {
-      Missing::Row row{shown, {}};
-      for (int c : touched)
-        if (!state.values(state.tables[t].columns[c].scope).count(key)) row.columns.insert(c);
+    auto add = [&](const std::string& key, const json& shown) {
+      auto row = unfilled_columns(t, key, shown);
       if (!row.columns.empty()) out.emplace(key, std::move(row));
+    };
+    if (whole) {
+      for (const auto& [key, shown] : all_rows(state.tables[t].base)) add(key, shown);
+    } else {
+      for (const auto& [key, row] : reached) add(key, row.shown);
     }
     return out;
   }
+
 
   std::map<std::string, json> unfilled_rows(const BaseTable& base, const std::string& scope) {
     const auto& known = state.values(scope);
@@ -412,7 +429,7 @@ struct HybridSession::Core {
     Missing missing = std::move(state.missing);
     state.missing = Missing{};
     for (const auto& [t, rows] : missing.table_rows)
-      fill_rows(stats, t, options.mode == FillMode::Whole ? every_row_missing(t, rows) : rows);
+      fill_rows(stats, t, rows_to_fill(t, rows, options.mode == FillMode::Whole));
     for (const auto& [r, rows] : missing.relation_rows) {
       const auto& relation = state.relations[r];
       fill_relation(stats, r, options.mode == FillMode::Whole ? unfilled_rows(relation.owner, relation.scope) : rows);
@@ -460,11 +477,8 @@ HybridResult HybridSession::execute(const std::string& sql) {
 FillReport HybridSession::fill_all() {
   HybridStats stats;
   auto& state = core_->state;
-  for (size_t t = 0; t < state.tables.size(); ++t) {
-    Missing::Row all_columns;
-    for (size_t c = 0; c < state.tables[t].columns.size(); ++c) all_columns.columns.insert(static_cast<int>(c));
-    core_->fill_rows(stats, static_cast<int>(t), core_->every_row_missing(static_cast<int>(t), {{"", all_columns}}));
-  }
+  for (size_t t = 0; t < state.tables.size(); ++t)
+    core_->fill_rows(stats, static_cast<int>(t), core_->rows_to_fill(static_cast<int>(t), {}, true));
   for (size_t r = 0; r < state.relations.size(); ++r)
     core_->fill_relation(stats, r, core_->unfilled_rows(state.relations[r].owner, state.relations[r].scope));
   return stats.fills;

@@ -24,6 +24,7 @@ struct BaseTable {
   std::vector<std::string> columns;     // as stored, in order
   std::vector<std::string> types;       // declared types
   std::vector<bool> unique;             // the column alone identifies a row
+  std::vector<bool> indexed;            // an index (or the rowid) starts with the column: equality is cheap
   std::vector<int> key_indexes;         // into columns: what identifies a row to the LLM
   int64_t row_count = 0;
 };

@@ -119,9 +119,18 @@ def read_dropped(swan_dir, database, connection):
     return dropped
 
 
+def _index_columns(connection, index):
+    return [row[2] for row in connection.execute(f'PRAGMA index_info("{index}")')]
+
+
 def _rebuild_without(connection, table, drop):
-    """Recreates `table` without the `drop` columns, keeping types, defaults, the primary key and foreign keys."""
+    """Recreates `table` without the `drop` columns, keeping types, defaults, the primary key, foreign keys, UNIQUE
+    constraints and indexes whose columns all remain."""
     info = connection.execute(f'PRAGMA table_info("{table}")').fetchall()
+    indexes = connection.execute(f'PRAGMA index_list("{table}")').fetchall()  # seq, name, unique, origin, partial
+    unique = [_index_columns(connection, row[1]) for row in indexes if row[3] == "u"]
+    created = [connection.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", (row[1],))
+               .fetchone()[0] for row in indexes if row[3] == "c" and not set(_index_columns(connection, row[1])) & drop]
     keep = [row for row in info if row[1] not in drop]
     pk = [row[1] for row in sorted(keep, key=lambda r: r[5]) if row[5]]
     parts = []
@@ -134,6 +143,9 @@ def _rebuild_without(connection, table, drop):
         parts.append(column)
     if pk:
         parts.append("PRIMARY KEY (" + ", ".join(f'"{c}"' for c in pk) + ")")
+    for columns in unique:
+        if not set(columns) & drop:
+            parts.append("UNIQUE (" + ", ".join(f'"{c}"' for c in columns) + ")")
     for row in connection.execute(f'PRAGMA foreign_key_list("{table}")').fetchall():
         if row[3] not in drop:
             target = f'("{row[4]}")' if row[4] else ""
@@ -143,6 +155,8 @@ def _rebuild_without(connection, table, drop):
     connection.execute(f'INSERT INTO "{table}__curated" ({names}) SELECT {names} FROM "{table}"')
     connection.execute(f'DROP TABLE "{table}"')
     connection.execute(f'ALTER TABLE "{table}__curated" RENAME TO "{table}"')
+    for sql in created:
+        connection.execute(sql)
 
 
 def build_curated(swan_dir, database, out_dir):
