@@ -11,6 +11,7 @@ and their character n-grams, and it embeds a whole collection's rows in seconds,
 minutes. Each table keeps at most `rows_per_table` rows, the first ones SQLite returns; values are cut to
 `max_value_chars` characters and BLOBs are left out.
 """
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -35,6 +36,11 @@ class RowMatch:
 
     def as_dict(self):
         return dict(zip(self.columns, self.values))
+
+
+def _checksum(rows):
+    """SHA-256 of the rows' canonical JSON: a changed byte in rows.json is found, not silently read."""
+    return hashlib.sha256(json.dumps(rows, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 class RowMemory(Memory):
@@ -157,6 +163,7 @@ class RowMemory(Memory):
                                        "tables": [[name, list(columns), [list(r) for r in rows]]
                                                   for name, (columns, rows, _) in tables.items()]}
                                   for db, tables in self.tables.items()}}
+        manifest["checksum"] = _checksum(manifest["databases"])
         with atomic_folder(folder) as temporary:
             try:
                 with open(os.path.join(temporary, "rows.json"), "w", encoding="utf-8") as f:
@@ -171,7 +178,9 @@ class RowMemory(Memory):
         """Loads what save() wrote; the encoder is loaded by its saved name unless given (names must match)."""
         path = os.path.join(folder, "rows.json")
         manifest = read_manifest(path, "row memory", {"encoder": str, "rows_per_table": int, "max_value_chars": int,
-                                                       "databases": dict}, "relmem-rows", FORMAT_VERSION)
+                                                       "databases": dict, "checksum": str}, "relmem-rows", FORMAT_VERSION)
+        if _checksum(manifest["databases"]) != manifest["checksum"]:
+            raise Error(f"row memory file {path} is corrupt (checksum mismatch)")
         encoder = _encoder(encoder if encoder is not None else manifest["encoder"])
         if encoder.name != manifest["encoder"]:
             raise Error(f"row memory {folder} was embedded with {manifest['encoder']}, not {encoder.name}")

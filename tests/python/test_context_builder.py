@@ -105,7 +105,7 @@ def test_pipeline_plans_over_the_built_context_and_traces_it(shop):
                                     disable={"conversation"})
         state = pipeline.ask(QUESTION)
         record = next(r for r in state.trace.records if r["stage"] == "build_context")
-        prompt = llm.requests[-1].prompt
+        prompt = [r for r in llm.requests if r.stage == "plan"][-1].prompt
         assert record["decision"]["mode"] == mode and record["decision"]["text"] in prompt
         assert ("warehouse" in prompt) == (mode == "full_ddl")
 
