@@ -1,4 +1,7 @@
-"""What every stage is: a named object that reads and updates the question's State."""
+"""What every stage is: a named object that reads and updates the question's State; and what every stage that asks
+the LLM shares."""
+from ...prompt_templates import render_prompt
+from ..schemas import database_schema
 
 
 class Stage:
@@ -26,5 +29,22 @@ class Stage:
         return f"{type(self).__name__}()"
 
 
-def llm_params(config):
-    return {"temperature": config.temperature}
+class LLMStage(Stage):
+    """A stage that asks the LLM about the databases of `catalog` (None for stages that show no schema).
+
+    ask() sends a prompt of relmem/prompts (its name and fields, or messages already rendered) and returns the reply
+    as `parse` reads it (StageFailure when the LLM gave nothing usable); schema() is a database as the prompts that
+    correct SQL show it."""
+
+    def __init__(self, llm, catalog, config, descriptions=None):
+        self.llm = llm
+        self.catalog = catalog
+        self.config = config
+        self.descriptions = descriptions or {}
+
+    def ask(self, step, prompt, parse, **fields):
+        messages = render_prompt(prompt, **fields) if isinstance(prompt, str) else prompt
+        return step.ask(self.llm, messages, parse, temperature=self.config.temperature)
+
+    def schema(self, state, database):
+        return database_schema(state, self.catalog, database, self.descriptions)

@@ -1,12 +1,11 @@
 """Stages about the question itself: rephrasing follow-ups, the context switch, and direct answers."""
 from ...parsers import StageFailure, parse_answer, parse_rephrase, parse_verdict
-from ...prompt_templates import render_prompt
 from ..conversation import conversation_text
 from ..schemas import overview_text
-from .base import Stage, llm_params
+from .base import LLMStage
 
 
-class Rephrase(Stage):
+class Rephrase(LLMStage):
     """Rewrites a follow-up question into a self-contained one, resolving references to earlier turns."""
     name = "rephrase"
     group = "conversation"
@@ -14,16 +13,15 @@ class Rephrase(Stage):
     writes = ("standalone_question",)
 
     def __init__(self, llm, config):
-        self.llm = llm
-        self.config = config
+        super().__init__(llm, None, config)
 
     def run(self, state):
         if not state.history:
             return
         with state.trace.step(self.name) as step:
-            messages = render_prompt("rephrase", context=conversation_text(state.history), question=state.question)
             try:
-                state.standalone_question = step.ask(self.llm, messages, parse_rephrase, **llm_params(self.config))
+                state.standalone_question = self.ask(step, "rephrase", parse_rephrase,
+                                                     context=conversation_text(state.history), question=state.question)
             except StageFailure as failure:
                 step.decide(fallback="the question as asked")
                 step.fail(failure)
@@ -31,7 +29,7 @@ class Rephrase(Stage):
             step.decide(question=state.standalone_question)
 
 
-class ContextSwitch(Stage):
+class ContextSwitch(LLMStage):
     """Asks whether the question needs the databases at all, or can be answered from its own context."""
     name = "context_switch"
     group = "context_switch"
@@ -39,15 +37,14 @@ class ContextSwitch(Stage):
     writes = ("needs_data",)
 
     def __init__(self, llm, catalog, config, descriptions=None):
-        self.llm = llm
-        self.config = config
+        super().__init__(llm, catalog, config, descriptions)
         self.overview = overview_text(catalog, descriptions)
 
     def run(self, state):
         with state.trace.step(self.name) as step:
-            messages = render_prompt("context_switch", databases=self.overview, question=state.standalone_question)
             try:
-                state.needs_data = step.ask(self.llm, messages, parse_verdict, **llm_params(self.config))
+                state.needs_data = self.ask(step, "context_switch", parse_verdict, databases=self.overview,
+                                            question=state.standalone_question)
             except StageFailure as failure:
                 state.needs_data = True
                 step.decide(needs_databases=True, fallback="the databases are consulted")
@@ -56,7 +53,7 @@ class ContextSwitch(Stage):
             step.decide(needs_databases=state.needs_data)
 
 
-class AnswerDirectly(Stage):
+class AnswerDirectly(LLMStage):
     """Answers a question the context switch found needs no database, from the question and the conversation."""
     name = "answer_directly"
     group = "context_switch"
@@ -64,17 +61,16 @@ class AnswerDirectly(Stage):
     writes = ("answer",)
 
     def __init__(self, llm, config):
-        self.llm = llm
-        self.config = config
+        super().__init__(llm, None, config)
 
     def run(self, state):
         if state.needs_data is not False:
             return
         with state.trace.step(self.name) as step:
-            messages = render_prompt("answer_directly", conversation=conversation_text(state.history) or "(none)",
-                                     question=state.standalone_question)
             try:
-                answer = step.ask(self.llm, messages, parse_answer, **llm_params(self.config))
+                answer = self.ask(step, "answer_directly", parse_answer,
+                                  conversation=conversation_text(state.history) or "(none)",
+                                  question=state.standalone_question)
             except StageFailure as failure:
                 step.fail(failure)
                 state.stop(f"could not answer: {failure.reason}")

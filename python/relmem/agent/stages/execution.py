@@ -1,8 +1,6 @@
 """Read-only execution of each target, and self-correction of the ones SQLite could not run."""
 from ...parsers import StageFailure, parse_sql
-from ...prompt_templates import render_prompt
-from ..schemas import database_schema
-from .base import Stage, llm_params
+from .base import LLMStage, Stage
 from .queries import execution, pending, reuse_note
 
 
@@ -36,7 +34,7 @@ class Execute(Stage):
                     step.fail(target.error)
 
 
-class SelfCorrect(Stage):
+class SelfCorrect(LLMStage):
     """Repairs a query that failed to execute from SQLite's error message, up to `self_correct_retries` times.
     Refused statements are not repaired: the executor said why, and the answer reports it."""
     name = "self_correct"
@@ -44,12 +42,6 @@ class SelfCorrect(Stage):
     reads = ("standalone_question", "targets.result")
     optional_reads = ("context",)
     writes = ("targets.sql", "targets.result")
-
-    def __init__(self, llm, catalog, config, descriptions=None):
-        self.llm = llm
-        self.catalog = catalog
-        self.config = config
-        self.descriptions = descriptions or {}
 
     def run(self, state):
         for target in pending(state):
@@ -60,11 +52,9 @@ class SelfCorrect(Stage):
     def repair(self, state, target, retry):
         """One repair and its execution; False when the LLM gave no usable query."""
         with state.trace.step(self.name, target) as step:
-            messages = render_prompt(
-                "self_correct", schema=database_schema(state, self.catalog, target.database, self.descriptions),
-                question=state.standalone_question, sql=target.sql, error=target.result.error)
             try:
-                repaired = step.ask(self.llm, messages, parse_sql, **llm_params(self.config))
+                repaired = self.ask(step, "self_correct", parse_sql, schema=self.schema(state, target.database),
+                                    question=state.standalone_question, sql=target.sql, error=target.result.error)
             except StageFailure as failure:
                 step.fail(failure)
                 return False

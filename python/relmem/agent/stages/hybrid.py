@@ -11,10 +11,9 @@ import re
 from ... import Error
 from ...hybrid import session as hybrid_session
 from ...parsers import FormatError, StageFailure
-from ...prompt_templates import render_prompt
 from ..schemas import schema_text
 from ..state import QueryTarget
-from .base import Stage, llm_params
+from .base import LLMStage
 
 _MISSING = re.compile(r"no such (column|table)", re.I)
 _TYPES = ("TEXT", "INTEGER", "REAL", "DATE", "BOOLEAN")
@@ -50,7 +49,7 @@ def default_store_path():
     return os.path.join(home, "hybrid_fills.sqlite")
 
 
-class HybridAnswer(Stage):
+class HybridAnswer(LLMStage):
     """Proposes, fills and queries virtual columns when the stored data cannot answer the question.
 
     Runs even after planning stopped the question for lack of data (runs_when_stopped), and then takes it over."""
@@ -61,11 +60,8 @@ class HybridAnswer(Stage):
     writes = ("targets", "answer", "stopped")
 
     def __init__(self, llm, catalog, config, store=None, descriptions=None):
-        self.llm = llm
-        self.catalog = catalog
-        self.config = config
+        super().__init__(llm, catalog, config, descriptions)
         self.store = store or default_store_path()
-        self.descriptions = descriptions or {}
 
     def finding(self, state):
         """Why the stored data falls short, or None when it does not."""
@@ -82,11 +78,10 @@ class HybridAnswer(Stage):
             return
         database = state.targets[0].database if state.targets else state.candidates[0].database
         with state.trace.step(self.name) as step:
-            messages = render_prompt("hybrid_propose", question=state.standalone_question, finding=finding,
-                                     schema=schema_text(self.catalog, database, self.descriptions.get(database, "")))
             try:
-                proposal = step.ask(self.llm, messages, parse_proposal,
-                                    **llm_params(self.config))
+                proposal = self.ask(step, "hybrid_propose", parse_proposal, question=state.standalone_question,
+                                    finding=finding,
+                                    schema=schema_text(self.catalog, database, self.descriptions.get(database, "")))
             except StageFailure as failure:
                 step.fail(failure)
                 return

@@ -3,16 +3,14 @@ result; when they report problems the LLM refines the query, for up to N rounds.
 from ... import Error
 from ... import sql as sqltools
 from ...parsers import StageFailure, parse_sql
-from ...prompt_templates import render_prompt
-from ..schemas import database_schema
-from .base import Stage, llm_params
+from .base import LLMStage
 from .queries import execution, pending, reuse_note, value_checks
 
 NO_RETRIEVER = "The database retriever is not available (no value memory)."
 ALL_GOOD = "No problems found."
 
 
-class InspectAndRefine(Stage):
+class InspectAndRefine(LLMStage):
     """Per target, up to `refine_rounds` times: run the query read-only, collect the retriever's and the detector's
     feedback, and let the LLM refine the query when either reports a problem. Queries that fail to execute are
     left to self-correction, which gets SQLite's error message. Its records are "inspect" (no LLM) and "refine"."""
@@ -23,11 +21,8 @@ class InspectAndRefine(Stage):
     writes = ("targets.sql", "targets.result", "targets.value_checks")
 
     def __init__(self, llm, catalog, config, values=None, descriptions=None):
-        self.llm = llm
-        self.catalog = catalog
-        self.config = config
+        super().__init__(llm, catalog, config, descriptions)
         self.values = values
-        self.descriptions = descriptions or {}
 
     def run(self, state):
         for target in pending(state):
@@ -87,12 +82,10 @@ class InspectAndRefine(Stage):
         """Asks the LLM for a refined query; True when it changed the query."""
         retriever, detector = feedback
         with state.trace.step(self.name, target) as step:
-            messages = render_prompt(
-                "refine", schema=database_schema(state, self.catalog, target.database, self.descriptions),
-                question=state.standalone_question, sql=target.sql, retriever_feedback=retriever,
-                detector_feedback=detector)
             try:
-                refined = step.ask(self.llm, messages, parse_sql, **llm_params(self.config))
+                refined = self.ask(step, "refine", parse_sql, schema=self.schema(state, target.database),
+                                   question=state.standalone_question, sql=target.sql, retriever_feedback=retriever,
+                                   detector_feedback=detector)
             except StageFailure as failure:
                 step.fail(failure)
                 step.decide(kept=target.sql)

@@ -1,9 +1,8 @@
 """The answer: the return-type decision, then the rows themselves or a text the LLM writes from them; and the
 answer given when no LLM is configured."""
 from ...parsers import RETURN_SQL_RESULT, RETURN_TEXT, StageFailure, parse_answer, parse_return_type
-from ...prompt_templates import render_prompt
 from ..tables import format_table
-from .base import Stage, llm_params
+from .base import LLMStage, Stage
 
 
 def results_text(state, max_rows):
@@ -22,7 +21,7 @@ def failures_answer(state):
     return f"could not answer: {problems}"
 
 
-class ReturnType(Stage):
+class ReturnType(LLMStage):
     """Whether the rows themselves answer the question (SQL) or a written answer is needed (TEXT)."""
     name = "return_type"
     group = "return_type"
@@ -30,17 +29,15 @@ class ReturnType(Stage):
     writes = ("return_type",)
 
     def __init__(self, llm, config):
-        self.llm = llm
-        self.config = config
+        super().__init__(llm, None, config)
 
     def run(self, state):
         if not any(t.ok for t in state.targets):
             return
         with state.trace.step(self.name) as step:
-            messages = render_prompt("return_type", question=state.standalone_question,
-                                     results=results_text(state, self.config.answer_rows))
             try:
-                state.return_type = step.ask(self.llm, messages, parse_return_type, **llm_params(self.config))
+                state.return_type = self.ask(step, "return_type", parse_return_type, question=state.standalone_question,
+                                             results=results_text(state, self.config.answer_rows))
             except StageFailure as failure:
                 step.fail(failure)
                 state.return_type = RETURN_TEXT
@@ -49,7 +46,7 @@ class ReturnType(Stage):
             step.decide(return_type=state.return_type)
 
 
-class GenerateOutput(Stage):
+class GenerateOutput(LLMStage):
     """The final answer: the result rows when they are the answer, else a text the LLM writes from the results."""
     name = "generate_output"
     reads = ("standalone_question", "targets.result")
@@ -57,8 +54,7 @@ class GenerateOutput(Stage):
     writes = ("answer",)
 
     def __init__(self, llm, config):
-        self.llm = llm
-        self.config = config
+        super().__init__(llm, None, config)
 
     def run(self, state):
         with state.trace.step(self.name) as step:
@@ -71,10 +67,9 @@ class GenerateOutput(Stage):
                 step.decide(answer_from="sql_result")
                 state.stop(rows_answer(target.result.columns, target.result.rows, self.config.answer_rows))
                 return
-            messages = render_prompt("generate_output", question=state.standalone_question,
-                                     results=results_text(state, self.config.answer_rows))
             try:
-                answer = step.ask(self.llm, messages, parse_answer, **llm_params(self.config))
+                answer = self.ask(step, "generate_output", parse_answer, question=state.standalone_question,
+                                  results=results_text(state, self.config.answer_rows))
             except StageFailure as failure:
                 step.fail(failure)
                 step.decide(answer_from="results", fallback=True)

@@ -6,7 +6,7 @@ from ...prompt_templates import render_prompt
 from ..conversation import conversation_text
 from ..schemas import schema_text
 from ..state import QueryTarget
-from .base import Stage, llm_params
+from .base import LLMStage, Stage
 
 
 class RetrieveExamples(Stage):
@@ -27,19 +27,13 @@ class RetrieveExamples(Stage):
             step.decide(examples=[{**example.to_dict(), "score": round(score, 4)} for example, score in state.examples])
 
 
-class Plan(Stage):
+class Plan(LLMStage):
     """The LLM's retrieval plan over the top-K databases, most relevant first, with the conversation and examples.
     Their schemas are the built context (State.context) when a build_context stage ran, else their full DDL."""
     name = "plan"
     reads = ("standalone_question", "history", "candidates")
     optional_reads = ("examples", "context")
     writes = ("targets",)
-
-    def __init__(self, llm, catalog, config, descriptions=None):
-        self.llm = llm
-        self.catalog = catalog
-        self.config = config
-        self.descriptions = descriptions or {}
 
     def messages(self, state):
         names = [c.database for c in state.candidates]
@@ -57,8 +51,7 @@ class Plan(Stage):
         with state.trace.step(self.name) as step:
             known = [c.database for c in state.candidates]
             try:
-                targets = step.ask(self.llm, self.messages(state), functools.partial(parse_plan, known_databases=known),
-                                   **llm_params(self.config))
+                targets = self.ask(step, self.messages(state), functools.partial(parse_plan, known_databases=known))
             except StageFailure as failure:
                 step.fail(failure)
                 state.stop(f"could not answer: no usable plan ({failure.reason})")

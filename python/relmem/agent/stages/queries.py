@@ -20,17 +20,18 @@ def execution(catalog, target, config):
     return result, False
 
 
-def value_checks(values, catalog, target, config):
-    """((checks, feedback), reused) of the target's current SQL from the value memory's database retriever;
-    raises relmem.Error (again, when reused) for SQL it cannot read."""
-    known = target.value_checks_by_sql.get(target.sql)
+def value_checks(values, catalog, target, config, sql=None):
+    """((checks, feedback), reused) of the target's current SQL (or of `sql`, an earlier revision) from the value
+    memory's database retriever; raises relmem.Error (again, when reused) for SQL it cannot read."""
+    sql = target.sql if sql is None else sql
+    known = target.value_checks_by_sql.get(sql)
     reused = known is not None
     if not reused:
         try:
-            known = values.check_values(target.sql, target.database, catalog, k=config.value_candidates)
+            known = values.check_values(sql, target.database, catalog, k=config.value_candidates)
         except Error as error:
             known = error
-        target.value_checks_by_sql[target.sql] = known
+        target.value_checks_by_sql[sql] = known
     if isinstance(known, Error):
         raise known
     return known, reused

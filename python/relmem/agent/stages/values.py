@@ -2,10 +2,8 @@
 them from those candidates, and post-process what is still not stored without an LLM."""
 from ... import Error
 from ...parsers import StageFailure, parse_sql
-from ...prompt_templates import render_prompt
 from ... import sql as sqltools
-from ..schemas import database_schema
-from .base import Stage, llm_params
+from .base import LLMStage, Stage
 from .queries import pending, reuse_note, value_checks
 
 
@@ -27,31 +25,40 @@ def needs_correction(check):
     return check.status != "found" and bool(check.case_matches or check.similar)
 
 
-class LinkValues(Stage):
-    """Checks the string literals of each target's SQL against the database; finds similar stored values for those
-    that are not stored as written."""
-    name = "link_values"
+class ValueMemoryStage(Stage):
+    """A stage that checks the string literals of a target's SQL with the value memory (`values`)."""
     group = "value_memory"
-    reads = ("targets",)
-    writes = ("targets.value_checks",)
 
     def __init__(self, values, catalog, config):
         self.values = values
         self.catalog = catalog
         self.config = config
 
+    def checks(self, target, sql=None):
+        """(the literals' checks of the target's current SQL or of `sql`, reused); relmem.Error for unreadable SQL."""
+        (checks, _), reused = value_checks(self.values, self.catalog, target, self.config, sql)
+        return checks, reused
+
+
+class LinkValues(ValueMemoryStage):
+    """Checks the string literals of each target's SQL against the database; finds similar stored values for those
+    that are not stored as written."""
+    name = "link_values"
+    reads = ("targets",)
+    writes = ("targets.value_checks",)
+
     def run(self, state):
         for target in pending(state):
             with state.trace.step(self.name, target) as step:
                 try:
-                    (checks, _), reused = value_checks(self.values, self.catalog, target, self.config)
+                    checks, reused = self.checks(target)
                 except Error as error:  # SQL that does not parse: left to execution and self-correction
                     step.fail(error)
                     continue
                 step.decide(literals=[_check_summary(c) for c in checks], **reuse_note(value_checks=reused))
 
 
-class CorrectValues(Stage):
+class CorrectValues(LLMStage):
     """The LLM replaces string literals by the stored values they mean, given the linked candidates. Its query is
     taken only when nothing but string literals changed."""
     name = "correct_values"
@@ -60,23 +67,15 @@ class CorrectValues(Stage):
     optional_reads = ("context",)
     writes = ("targets.sql",)
 
-    def __init__(self, llm, catalog, config, descriptions=None):
-        self.llm = llm
-        self.catalog = catalog
-        self.config = config
-        self.descriptions = descriptions or {}
-
     def run(self, state):
         for target in pending(state):
             if not any(needs_correction(c) for c in target.value_checks):
                 continue
             with state.trace.step(self.name, target) as step:
-                messages = render_prompt(
-                    "correct_values", schema=database_schema(state, self.catalog, target.database,
-                                                             self.descriptions),
-                    question=state.standalone_question, sql=target.sql, candidates=candidates_text(target.value_checks))
                 try:
-                    corrected = step.ask(self.llm, messages, parse_sql, **llm_params(self.config))
+                    corrected = self.ask(step, "correct_values", parse_sql, schema=self.schema(state, target.database),
+                                         question=state.standalone_question, sql=target.sql,
+                                         candidates=candidates_text(target.value_checks))
                 except StageFailure as failure:
                     step.fail(failure)
                     step.decide(kept=target.sql)
@@ -89,25 +88,19 @@ class CorrectValues(Stage):
                 target.revise(self.name, corrected)
 
 
-class PostProcessValues(Stage):
+class PostProcessValues(ValueMemoryStage):
     """Without an LLM: a literal its column does not store is replaced by the stored value it most likely means,
     when that match is confident (relmem's value post-processing). SQL whose literals are all stored as written is
     left alone without asking the value memory again."""
     name = "postprocess_values"
-    group = "value_memory"
     reads = ("targets",)
     writes = ("targets.sql", "targets.value_checks")
-
-    def __init__(self, values, catalog, config):
-        self.values = values
-        self.catalog = catalog
-        self.config = config
 
     def run(self, state):
         for target in pending(state):
             with state.trace.step(self.name, target) as step:
                 try:
-                    (checks, _), reused = value_checks(self.values, self.catalog, target, self.config)
+                    checks, reused = self.checks(target)
                     if all(check.status == "found" for check in checks):
                         step.decide(replacements=[], **reuse_note(value_checks=reused))
                         continue
@@ -122,32 +115,13 @@ class PostProcessValues(Stage):
                 target.revise(self.name, corrected.sql)
 
 
-class LearnValues(Stage):
+class LearnValues(ValueMemoryStage):
     """Keeps what the LLM's value correction taught: when it replaced a literal its column does not store by one
     it stores and the query then returned rows, the value memory keeps that mapping as an alias for that column
     (found first on the next lookup; saved with the memory)."""
     name = "learn_values"
-    group = "value_memory"
     reads = ("targets.result",)
     writes = ("targets.value_checks",)  # the checks of the SQL before and after the correction, when new
-
-    def __init__(self, values, catalog, config):
-        self.values = values
-        self.catalog = catalog
-        self.config = config
-
-    def _checks(self, target, sql, reused):
-        known = target.value_checks_by_sql.get(sql)
-        reused.append(known is not None)
-        if known is None:
-            try:
-                known = self.values.check_values(sql, target.database, self.catalog, k=self.config.value_candidates)
-            except Error as error:
-                known = error
-            target.value_checks_by_sql[sql] = known
-        if isinstance(known, Error):
-            raise known
-        return known[0]
 
     def run(self, state):
         for target in state.targets:
@@ -159,18 +133,19 @@ class LearnValues(Stage):
             if not _same_literals(corrected, target.sql):
                 continue  # a later stage changed the values: the rows do not confirm the correction
             with state.trace.step(self.name, target) as step:
-                reused = []
                 try:
+                    before_checks, before_reused = self.checks(target, before)
+                    after_checks, after_reused = self.checks(target, corrected)
                     learned = self.values.learn_from_correction(
                         target.database, self.catalog, before, corrected,
                         evidence=f"{state.standalone_question} | {before} -> {corrected}",
-                        before_checks=self._checks(target, before, reused),
-                        after_checks=self._checks(target, corrected, reused))
+                        before_checks=before_checks, after_checks=after_checks)
                 except Error as error:
                     step.fail(error)
                     continue
                 step.decide(learned=[{"column": f"{a.table}.{a.column}", "written": a.written, "stored": a.stored,
-                                      "uses": a.uses} for a in learned], **reuse_note(value_checks=all(reused)))
+                                      "uses": a.uses} for a in learned],
+                            **reuse_note(value_checks=before_reused and after_reused))
 
 
 def _same_literals(a, b):
