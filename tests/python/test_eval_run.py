@@ -9,24 +9,13 @@ import time
 
 import pytest
 from fake_llm_server import FakeLLMServer, Rule
+from pipeline_fixtures import catalog, memories  # noqa: F401 (fixtures)
 
 import relmem
-from relmem.agent import Memories
-from relmem.demo.collection import DESCRIPTIONS
 from relmem.eval import GoldSimulator, Item, Part, make_pipeline, markdown, report, run_items, write_set
 from relmem.llm import CallableLLM, OpenAIChat
 
 RELMEM = [sys.executable, "-m", "relmem.cli"]
-
-
-@pytest.fixture(scope="module")
-def catalog(demo_dir):
-    return relmem.Catalog(str(demo_dir))
-
-
-@pytest.fixture(scope="module")
-def memories(catalog):
-    return Memories.build(catalog, encoder="hashing", descriptions=DESCRIPTIONS)
 
 
 def part(catalog, question, database, sql):
