@@ -9,6 +9,7 @@ import os
 import re
 
 from ... import Error
+from ...encoders import relmem_home
 from ...hybrid import session as hybrid_session
 from ...parsers import FormatError, StageFailure
 from ..schemas import schema_text
@@ -45,8 +46,7 @@ parse_proposal.format_reminder = ('Answer with one JSON object only: {"columns":
 
 
 def default_store_path():
-    home = os.environ.get("RELMEM_HOME", os.path.join(os.path.expanduser("~"), ".cache", "relmem"))
-    return os.path.join(home, "hybrid_fills.sqlite")
+    return os.path.join(relmem_home(), "hybrid_fills.sqlite")
 
 
 class HybridAnswer(LLMStage):
