@@ -1,5 +1,5 @@
 // WordNet from its database files (a small hand-made copy in the real format, and Debian's wordnet-base when
-// installed) and the schema-word synonyms built on it.
+// installed), and what is built on it: the schema-word synonyms and the value memory's WordNet channel.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,38 +9,49 @@
 #include "relmem/common.hpp"
 #include "relmem/memories/text/schema_words.hpp"
 #include "relmem/memories/text/wordnet.hpp"
+#include "relmem/memories/values/value_lexicon.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;
 
 namespace {
 
+const std::string kLicense = "  1 This software and database is being provided\n";
+
+std::string offset_field(size_t offset) {
+  char field[16];
+  std::snprintf(field, sizeof(field), "%08zu", offset);
+  return field;
+}
+
 // Writes a data file whose lines start at the byte offsets the index names, and returns the offsets.
 std::vector<size_t> write_data(const std::string& path, const std::vector<std::string>& synsets) {
-  std::string text = "  1 This software and database is being provided\n";
+  std::string text = kLicense;
   std::vector<size_t> offsets;
   for (const auto& synset : synsets) {
     offsets.push_back(text.size());
-    char head[16];
-    std::snprintf(head, sizeof(head), "%08zu", text.size());
-    text += std::string(head) + " " + synset + "\n";
+    text += offset_field(text.size()) + " " + synset + "\n";
   }
   relmem_test::write_bytes(path, text);
   return offsets;
 }
 
-// A WordNet of two nouns (singer: one sense; country: two), one adjective and no verbs or adverbs.
+// A WordNet of three nouns (musician; singer, a kind of musician: one sense; country: two), one adjective and no
+// verbs or adverbs.
 std::string make_wordnet(const relmem_test::TempDir& dir) {
   const std::string folder = dir.file("wordnet");
   std::filesystem::create_directories(folder);
-  const auto nouns = write_data(folder + "/data.noun", {"18 n 03 singer 0 vocalist 0 vocaliser 0 000 | a person who sings",
-                                                        "15 n 03 country 0 state 0 nation 0 000 | a politically organized body",
-                                                        "15 n 02 country 0 land 0 000 | the territory"});
+  const std::string musician = offset_field(kLicense.size());  // the first synset
+  const auto nouns = write_data(folder + "/data.noun",
+                                {"18 n 01 musician 0 000 | artist who plays music",
+                                 "18 n 03 singer 0 vocalist 0 vocaliser 0 001 @ " + musician + " n 0000 | who sings",
+                                 "15 n 03 country 0 state 0 nation 0 000 | a politically organized body",
+                                 "15 n 02 country 0 land 0 000 | the territory"});
   relmem_test::write_bytes(folder + "/index.noun",
-                           "  1 This software and database is being provided\n"
-                           "singer n 1 1 @ 1 0 " + std::to_string(nouns[0]) + "\n"
-                           "vocalist n 1 1 @ 1 0 " + std::to_string(nouns[0]) + "\n"
-                           "country n 2 1 @ 2 0 " + std::to_string(nouns[1]) + " " + std::to_string(nouns[2]) + "\n");
+                           kLicense + "musician n 1 0 1 0 " + std::to_string(nouns[0]) + "\n"
+                           "singer n 1 1 @ 1 0 " + std::to_string(nouns[1]) + "\n"
+                           "vocalist n 1 1 @ 1 0 " + std::to_string(nouns[1]) + "\n"
+                           "country n 2 1 @ 2 0 " + std::to_string(nouns[2]) + " " + std::to_string(nouns[3]) + "\n");
   const auto adjectives = write_data(folder + "/data.adj", {"00 a 02 pet(a) 0 favourite 0 000 | preferred"});
   relmem_test::write_bytes(folder + "/index.adj", "pet a 1 0 1 0 " + std::to_string(adjectives[0]) + "\n");
   relmem_test::write_bytes(folder + "/index.verb", "");
@@ -68,6 +79,42 @@ TEST(WordNet, ReadsSensesAndBaseForms) {
   EXPECT_EQ(wordnet.synonyms("country", 2), (std::vector<std::string>{"state", "nation", "land"}));
   EXPECT_EQ(wordnet.synonyms("pet"), std::vector<std::string>{"favourite"});  // adjective marker "(a)" dropped
   EXPECT_TRUE(wordnet.synonyms("nothing").empty());
+}
+
+TEST(WordNet, SynsetsAndExceptionsAsWritten) {
+  relmem_test::TempDir dir;
+  const WordNet wordnet(make_wordnet(dir));
+  const auto& synsets = wordnet.synsets();
+  ASSERT_EQ(synsets.size(), 5u);  // nouns in file order, then the adjective
+  EXPECT_EQ(synsets[1].words, (std::vector<std::string>{"singer", "vocalist", "vocaliser"}));
+  EXPECT_EQ(synsets[1].broader, std::vector<uint32_t>{0});  // the "@" pointer to musician
+  EXPECT_TRUE(synsets[0].broader.empty());
+  EXPECT_EQ(synsets[4].words, (std::vector<std::string>{"pet", "favourite"}));
+  ASSERT_EQ(wordnet.exceptions(0).size(), 1u);
+  EXPECT_EQ(wordnet.exceptions(0)[0].inflected, "geese");
+  EXPECT_EQ(wordnet.exceptions(0)[0].bases, std::vector<std::string>{"goose"});
+  EXPECT_TRUE(wordnet.exceptions(1).empty());
+}
+
+// The value memory's meaning channels read WordNet through the same reader.
+TEST(WordNet, ValueLexiconReadsTheSameSynsets) {
+  relmem_test::TempDir dir;
+  const ValueLexicon lexicon = ValueLexicon::load({dir.file("no-iso"), make_wordnet(dir), dir.file("no-data")});
+  EXPECT_EQ(lexicon.synsets(), 5u);
+  EXPECT_EQ(lexicon.missing_sources().size(), 2u);  // iso-codes and the data files, not WordNet
+  const auto synonyms = lexicon.synonyms_of("singer");
+  ASSERT_EQ(synonyms.size(), 3u);
+  EXPECT_EQ(synonyms[0].key, "vocalist");
+  EXPECT_TRUE(synonyms[0].direct);
+  EXPECT_EQ(synonyms[1].key, "vocaliser");
+  EXPECT_EQ(synonyms[2].key, "musician");
+  EXPECT_FALSE(synonyms[2].direct);  // broader, not the same synset
+  const auto narrower = lexicon.synonyms_of("musician");
+  ASSERT_EQ(narrower.size(), 3u);  // singer's words, through the pointer read backwards
+  EXPECT_FALSE(narrower[0].direct);
+  const ValueLexicon without = ValueLexicon::load({dir.file("no-iso"), dir.file("none"), dir.file("no-data")});
+  EXPECT_EQ(without.synsets(), 0u);
+  EXPECT_EQ(without.missing_sources().size(), 3u);
 }
 
 TEST(WordNet, MissingFilesAreAClearError) {

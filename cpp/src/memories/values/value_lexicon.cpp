@@ -5,11 +5,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "../../common/json_file.hpp"
 #include "relmem/common.hpp"
 #include "relmem/memories/text/string_similarity.hpp"
+#include "relmem/memories/text/wordnet.hpp"
 
 #ifndef RELMEM_VALUE_DATA_DIR
 #define RELMEM_VALUE_DATA_DIR "data/values"
@@ -77,7 +79,7 @@ std::string channel_name(Channel channel) {
 
 LexiconSources LexiconSources::from_environment() {
   return {environment_or("RELMEM_ISO_CODES", "/usr/share/iso-codes/json"),
-          environment_or("RELMEM_WORDNET", "/usr/share/wordnet"),
+          WordNet::default_folder(),
           environment_or("RELMEM_VALUE_DATA", RELMEM_VALUE_DATA_DIR)};
 }
 
@@ -171,70 +173,35 @@ void ValueLexicon::read_iso_countries(const std::string& dir) {
   }
 }
 
-// data.{noun,verb,adj,adv}: "offset lex_filenum ss_type w_cnt word lex_id [word lex_id]... p_cnt [symbol offset
-// pos source/target]... | gloss", w_cnt in hexadecimal; adjective words may carry a marker such as "(p)".
-// {noun,verb,adj,adv}.exc: "inflected base...".
+// WordNet's synsets keyed as values are ("movie", "head of state" -> "headofstate"), each related to its broader
+// synsets and they to it (hyponyms too: "kitty" for "cat" either way); its exception lists keyed likewise.
 void ValueLexicon::read_wordnet(const std::string& dir) {
-  namespace fs = std::filesystem;
-  struct Pending {
-    uint32_t synset;
-    char pos;
-    uint64_t target;
-  };
-  std::unordered_map<uint64_t, uint32_t> by_offset;  // pos << 32 | offset -> synset id
-  std::vector<Pending> pointers;
-  const auto offset_key = [](char pos, uint64_t offset) { return (static_cast<uint64_t>(pos == 's' ? 'a' : pos) << 32) | offset; };
-  bool any = false;
-  for (const char* part : {"noun", "verb", "adj", "adv"}) {
-    std::ifstream in(fs::path(dir) / (std::string("data.") + part));
-    if (!in) continue;
-    any = true;
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty() || line[0] == ' ') continue;  // the license header
-      std::istringstream fields(line);
-      std::string offset, lex_file, type, count_hex;
-      if (!(fields >> offset >> lex_file >> type >> count_hex) || type.empty()) continue;
-      const unsigned long count = std::strtoul(count_hex.c_str(), nullptr, 16);
-      std::vector<std::string> lemmas;
-      for (unsigned long i = 0; i < count; ++i) {
-        std::string word, lex_id;
-        if (!(fields >> word >> lex_id)) break;
-        const size_t marker = word.find('(');
-        if (marker != std::string::npos) word.resize(marker);
-        std::replace(word.begin(), word.end(), '_', ' ');
-        const std::string key = key_of(word);
-        if (!key.empty() && std::find(lemmas.begin(), lemmas.end(), key) == lemmas.end()) lemmas.push_back(key);
-      }
-      const auto id = static_cast<uint32_t>(synset_lemmas_.size());
-      by_offset[offset_key(type[0], std::strtoull(offset.c_str(), nullptr, 10))] = id;
-      int pointer_count = 0;
-      fields >> pointer_count;
-      for (int i = 0; i < pointer_count; ++i) {
-        std::string symbol, target, pos, source_target;
-        if (!(fields >> symbol >> target >> pos >> source_target)) break;
-        if (symbol == "@" || symbol == "&")
-          pointers.push_back(Pending{id, pos[0], std::strtoull(target.c_str(), nullptr, 10)});
-      }
-      for (const auto& key : lemmas) synsets_by_key_[key].push_back(id);
-      synset_lemmas_.push_back(std::move(lemmas));
+  if (!WordNet::available(dir)) {
+    missing_.push_back("Debian wordnet-base (" + dir + "): no WordNet synonyms");
+    return;
+  }
+  // The copy the selection memory reads serves when it is of the same folder.
+  const WordNet* shared = dir == WordNet::default_folder() ? WordNet::shared() : nullptr;
+  std::unique_ptr<WordNet> own = shared ? nullptr : std::make_unique<WordNet>(dir);
+  const WordNet& wordnet = shared ? *shared : *own;
+  const auto& synsets = wordnet.synsets();
+  synset_lemmas_.resize(synsets.size());
+  synset_related_.resize(synsets.size());
+  for (uint32_t id = 0; id < synsets.size(); ++id) {
+    auto& lemmas = synset_lemmas_[id];
+    for (const auto& word : synsets[id].words) {
+      const std::string key = key_of(word);
+      if (!key.empty() && std::find(lemmas.begin(), lemmas.end(), key) == lemmas.end()) lemmas.push_back(key);
     }
-    std::ifstream exceptions(fs::path(dir) / (std::string(part) + ".exc"));
-    while (std::getline(exceptions, line)) {
-      std::istringstream words(line);
-      std::string inflected, base;
-      if (!(words >> inflected)) continue;
-      while (words >> base) exceptions_[key_of(inflected)].push_back(key_of(base));
+    for (const auto& key : lemmas) synsets_by_key_[key].push_back(id);
+    for (uint32_t broader : synsets[id].broader) {
+      synset_related_[id].push_back(broader);
+      synset_related_[broader].push_back(id);
     }
   }
-  synset_related_.resize(synset_lemmas_.size());
-  for (const auto& p : pointers) {
-    auto it = by_offset.find(offset_key(p.pos, p.target));
-    if (it == by_offset.end()) continue;
-    synset_related_[p.synset].push_back(it->second);
-    synset_related_[it->second].push_back(p.synset);  // hyponyms too: "kitty" for "cat" either way
-  }
-  if (!any) missing_.push_back("Debian wordnet-base (" + dir + "): no WordNet synonyms");
+  for (int part = 0; part < WordNet::kParts; ++part)
+    for (const auto& exception : wordnet.exceptions(part))
+      for (const auto& base : exception.bases) exceptions_[key_of(exception.inflected)].push_back(key_of(base));
 }
 
 std::vector<std::string> ValueLexicon::base_forms(const std::string& key) const {

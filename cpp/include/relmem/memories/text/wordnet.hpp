@@ -1,9 +1,13 @@
 #pragma once
-// Princeton WordNet 3.0 read from its database files (Debian's wordnet-base: /usr/share/wordnet): the dictionary
-// form of an inflected word ("vocalists" -> "vocalist", WordNet's morphy) and the other words of a word's most
-// frequent senses ("singer" -> "vocalist", "vocalizer", "vocaliser"). The selection memory expands schema words with
-// them, so a question that names a table or column by a synonym still matches it.
+// Princeton WordNet 3.0 read from its database files (Debian's wordnet-base: /usr/share/wordnet), the one reader of
+// them. Its users:
+//  - the selection memory, through base_form() and synonyms(): the dictionary form of an inflected word
+//    ("vocalists" -> "vocalist", WordNet's morphy) and the other words of a word's most frequent senses ("singer" ->
+//    "vocalist", "vocalizer", "vocaliser"), so that a question naming a table or column by a synonym still matches;
+//  - the value memory's meaning channels (ValueLexicon), through synsets() and exceptions(): every synset with its
+//    words and its broader synsets, keyed there the way stored values are.
 #include <array>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -12,6 +16,8 @@ namespace relmem {
 
 class WordNet {
  public:
+  static constexpr int kParts = 4;  // noun, verb, adjective (satellites included), adverb: the files' order
+
   // $RELMEM_WORDNET_DIR when set, else /usr/share/wordnet.
   static std::string default_folder();
   // Whether `folder` holds the index and data files of all four parts of speech.
@@ -32,11 +38,26 @@ class WordNet {
   // has some (schema names are nouns: "pet" the animal, not the adjective "favourite").
   std::vector<std::string> synonyms(const std::string& word, int senses = 1, bool nouns = false) const;
 
+  // A line of data.<part>: its words as written (spaces between the words of a phrase, adjective markers such as
+  // "(a)" removed) and the synsets its "@" (hypernym) and "&" (similar adjective) pointers name.
+  struct Synset {
+    std::vector<std::string> words;
+    std::vector<uint32_t> broader;  // indices into synsets()
+  };
+  // Every synset, part by part in the files' order and within a part in file order.
+  const std::vector<Synset>& synsets() const { return synsets_; }
+  // A line of <part>.exc: an irregular inflection and its base forms ("geese" -> "goose"), underscores between words.
+  struct Exception {
+    std::string inflected;
+    std::vector<std::string> bases;
+  };
+  const std::vector<Exception>& exceptions(int part) const { return exceptions_[part]; }
+
  private:
-  static constexpr int kParts = 4;  // noun, verb, adjective, adverb
-  std::array<std::unordered_map<std::string, std::vector<size_t>>, kParts> index_;  // lemma -> synset offsets
-  std::array<std::string, kParts> data_;                                            // data.<part>, whole
-  std::array<std::unordered_map<std::string, std::string>, kParts> exceptions_;     // inflected -> base
+  std::vector<Synset> synsets_;
+  std::array<std::unordered_map<std::string, std::vector<uint32_t>>, kParts> index_;  // lemma -> synsets, by sense
+  std::array<std::vector<Exception>, kParts> exceptions_;
+  std::array<std::unordered_map<std::string, size_t>, kParts> exception_of_;  // inflected -> its first line
 };
 
 }  // namespace relmem

@@ -5,7 +5,7 @@
 //
 // Sources, read once per process from their installed paths:
 //  - Debian `iso-codes` (ISO 3166-1 names, alpha-2, alpha-3): $RELMEM_ISO_CODES or /usr/share/iso-codes/json;
-//  - Debian `wordnet-base` (WordNet 3.0 data.noun/verb/adj/adv): $RELMEM_WORDNET or /usr/share/wordnet;
+//  - Debian `wordnet-base` (WordNet 3.0), through relmem::WordNet: $RELMEM_WORDNET_DIR or /usr/share/wordnet;
 //  - what no package holds, shipped as small TSV files with their sources in data/values/ (IOC codes, demonyms, US
 //    states, gender and boolean codes, months, units): $RELMEM_VALUE_DATA or the source tree's data/values.
 // A source that is absent is listed in missing_sources() and its channels match nothing; nothing fails.
