@@ -8,27 +8,23 @@ namespace py = pybind11;
 using namespace relmem;
 
 namespace relmem_python {
-namespace {
 
-py::object to_python(const Value& value) {
+py::object value_to_python(const Value& value) {
   if (std::holds_alternative<std::monostate>(value)) return py::none();
   if (auto* i = std::get_if<int64_t>(&value)) return py::int_(*i);
   if (auto* d = std::get_if<double>(&value)) return py::float_(*d);
-  if (auto* s = std::get_if<std::string>(&value)) {
-    // Databases hold invalid UTF-8 now and then; replace rather than fail the whole result.
-    PyObject* text = PyUnicode_DecodeUTF8(s->data(), static_cast<Py_ssize_t>(s->size()), "replace");
-    if (!text) throw py::error_already_set();
-    return py::reinterpret_steal<py::object>(text);
-  }
+  if (auto* s = std::get_if<std::string>(&value)) return text_to_python(*s);
   const auto& bytes = std::get<Blob>(value).bytes;
   return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
+
+namespace {
 
 py::list rows_to_python(const std::vector<std::vector<Value>>& rows) {
   py::list out;
   for (const auto& row : rows) {
     py::tuple t(row.size());
-    for (size_t i = 0; i < row.size(); ++i) t[i] = to_python(row[i]);
+    for (size_t i = 0; i < row.size(); ++i) t[i] = value_to_python(row[i]);
     out.append(t);
   }
   return out;
@@ -133,7 +129,7 @@ void bind_catalog(py::module_& m) {
                values = c.distinct_values(db, table, column, cap);
              }
              py::list out;
-             for (const auto& v : values) out.append(to_python(v));
+             for (const auto& v : values) out.append(value_to_python(v));
              return out;
            }, py::arg("db"), py::arg("table"), py::arg("column"), py::arg("cap") = 1000)
       .def("execute", [](const Catalog& c, const std::string& db, const py::object& sql, double timeout,

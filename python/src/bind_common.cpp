@@ -1,5 +1,6 @@
 #include <pybind11/pybind11.h>
-#include <cstring>
+
+#include <nlohmann/json.hpp>
 
 #include "../../cpp/src/common/atomic_folder.hpp"
 #include "bindings.hpp"
@@ -17,8 +18,7 @@ void bind_common(py::module_& m) {
     } catch (const relmem::Error& e) {
       // Messages quote file names and values, which may hold any bytes: an undecodable message would raise a
       // UnicodeDecodeError in place of the error.
-      py::str message = py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(e.what(), std::strlen(e.what()), "replace"));
-      PyErr_SetObject(error.ptr(), message.ptr());
+      PyErr_SetObject(error.ptr(), text_to_python(e.what()).ptr());
     }
   });
   py::class_<relmem::AtomicFolder>(m, "AtomicFolder",
@@ -48,6 +48,21 @@ std::string sql_argument(const py::object& sql) {
 std::string path_argument(const py::object& path) {
   // os.fsencode: str (undecodable bytes as surrogates), bytes or os.PathLike, as the file system's bytes.
   return py::module_::import("os").attr("fsencode")(path).cast<std::string>();
+}
+
+nlohmann::json python_to_json(py::handle object) {
+  const std::string text = py::module_::import("json").attr("dumps")(object).cast<std::string>();
+  return nlohmann::json::parse(text);
+}
+
+py::object json_to_python(const nlohmann::json& value) {
+  return py::module_::import("json").attr("loads")(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+py::str text_to_python(const std::string& text) {
+  PyObject* decoded = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+  if (!decoded) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(decoded);
 }
 
 py::str path_to_python(const std::string& path) {

@@ -7,7 +7,7 @@
 
 #include <optional>
 
-#include "bindings.hpp"
+#include "bind_index_methods.hpp"
 #include "relmem/index/gpu/cuda_device.hpp"
 #include "relmem/index/gpu/gpu_vector_index.hpp"
 
@@ -16,9 +16,6 @@ using namespace relmem;
 
 namespace relmem_python {
 namespace {
-
-using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
-using IdArray = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
 
 py::dict device_info_to_python(const gpu::CudaDeviceInfo& info) {
   py::dict d;
@@ -48,20 +45,14 @@ void bind_gpu(py::module_& m) {
   m.def("cuda_device_info", [](int device) { return device_info_to_python(gpu::cuda_device_info(device)); },
         py::arg("device") = 0);
 
-  py::class_<GpuVectorIndex>(m, "GpuVectorIndex",
-                             "Exact top-k on a CUDA device over fp32/fp16/bf16 vectors with int64 ids.")
+  py::class_<GpuVectorIndex> gpu_index(m, "GpuVectorIndex",
+                                   "Exact top-k on a CUDA device over fp32/fp16/bf16 vectors with int64 ids.");
+  def_index_methods(gpu_index);
+  gpu_index
       .def(py::init([](int dim, const std::string& metric, const std::string& dtype, int device) {
              return std::make_unique<GpuVectorIndex>(dim, parse_metric(metric), gpu::parse_precision(dtype), device);
            }),
            py::arg("dim"), py::arg("metric") = "cosine", py::arg("dtype") = "fp16", py::arg("device") = 0)
-      .def("add", [](GpuVectorIndex& index, FloatArray vectors, std::optional<IdArray> ids) {
-             const int64_t n = check_rows(vectors, index.dim(), "vectors");
-             if (ids && (ids->ndim() != 1 || ids->shape(0) != n)) throw Error("ids must have shape (n,)");
-             const int64_t* id_data = ids ? ids->data() : nullptr;
-             py::gil_scoped_release release;
-             index.add(vectors.data(), n, id_data);
-           }, py::arg("vectors"), py::arg("ids") = py::none())
-      .def("remove", [](GpuVectorIndex& index, std::vector<int64_t> ids) { return index.remove(ids); }, py::arg("ids"))
       .def("search", [](const GpuVectorIndex& index, FloatArray queries, int k,
                         std::optional<std::pair<int64_t, int64_t>> id_range,
                         std::optional<std::vector<int64_t>> subset) {
@@ -81,26 +72,10 @@ void bind_gpu(py::module_& m) {
              return to_python(std::move(result));
            }, py::arg("queries"), py::arg("k"), py::arg("id_range") = py::none(), py::arg("subset") = py::none(),
            "Returns (scores, ids), each of shape (n_queries, k); missing results are -inf / -1.")
-      .def("save", [](const GpuVectorIndex& index, const std::string& path) {
-             py::gil_scoped_release release;
-             index.save(path);
-           }, py::arg("path"))
       .def_static("load", [](const std::string& path, const std::string& dtype, int device) {
              py::gil_scoped_release release;
              return GpuVectorIndex::load(path, gpu::parse_precision(dtype), device);
            }, py::arg("path"), py::arg("dtype") = "fp16", py::arg("device") = 0)
-      .def("ids", [](const GpuVectorIndex& index) {
-             auto ids = index.ids();
-             return py::array_t<int64_t>(static_cast<py::ssize_t>(ids.size()), ids.data());
-           })
-      .def("reconstruct", [](const GpuVectorIndex& index, int64_t id) {
-             auto v = index.reconstruct(id);
-             return py::array_t<float>(static_cast<py::ssize_t>(v.size()), v.data());
-           }, py::arg("id"))
-      .def("__contains__", &GpuVectorIndex::contains)
-      .def("__len__", &GpuVectorIndex::size)
-      .def_property_readonly("dim", &GpuVectorIndex::dim)
-      .def_property_readonly("metric", [](const GpuVectorIndex& index) { return metric_name(index.metric()); })
       .def_property_readonly("dtype",
                              [](const GpuVectorIndex& index) { return gpu::precision_name(index.precision()); })
       .def_property("algorithm",

@@ -16,15 +16,6 @@ using namespace relmem::hybrid;
 namespace relmem_python {
 namespace {
 
-nlohmann::json python_to_json(py::handle object) {
-  const std::string text = py::module_::import("json").attr("dumps")(object).cast<std::string>();
-  return nlohmann::json::parse(text);
-}
-
-py::object json_to_python(const nlohmann::json& value) {
-  return py::module_::import("json").attr("loads")(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-}
-
 FillMode parse_mode(const std::string& mode) {
   if (mode == "lazy") return FillMode::Lazy;
   if (mode == "whole" || mode == "hqdl") return FillMode::Whole;

@@ -4,16 +4,12 @@
 
 #include <optional>
 
-#include "bindings.hpp"
-#include "relmem/index/vector_index.hpp"
+#include "bind_index_methods.hpp"
 
 namespace py = pybind11;
 using namespace relmem;
 
 namespace relmem_python {
-
-using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
-using IdArray = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
 
 int64_t check_rows(const FloatArray& a, int dim, const char* what) {
   if (a.ndim() == 1 && a.shape(0) == dim) return 1;
@@ -32,9 +28,11 @@ py::tuple to_python(SearchResult&& r) {
 }
 
 void bind_index(py::module_& m) {
-  py::class_<VectorIndex>(m, "VectorIndex",
-                          "Brute-force top-k over vectors with int64 ids (cosine or inner product), on the CPU in fp32, "
-                          "fp16 or int8 or on a CUDA device in fp32, fp16 or bf16.")
+  py::class_<VectorIndex> vector_index(m, "VectorIndex",
+                                "Brute-force top-k over vectors with int64 ids (cosine or inner product), on the CPU in "
+                                "fp32, fp16 or int8 or on a CUDA device in fp32, fp16 or bf16.");
+  def_index_methods(vector_index);
+  vector_index
       .def(py::init([](int dim, const std::string& metric, const std::string& device, const std::string& dtype,
                        int rerank) { return VectorIndex(dim, parse_metric(metric), device, dtype, rerank); }),
            py::arg("dim"), py::arg("metric") = "cosine", py::arg("device") = "cpu", py::arg("dtype") = "fp32",
@@ -43,14 +41,6 @@ void bind_index(py::module_& m) {
            "cuda. rerank=R (cpu, fp16/int8): also keep the fp32 vectors and re-score the best max(k, R) candidates "
            "of every search with them. Raises relmem.Error when relmem was built without CUDA or no CUDA device is "
            "usable.")
-      .def("add", [](VectorIndex& index, FloatArray vectors, std::optional<IdArray> ids) {
-             const int64_t n = check_rows(vectors, index.dim(), "vectors");
-             if (ids && (ids->ndim() != 1 || ids->shape(0) != n)) throw Error("ids must have shape (n,)");
-             const int64_t* id_data = ids ? ids->data() : nullptr;
-             py::gil_scoped_release release;
-             index.add(vectors.data(), n, id_data);
-           }, py::arg("vectors"), py::arg("ids") = py::none())
-      .def("remove", [](VectorIndex& index, std::vector<int64_t> ids) { return index.remove(ids); }, py::arg("ids"))
       .def("search", [](const VectorIndex& index, FloatArray queries, int k, std::optional<std::pair<int64_t, int64_t>> id_range) {
              const int64_t n = check_rows(queries, index.dim(), "queries");
              SearchResult result;
@@ -62,10 +52,6 @@ void bind_index(py::module_& m) {
              return to_python(std::move(result));
            }, py::arg("queries"), py::arg("k"), py::arg("id_range") = py::none(),
            "Returns (scores, ids), each of shape (n_queries, k); missing results are -inf / -1.")
-      .def("save", [](const VectorIndex& index, const std::string& path) {
-             py::gil_scoped_release release;
-             index.save(path);
-           }, py::arg("path"))
       .def_static("load", [](const std::string& path, const std::string& device, const std::string& dtype, bool mmap) {
              py::gil_scoped_release release;
              return VectorIndex::load(path, device, dtype, mmap);
@@ -77,18 +63,6 @@ void bind_index(py::module_& m) {
              py::gil_scoped_release release;
              VectorIndex::verify(path);
            }, py::arg("path"), "Checks a saved file's whole checksum; raises relmem.Error when it is damaged.")
-      .def("ids", [](const VectorIndex& index) {
-             auto ids = index.ids();
-             return py::array_t<int64_t>(static_cast<py::ssize_t>(ids.size()), ids.data());
-           })
-      .def("reconstruct", [](const VectorIndex& index, int64_t id) {
-             auto v = index.reconstruct(id);
-             return py::array_t<float>(static_cast<py::ssize_t>(v.size()), v.data());
-           }, py::arg("id"))
-      .def("__contains__", &VectorIndex::contains)
-      .def("__len__", &VectorIndex::size)
-      .def_property_readonly("dim", &VectorIndex::dim)
-      .def_property_readonly("metric", [](const VectorIndex& index) { return metric_name(index.metric()); })
       .def_property_readonly("device", &VectorIndex::device)
       .def_property_readonly("dtype", &VectorIndex::dtype)
       .def_property_readonly("rerank", &VectorIndex::rerank)

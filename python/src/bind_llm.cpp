@@ -17,13 +17,6 @@ using namespace relmem;
 namespace relmem_python {
 namespace {
 
-// Prompts carry database values, which are not always valid UTF-8.
-py::str to_python_text(const std::string& text) {
-  PyObject* decoded = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
-  if (!decoded) throw py::error_already_set();
-  return py::reinterpret_steal<py::str>(decoded);
-}
-
 std::string type_name(py::handle object) { return py::str(py::type::of(object).attr("__name__")); }
 
 std::string text_field(py::handle value, const std::string& what) {
@@ -64,7 +57,7 @@ std::vector<std::string> stop_from_python(py::handle stop) {
 
 py::list messages_to_python(const std::vector<ChatMessage>& messages) {
   py::list out;
-  for (const auto& m : messages) out.append(py::dict("role"_a = m.role, "content"_a = to_python_text(m.content)));
+  for (const auto& m : messages) out.append(py::dict("role"_a = m.role, "content"_a = text_to_python(m.content)));
   return out;
 }
 

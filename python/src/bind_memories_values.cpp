@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "../../cpp/src/memories/values/value_options_json.hpp"
 #include "bindings.hpp"
 #include "relmem/memories/text/string_similarity.hpp"
 #include "relmem/memories/values/value_correction.hpp"
@@ -15,19 +16,6 @@ using namespace relmem;
 
 namespace relmem_python {
 namespace {
-
-py::str utf8(const std::string& text) {
-  PyObject* out = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
-  if (!out) throw py::error_already_set();
-  return py::reinterpret_steal<py::str>(out);
-}
-
-py::object value_object(const Value& value) {
-  if (auto* i = std::get_if<int64_t>(&value)) return py::int_(*i);
-  if (auto* d = std::get_if<double>(&value)) return py::float_(*d);
-  if (auto* s = std::get_if<std::string>(&value)) return utf8(*s);
-  return py::none();
-}
 
 // Byte offset into UTF-8 text -> index into the Python str.
 size_t char_offset(const std::string& text, size_t byte_offset) {
@@ -70,7 +58,7 @@ void def_condition_fields(Class& c, Get condition) {
       .def_property_readonly("table", [condition](const T& x) { return condition(x).table; })
       .def_property_readonly("column", [condition](const T& x) { return condition(x).column; })
       .def_property_readonly("op", [condition](const T& x) { return condition(x).op; })
-      .def_property_readonly("value", [condition](const T& x) { return utf8(condition(x).value); })
+      .def_property_readonly("value", [condition](const T& x) { return text_to_python(condition(x).value); })
       .def_property_readonly("start", [condition](const T& x) { return condition(x).start; })
       .def_property_readonly("end", [condition](const T& x) { return condition(x).end; });
 }
@@ -79,7 +67,7 @@ void def_condition_fields(Class& c, Get condition) {
 template <typename Class, typename Get>
 void def_candidate_fields(Class& c, Get candidate) {
   using T = typename Class::type;
-  c.def_property_readonly("value", [candidate](const T& x) { return utf8(candidate(x).value); })
+  c.def_property_readonly("value", [candidate](const T& x) { return text_to_python(candidate(x).value); })
       .def_property_readonly("score", [candidate](const T& x) { return candidate(x).score; })
       .def_property_readonly("components", [candidate](const T& x) { return candidate(x).components; })
       .def_property_readonly("table", [candidate](const T& x) { return candidate(x).table; })
@@ -103,19 +91,19 @@ void bind_value_results(py::module_& v) {
   py::class_<ValueCandidate> candidate(v, "ValueMatch", "One stored value for a written one.");
   def_candidate_fields(candidate, [](const ValueCandidate& c) -> const ValueCandidate& { return c; });
   candidate.def("__repr__", [](const ValueCandidate& c) {
-    return "ValueMatch(" + py::repr(utf8(c.value)).cast<std::string>() + ", score=" + std::to_string(c.score) +
+    return "ValueMatch(" + py::repr(text_to_python(c.value)).cast<std::string>() + ", score=" + std::to_string(c.score) +
            ", " + c.table + "." + c.column + ", channel=" + c.channel + ")";
   });
 
   py::class_<ValueLink> link(v, "ValueLink", "A question span that matches a stored value; start/end index the "
                                              "question string.");
   def_candidate_fields(link, [](const ValueLink& l) -> const ValueCandidate& { return l.match; });
-  link.def_property_readonly("span", [](const ValueLink& l) { return utf8(l.span); })
+  link.def_property_readonly("span", [](const ValueLink& l) { return text_to_python(l.span); })
       .def_readonly("start", &ValueLink::start)
       .def_readonly("end", &ValueLink::end)
       .def("__repr__", [](const ValueLink& l) {
-        return "ValueLink(" + py::repr(utf8(l.span)).cast<std::string>() + " -> " +
-               py::repr(utf8(l.match.value)).cast<std::string>() + ", score=" + std::to_string(l.match.score) + ")";
+        return "ValueLink(" + py::repr(text_to_python(l.span)).cast<std::string>() + " -> " +
+               py::repr(text_to_python(l.match.value)).cast<std::string>() + ", score=" + std::to_string(l.match.score) + ")";
       });
 
   py::class_<ValueCondition> condition(v, "ValueCondition", "A string literal compared with a column; start/end "
@@ -129,25 +117,25 @@ void bind_value_results(py::module_& v) {
                               "'found', 'found_ignoring_case' or 'not_found'")
       .def_property_readonly("case_matches", [](const ValueCheck& c) {
         py::list out;
-        for (const auto& value : c.case_matches) out.append(utf8(value));
+        for (const auto& value : c.case_matches) out.append(text_to_python(value));
         return out;
       })
       .def_readonly("similar", &ValueCheck::similar)
       .def("__repr__", [](const ValueCheck& c) {
-        return "ValueCheck(" + py::repr(utf8(c.condition.value)).cast<std::string>() + " " + c.condition.table + "." +
+        return "ValueCheck(" + py::repr(text_to_python(c.condition.value)).cast<std::string>() + " " + c.condition.table + "." +
                c.condition.column + ": " + value_status_name(c.status) + ")";
       });
 
   py::class_<ValueReplacement> replacement(v, "ValueReplacement", "A literal correct_values replaced.");
   def_condition_fields(replacement, [](const ValueReplacement& r) -> const ValueCondition& { return r.condition; });
-  replacement.def_property_readonly("replacement", [](const ValueReplacement& r) { return utf8(r.replacement); })
+  replacement.def_property_readonly("replacement", [](const ValueReplacement& r) { return text_to_python(r.replacement); })
       .def_readonly("reason", &ValueReplacement::reason)
       .def_readonly("channel", &ValueReplacement::channel)
       .def_readonly("score", &ValueReplacement::score)
       .def_readonly("margin", &ValueReplacement::margin);
 
   py::class_<CorrectionResult>(v, "CorrectionResult", "The corrected SQL, what was replaced and every check.")
-      .def_property_readonly("sql", [](const CorrectionResult& r) { return utf8(r.sql); })
+      .def_property_readonly("sql", [](const CorrectionResult& r) { return text_to_python(r.sql); })
       .def_readonly("replacements", &CorrectionResult::replacements)
       .def_readonly("checks", &CorrectionResult::checks);
 
@@ -162,8 +150,8 @@ void bind_value_results(py::module_& v) {
       .def_readonly("skipped_long", &ColumnValues::skipped_long)
       .def_readonly("average_chars", &ColumnValues::average_chars)
       .def_readonly("vectors", &ColumnValues::vectors)
-      .def_property_readonly("min", [](const ColumnValues& c) { return value_object(c.min); })
-      .def_property_readonly("max", [](const ColumnValues& c) { return value_object(c.max); })
+      .def_property_readonly("min", [](const ColumnValues& c) { return value_to_python(c.min); })
+      .def_property_readonly("max", [](const ColumnValues& c) { return value_to_python(c.max); })
       .def("__repr__", [](const ColumnValues& c) {
         return "ColumnValues(" + c.table + "." + c.column + ", " + column_kind_name(c.kind) + ", " +
                std::to_string(c.count) + " values)";
@@ -173,10 +161,10 @@ void bind_value_results(py::module_& v) {
       .def_readonly("db", &ValueAlias::db)
       .def_readonly("table", &ValueAlias::table)
       .def_readonly("column", &ValueAlias::column)
-      .def_property_readonly("written", [](const ValueAlias& a) { return utf8(a.written); })
-      .def_property_readonly("stored", [](const ValueAlias& a) { return utf8(a.stored); })
+      .def_property_readonly("written", [](const ValueAlias& a) { return text_to_python(a.written); })
+      .def_property_readonly("stored", [](const ValueAlias& a) { return text_to_python(a.stored); })
       .def_readonly("source", &ValueAlias::source)
-      .def_property_readonly("evidence", [](const ValueAlias& a) { return utf8(a.evidence); })
+      .def_property_readonly("evidence", [](const ValueAlias& a) { return text_to_python(a.evidence); })
       .def_readonly("created", &ValueAlias::created)
       .def_readonly("uses", &ValueAlias::uses)
       .def("__repr__", [](const ValueAlias& a) {
@@ -208,41 +196,14 @@ ValueMemoryOptions options_from(int64_t max_values, int64_t max_vectors, double 
   return o;
 }
 
-py::dict options_dict(const ValueMemoryOptions& o) {
-  py::dict d;
-  d["max_values_per_column"] = o.max_values_per_column;
-  d["max_vectors_per_column"] = o.max_vectors_per_column;
-  d["max_digit_share"] = o.max_digit_share;
-  d["max_value_chars"] = o.max_value_chars;
-  d["max_average_chars"] = o.max_average_chars;
-  d["encode_batch"] = o.encode_batch;
-  return d;
-}
-
-py::dict weights_dict(const FusionWeights& w) {
-  py::dict d;
-  d["case_only"] = w.case_only;
-  d["normalized"] = w.normalized;
-  d["abbreviation"] = w.abbreviation;
-  d["semantic"] = w.semantic;
-  return d;
-}
-
 void set_weights(FusionWeights& w, const py::dict& d) {
+  nlohmann::json weights = w;
   for (const auto& [key, value] : d) {
     const std::string name = py::str(key);
-    const double x = value.cast<double>();
-    if (name == "case_only")
-      w.case_only = x;
-    else if (name == "normalized")
-      w.normalized = x;
-    else if (name == "abbreviation")
-      w.abbreviation = x;
-    else if (name == "semantic")
-      w.semantic = x;
-    else
-      throw Error("unknown fusion weight '" + name + "'");
+    if (!weights.contains(name)) throw Error("unknown fusion weight '" + name + "'");
+    weights[name] = value.cast<double>();
   }
+  w = weights.get<FusionWeights>();
 }
 
 }  // namespace
@@ -360,9 +321,9 @@ void bind_memories_values(py::module_& m) {
       .def_property_readonly(
           "encoder",
           [](const ValueMemory& memory) { return std::const_pointer_cast<Encoder>(memory.shared_encoder()); })
-      .def_property_readonly("options", [](const ValueMemory& memory) { return options_dict(memory.options()); })
+      .def_property_readonly("options", [](const ValueMemory& memory) { return json_to_python(memory.options()); })
       .def_property(
-          "weights", [](const ValueMemory& memory) { return weights_dict(memory.weights()); },
+          "weights", [](const ValueMemory& memory) { return json_to_python(memory.weights()); },
           [](ValueMemory& memory, const py::dict& d) { set_weights(memory.weights(), d); })
       .def(
           "check_values",

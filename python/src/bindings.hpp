@@ -3,6 +3,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <nlohmann/json_fwd.hpp>
+#include <vector>
+
+#include "relmem/catalog/executor.hpp"
 #include "relmem/common.hpp"
 #include "relmem/memories/memory_refresh.hpp"
 
@@ -31,9 +35,22 @@ std::string sql_argument(const pybind11::object& sql);
 // file names need not be UTF-8.
 std::string path_argument(const pybind11::object& path);
 pybind11::str path_to_python(const std::string& path);
+// Text from databases, prompts and messages as a str: it is not always valid UTF-8, so undecodable bytes become
+// U+FFFD instead of failing the whole result.
+pybind11::str text_to_python(const std::string& text);
+// JSON across the boundary, through Python's json module: dicts, lists, str, numbers, bool and None.
+nlohmann::json python_to_json(pybind11::handle object);
+pybind11::object json_to_python(const nlohmann::json& value);
+// A stored SQLite value as None, int, float, str (text_to_python) or bytes.
+pybind11::object value_to_python(const relmem::Value& value);
 
 // Hands a matrix to numpy without copying; numpy owns it from then on.
 pybind11::array_t<float> to_numpy(relmem::RowMatrix&& matrix);
+// Copies a vector into a new one-dimensional numpy array.
+template <class T>
+pybind11::array_t<T> to_numpy(const std::vector<T>& values) {
+  return pybind11::array_t<T>(static_cast<pybind11::ssize_t>(values.size()), values.data());
+}
 
 // Vectors for an index: accepts (n, dim) or a single (dim,) vector; returns the row count.
 int64_t check_rows(const pybind11::array_t<float, pybind11::array::c_style | pybind11::array::forcecast>& a, int dim,

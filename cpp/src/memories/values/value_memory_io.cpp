@@ -8,6 +8,7 @@
 #include <set>
 
 #include "../../common/atomic_folder.hpp"
+#include "value_options_json.hpp"
 #include "relmem/memories/values/value_memory.hpp"
 
 namespace relmem {
@@ -66,42 +67,6 @@ ColumnValues column_from_json(const json& j) {
   c.min = value_from_json(j.at("min"));
   c.max = value_from_json(j.at("max"));
   return c;
-}
-
-json options_to_json(const ValueMemoryOptions& o) {
-  return json{{"max_values_per_column", o.max_values_per_column},
-              {"max_vectors_per_column", o.max_vectors_per_column},
-              {"max_digit_share", o.max_digit_share},
-              {"max_value_chars", o.max_value_chars},
-              {"max_average_chars", o.max_average_chars},
-              {"encode_batch", o.encode_batch}};
-}
-
-ValueMemoryOptions options_from_json(const json& j) {
-  ValueMemoryOptions o;
-  o.max_values_per_column = j.at("max_values_per_column").get<int64_t>();
-  o.max_vectors_per_column = j.at("max_vectors_per_column").get<int64_t>();
-  o.max_digit_share = j.at("max_digit_share").get<double>();
-  o.max_value_chars = j.at("max_value_chars").get<int>();
-  o.max_average_chars = j.at("max_average_chars").get<double>();
-  o.encode_batch = j.at("encode_batch").get<int>();
-  return o;
-}
-
-json weights_to_json(const FusionWeights& w) {
-  return json{{"case_only", w.case_only},
-              {"normalized", w.normalized},
-              {"abbreviation", w.abbreviation},
-              {"semantic", w.semantic}};
-}
-
-FusionWeights weights_from_json(const json& j) {
-  FusionWeights w;
-  w.case_only = j.at("case_only").get<double>();
-  w.normalized = j.at("normalized").get<double>();
-  w.abbreviation = j.at("abbreviation").get<double>();
-  w.semantic = j.at("semantic").get<double>();
-  return w;
 }
 
 // A file name for a database name: letters, digits, '-', '_' and '.' kept, anything else as %XX.
@@ -203,8 +168,8 @@ void ValueMemory::save(const std::string& folder_name) const {
                       {"version", kVersion},
                       {"encoder", encoder_->name()},
                       {"dim", encoder_->dim()},
-                      {"options", options_to_json(options_)},
-                      {"weights", weights_to_json(weights_)},
+                      {"options", options_},
+                      {"weights", weights_},
                       {"databases", entries}};
   write_file(folder / "manifest.json", manifest.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
   save_aliases(folder.string());
@@ -237,8 +202,8 @@ ValueMemory ValueMemory::load(const std::string& folder_name, std::shared_ptr<co
       throw Error("the value memory in " + folder_name + " was built with encoder '" + encoder_name + "', not '" +
                   encoder->name() + "'");
     }
-    ValueMemory memory(encoder, options_from_json(manifest.at("options")));
-    memory.weights_ = weights_from_json(manifest.at("weights"));
+    ValueMemory memory(encoder, manifest.at("options").get<ValueMemoryOptions>());
+    memory.weights_ = manifest.at("weights").get<FusionWeights>();
     for (const auto& entry : manifest.at("databases")) {
       if (version >= 2 && !entry.contains("values_checksum"))
         throw Error(manifest_path.string() + " is malformed: a database entry lacks values_checksum");
