@@ -3,19 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "../common/ascii_case.hpp"
+
 namespace relmem {
 namespace {
-
-bool iequals(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-std::string upper(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
 
 }  // namespace
 
@@ -33,7 +24,7 @@ const Table* Schema::table(const std::string& wanted) const {
 
 // SQLite's affinity rules (https://www.sqlite.org/datatype3.html, section 3.1), in the same order.
 bool is_text_type(const std::string& declared_type) {
-  const std::string t = upper(declared_type);
+  const std::string t = to_upper(declared_type);
   if (t.find("INT") != std::string::npos) return false;
   if (t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos ||
       t.find("TEXT") != std::string::npos)
@@ -42,7 +33,7 @@ bool is_text_type(const std::string& declared_type) {
 }
 
 bool is_numeric_type(const std::string& declared_type) {
-  const std::string t = upper(declared_type);
+  const std::string t = to_upper(declared_type);
   if (t.empty() || is_text_type(declared_type)) return false;
   return t.find("BLOB") == std::string::npos;
 }

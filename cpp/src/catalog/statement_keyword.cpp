@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 
+#include "../common/ascii_case.hpp"
+
 namespace relmem {
 namespace {
 
@@ -23,11 +25,6 @@ size_t skip_quoted(const std::string& sql, size_t i) {
     return j + 1;
   }
   return sql.size();
-}
-
-std::string upper(std::string word) {
-  for (auto& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return word;
 }
 
 }  // namespace
@@ -61,7 +58,7 @@ std::string statement_keyword(const std::string& sql) {
     if (is_word_start(c)) {
       size_t end = i;
       while (end < sql.size() && is_word_char(sql[end])) ++end;
-      const std::string word = upper(sql.substr(i, end - i));
+      const std::string word = to_upper(sql.substr(i, end - i));
       i = end;
       if (first) {
         if (word != "WITH") return word;

@@ -1,5 +1,6 @@
 #pragma once
-// Private to hybrid/: a prepared SQLite statement that finalizes itself and throws relmem::Error with context.
+// A prepared SQLite statement on relmem's own files (the response cache, the fill store) and the hybrid session's
+// connection: it finalizes itself and throws relmem::Error with context.
 #include <sqlite3.h>
 
 #include <cstdint>
@@ -7,7 +8,7 @@
 
 #include "relmem/common.hpp"
 
-namespace relmem::hybrid {
+namespace relmem {
 
 class SqliteStatement {
  public:
@@ -58,17 +59,4 @@ inline void execute_sql(sqlite3* db, const std::string& sql, const std::string& 
   }
 }
 
-// "name" quoted for SQL.
-inline std::string quote_identifier(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-inline std::string quote_literal(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
-}  // namespace relmem::hybrid
+}  // namespace relmem

@@ -61,7 +61,7 @@ std::optional<json> to_boolean(const json& raw) {
   if (raw.is_boolean()) return raw;
   if (raw.is_number_integer() && (raw.get<int64_t>() == 0 || raw.get<int64_t>() == 1)) return json(raw.get<int64_t>() == 1);
   if (raw.is_string()) {
-    const std::string t = lower(trim(raw.get<std::string>()));
+    const std::string t = to_lower(trim(raw.get<std::string>()));
     if (t == "true" || t == "yes" || t == "y" || t == "1") return json(true);
     if (t == "false" || t == "no" || t == "n" || t == "0") return json(false);
   }
@@ -162,9 +162,9 @@ std::optional<json> check_scalar(const json& raw, const AnswerSpec& spec, std::s
   }
   auto value = to_type(raw, spec.type, reason);
   if (!value || spec.allowed.empty()) return value;
-  const std::string wanted = lower(trim(value->is_string() ? value->get<std::string>() : number_text(*value)));
+  const std::string wanted = to_lower(trim(value->is_string() ? value->get<std::string>() : number_text(*value)));
   for (const auto& allowed : spec.allowed)
-    if (lower(trim(allowed)) == wanted) return value->is_string() ? json(allowed) : *value;
+    if (to_lower(trim(allowed)) == wanted) return value->is_string() ? json(allowed) : *value;
   reason = "not an allowed value: " + raw.dump();
   return std::nullopt;
 }

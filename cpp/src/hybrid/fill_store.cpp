@@ -4,7 +4,7 @@
 
 #include "../common/own_database.hpp"
 #include "relmem/common.hpp"
-#include "sqlite_statement.hpp"
+#include "../common/sqlite_statement.hpp"
 
 namespace relmem::hybrid {
 namespace {

@@ -29,7 +29,7 @@ std::optional<json> reply_for(const FillTask& task, const json& item_reply, size
   const auto& name = task.answers[index].name;
   if (item_reply.contains(name)) return item_reply[name];
   for (auto it = item_reply.begin(); it != item_reply.end(); ++it)  // a differently cased column name
-    if (lower(it.key()) == lower(name)) return it.value();
+    if (to_lower(it.key()) == to_lower(name)) return it.value();
   return std::nullopt;
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-bool same_name(const std::string& a, const std::string& b) { return upper(a) == upper(b); }
+bool same_name(const std::string& a, const std::string& b) { return to_upper(a) == to_upper(b); }
 
 std::string unquote(std::string name) {
   auto trim = [](std::string& s) {
@@ -87,7 +87,7 @@ json domain_to_json(const ValueDomain& domain, json& out) {
 }  // namespace
 
 FillType parse_fill_type(const std::string& name) {
-  const std::string t = upper(unquote(name));
+  const std::string t = to_upper(unquote(name));
   if (t.empty() || t.find("CHAR") != std::string::npos || t.find("TEXT") != std::string::npos ||
       t.find("CLOB") != std::string::npos || t == "STRING")
     return FillType::Text;

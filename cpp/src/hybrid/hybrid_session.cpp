@@ -6,7 +6,8 @@
 
 #include "relmem/llm/sha256.hpp"
 #include "session_core.hpp"
-#include "sqlite_statement.hpp"
+#include "../common/sqlite_statement.hpp"
+#include "relmem/catalog/catalog.hpp"
 #include "text.hpp"
 
 namespace relmem::hybrid {
@@ -17,14 +18,14 @@ using nlohmann::json;
 constexpr int kMaxDomainValues = 5000;
 
 bool is_text_type(const std::string& type) {
-  const std::string t = lower(type);
+  const std::string t = to_lower(type);
   return t.empty() || t.find("char") != std::string::npos || t.find("text") != std::string::npos ||
          t.find("clob") != std::string::npos;
 }
 
 int column_index(const BaseTable& table, const std::string& name) {
   for (size_t i = 0; i < table.columns.size(); ++i)
-    if (lower(table.columns[i]) == lower(name)) return static_cast<int>(i);
+    if (to_lower(table.columns[i]) == to_lower(name)) return static_cast<int>(i);
   return -1;
 }
 
@@ -57,7 +58,7 @@ BaseTable read_base_table(sqlite3* db, const std::string& requested) {
   table.indexed.assign(table.columns.size(), false);
   if (primary_key.size() == 1) {
     table.unique[primary_key[0]] = true;
-    table.indexed[primary_key[0]] = upper(table.types[primary_key[0]]) == "INTEGER";  // the rowid itself
+    table.indexed[primary_key[0]] = to_upper(table.types[primary_key[0]]) == "INTEGER";  // the rowid itself
   }
   {
     SqliteStatement indexes(db,
@@ -96,7 +97,7 @@ std::vector<std::string> resolve_keys(sqlite3* db, BaseTable& table, const std::
   std::vector<int> candidates;
   for (size_t i = 0; i < table.columns.size(); ++i) {
     bool is_virtual = false;
-    for (const auto& v : virtual_names) is_virtual = is_virtual || lower(v) == lower(table.columns[i]);
+    for (const auto& v : virtual_names) is_virtual = is_virtual || to_lower(v) == to_lower(table.columns[i]);
     if (!is_virtual) candidates.push_back(static_cast<int>(i));
   }
   auto distinct_of = [&](int column) { return distinct_keys(db, table, {column}); };
@@ -153,7 +154,7 @@ std::unordered_map<std::string, int64_t> stored_label_ids(sqlite3* db, const std
                              quote_identifier(table) + " WHERE " + quote_identifier(label) + " IS NOT NULL",
                          "hybrid session: labels of " + table);
   std::unordered_map<std::string, int64_t> out;
-  while (select.step()) out.emplace(lower(select.text(1)), select.integer(0));
+  while (select.step()) out.emplace(to_lower(select.text(1)), select.integer(0));
   return out;
 }
 
@@ -193,7 +194,7 @@ struct HybridSession::Core {
       std::string sql = "CREATE TEMP VIEW " + quote_identifier(v.name) + " AS ";
       for (size_t i = 0; i < v.values.size(); ++i)
         sql += std::string(i ? " UNION ALL " : "") + "SELECT " + std::to_string(i + 1) + " AS " +
-               quote_identifier(v.id_column) + ", " + quote_literal(v.values[i]) + " AS " +
+               quote_identifier(v.id_column) + ", " + quote_string(v.values[i]) + " AS " +
                quote_identifier(v.label_column);
       execute_sql(state.db, sql, "hybrid session: value table " + v.name);
     }
@@ -203,7 +204,7 @@ struct HybridSession::Core {
   std::unordered_map<std::string, int64_t> reference_labels(const Reference& reference, std::vector<std::string>& labels) {
     if (const auto* values = schema.value_table(reference.table)) {
       std::unordered_map<std::string, int64_t> ids;
-      for (size_t i = 0; i < values->values.size(); ++i) ids.emplace(lower(values->values[i]), static_cast<int64_t>(i + 1));
+      for (size_t i = 0; i < values->values.size(); ++i) ids.emplace(to_lower(values->values[i]), static_cast<int64_t>(i + 1));
       labels = values->values;
       return ids;
     }

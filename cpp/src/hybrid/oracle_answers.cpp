@@ -4,7 +4,8 @@
 #include <cmath>
 
 #include "relmem/hybrid/hybrid_schema.hpp"
-#include "sqlite_statement.hpp"
+#include "../common/sqlite_statement.hpp"
+#include "relmem/catalog/catalog.hpp"
 #include "text.hpp"
 
 namespace relmem::hybrid {
@@ -32,7 +33,7 @@ json as_label(const OracleDatabase& db, const std::string& table, const std::str
   std::string label;
   if (spec.contains("allowed_from")) {
     const auto ref = parse_column_reference(spec["allowed_from"].get<std::string>());
-    if (ref && lower(ref->first) == lower(key->table)) label = db.column_name(key->table, ref->second);
+    if (ref && to_lower(ref->first) == to_lower(key->table)) label = db.column_name(key->table, ref->second);
   }
   if (label.empty()) label = db.first_text_column(key->table);
   return label.empty() ? value : db.lookup(key->table, key->column, value, label);
@@ -72,10 +73,10 @@ json wrong_value(const OracleDatabase& db, const std::string& table, const std::
   }
   if (truth.is_number_integer() && others.empty()) return json(truth.get<int64_t>() + 1 + static_cast<int64_t>(draw % 9));
   if (truth.is_number() && others.empty()) return json(truth.get<double>() * 1.07 + 1.0 + static_cast<double>(draw % 9));
-  const std::string truth_text = lower(text_of(truth));
+  const std::string truth_text = to_lower(text_of(truth));
   for (size_t i = 0; i < others.size(); ++i) {
     const auto& candidate = others[(draw + i) % others.size()];
-    if (lower(candidate) != truth_text) return json(candidate);
+    if (to_lower(candidate) != truth_text) return json(candidate);
   }
   return json(text_of(truth) + " (unsure)");
 }
@@ -103,8 +104,8 @@ json true_list(const OracleDatabase& db, const std::string& relation_in, const s
   for (const auto& column : db.columns(relation)) {
     const auto fk = db.foreign_key(relation, column);
     if (!fk) continue;
-    if (lower(fk->table) == lower(owner) && !owner_key) owner_key = {{column, *fk}};
-    else if (lower(fk->table) == lower(target_table)) target_key = {{column, *fk}};
+    if (to_lower(fk->table) == to_lower(owner) && !owner_key) owner_key = {{column, *fk}};
+    else if (to_lower(fk->table) == to_lower(target_table)) target_key = {{column, *fk}};
   }
   if (!owner_key || !target_key) return json();
   const auto ref = parse_column_reference(spec["allowed_from"].get<std::string>());

@@ -132,20 +132,20 @@ std::vector<Target> targets_of(const OracleDatabase& db, const std::string& iden
       if (relation.empty()) continue;
       for (const auto& column : db.columns(relation)) {
         const auto fk = db.foreign_key(relation, column);
-        if (fk && lower(fk->table) == lower(identified)) out.push_back({relation, "", relation, meaning, "", "", ""});
+        if (fk && to_lower(fk->table) == to_lower(identified)) out.push_back({relation, "", relation, meaning, "", "", ""});
       }
       continue;
     }
     const std::string table = db.table_name(ref->first);
     const std::string column = table.empty() ? "" : db.column_name(table, ref->second);
     if (column.empty()) continue;
-    if (lower(table) == lower(identified)) {
+    if (to_lower(table) == to_lower(identified)) {
       out.push_back({table, column, "", meaning, "", "", ""});
       continue;
     }
     for (const auto& own : db.columns(table)) {  // one foreign-key hop: table.own -> identified
       const auto fk = db.foreign_key(table, own);
-      if (fk && lower(fk->table) == lower(identified)) {
+      if (fk && to_lower(fk->table) == to_lower(identified)) {
         out.push_back({table, column, "", meaning, identified, own, fk->column});
         break;
       }
@@ -159,7 +159,7 @@ std::vector<std::string> target_domain(const OracleDatabase& db, const Target& t
   if (!target.relation.empty()) {
     for (const auto& column : db.columns(target.relation)) {
       const auto fk = db.foreign_key(target.relation, column);
-      if (fk && lower(fk->table) != lower(target.via.empty() ? "" : target.via)) {
+      if (fk && to_lower(fk->table) != to_lower(target.via.empty() ? "" : target.via)) {
         const std::string label = db.first_text_column(fk->table);
         if (!label.empty() && !db.source().keys.count(fk->table)) return db.distinct_texts(fk->table, label);
       }
@@ -211,7 +211,7 @@ json truth_for(const OracleDatabase& db, const Target& target, const Identified&
     json spec = json::object();
     for (const auto& column : db.columns(target.relation)) {
       const auto fk = db.foreign_key(target.relation, column);
-      if (fk && lower(fk->table) != lower(found.table))
+      if (fk && to_lower(fk->table) != to_lower(found.table))
         spec["allowed_from"] = fk->table + "." + db.first_text_column(fk->table);
     }
     return true_list(db, target.relation, found.table, key, spec);
@@ -253,7 +253,7 @@ std::optional<bool> compare(const std::string& instruction, const json& truth) {
   static const std::regex between("between\\s+(\\d+(?:\\.\\d+)?)\\s+and\\s+(\\d+(?:\\.\\d+)?)");
   static const std::regex above("(greater|more|taller|older|higher|larger|over|above|after)\\s+(than\\s+)?(\\d+(?:\\.\\d+)?)");
   static const std::regex below("(less|fewer|shorter|younger|lower|smaller|under|below|before)\\s+(than\\s+)?(\\d+(?:\\.\\d+)?)");
-  const std::string text = lower(instruction);
+  const std::string text = to_lower(instruction);
   const json value = truth.is_array() ? json(static_cast<int64_t>(truth.size())) : truth;
   std::smatch m;
   if (std::regex_search(text, m, in_month) && value.is_string()) {
@@ -337,10 +337,10 @@ std::optional<json> answer_for_text(const OracleDatabase& db, const std::string&
     if (!best_value.empty()) {
       if (truth.is_array()) {
         for (const auto& item : truth)
-          if (lower(text_of(item)) == lower(best_value)) return json(true);
+          if (to_lower(text_of(item)) == to_lower(best_value)) return json(true);
         return json(false);
       }
-      return json(lower(text_of(truth)) == lower(best_value));
+      return json(to_lower(text_of(truth)) == to_lower(best_value));
     }
     if (const auto verdict = compare(instruction, truth)) return json(*verdict);
     return std::nullopt;

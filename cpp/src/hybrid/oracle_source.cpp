@@ -3,7 +3,8 @@
 #include <cctype>
 
 #include "relmem/catalog/executor.hpp"
-#include "sqlite_statement.hpp"
+#include "../common/sqlite_statement.hpp"
+#include "relmem/catalog/catalog.hpp"
 #include "text.hpp"
 
 namespace relmem::hybrid {
@@ -81,7 +82,7 @@ std::vector<std::string> OracleDatabase::columns(const std::string& table) const
 
 std::string OracleDatabase::column_name(const std::string& table, const std::string& column) const {
   for (const auto& name : columns(table))
-    if (lower(name) == lower(column)) return name;
+    if (to_lower(name) == to_lower(column)) return name;
   return "";
 }
 
@@ -92,13 +93,13 @@ std::string OracleDatabase::first_text_column(const std::string& table) const {
   info.bind(1, table);
   std::string found;
   while (found.empty() && info.step())
-    if (lower(info.text(1)).find("text") != std::string::npos || lower(info.text(1)).find("char") != std::string::npos)
+    if (to_lower(info.text(1)).find("text") != std::string::npos || to_lower(info.text(1)).find("char") != std::string::npos)
       found = info.text(0);
   return text_column_cache_[table] = found;
 }
 
 std::optional<ForeignKey> OracleDatabase::foreign_key(const std::string& table, const std::string& column) const {
-  const std::string id = lower(table) + "\x1f" + lower(column);
+  const std::string id = to_lower(table) + "\x1f" + to_lower(column);
   const auto cached = foreign_key_cache_.find(id);
   if (cached != foreign_key_cache_.end()) return cached->second;
   return foreign_key_cache_[id] = read_foreign_key(table, column);
@@ -108,7 +109,7 @@ std::optional<ForeignKey> OracleDatabase::read_foreign_key(const std::string& ta
   SqliteStatement list(db_, "SELECT \"table\", \"to\", \"from\" FROM pragma_foreign_key_list(?)", "oracle filler");
   list.bind(1, table);
   while (list.step()) {
-    if (lower(list.text(2)) != lower(column)) continue;
+    if (to_lower(list.text(2)) != to_lower(column)) continue;
     ForeignKey key{table_name(list.text(0)), list.is_null(1) ? std::string() : list.text(1)};
     if (key.table.empty()) return std::nullopt;
     if (key.column.empty()) {

@@ -5,17 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../common/ascii_case.hpp"  // to_lower, to_upper
+
 namespace relmem::hybrid {
-
-inline std::string lower(std::string text) {
-  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
-inline std::string upper(std::string text) {
-  for (auto& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
-}
 
 // A scalar as the text a database or an LLM would write: strings as they are, integers without a decimal point.
 inline std::string text_of(const nlohmann::json& value) {

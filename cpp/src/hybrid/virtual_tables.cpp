@@ -7,7 +7,8 @@
 #include <unordered_map>
 
 #include "session_core.hpp"
-#include "sqlite_statement.hpp"
+#include "../common/sqlite_statement.hpp"
+#include "relmem/catalog/catalog.hpp"
 #include "text.hpp"
 
 namespace relmem::hybrid {
@@ -206,7 +207,7 @@ void load_targets(HybridVtab* vtab, HybridCursor* cursor) {
   if (!found->second.is_array()) return;
   for (const auto& label : found->second) {
     if (!label.is_string()) continue;
-    const auto id = relation.label_ids.find(lower(label.get<std::string>()));
+    const auto id = relation.label_ids.find(to_lower(label.get<std::string>()));
     if (id != relation.label_ids.end()) cursor->targets.push_back(id->second);
   }
 }
@@ -300,7 +301,7 @@ int table_column(sqlite3_vtab_cursor* base_cursor, sqlite3_context* context, int
     set_result(context, state.declaration.reference ? json() : found->second);
     return SQLITE_OK;
   }
-  const auto id = state.label_ids.find(lower(found->second.get<std::string>()));
+  const auto id = state.label_ids.find(to_lower(found->second.get<std::string>()));
   if (id == state.label_ids.end()) sqlite3_result_null(context);
   else sqlite3_result_int64(context, id->second);
   return SQLITE_OK;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../common/own_database.hpp"
+#include "../common/sqlite_statement.hpp"
 #include "relmem/llm/sha256.hpp"
 
 namespace relmem {
@@ -13,50 +14,10 @@ namespace {
 // PRAGMA application_id of relmem response caches ("RLMC"), so a user's database is never mistaken for one.
 constexpr int64_t kApplicationId = 0x524C4D43;
 
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& sql, const std::string& path) : db_(db), path_(path) {
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement_, nullptr) != SQLITE_OK) fail("cannot prepare");
-  }
-  ~Statement() { sqlite3_finalize(statement_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  void bind(int index, const std::string& value) {
-    sqlite3_bind_text(statement_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
-  }
-  void bind(int index, int64_t value) { sqlite3_bind_int64(statement_, index, value); }
-
-  // True while a row is available.
-  bool step() {
-    const int rc = sqlite3_step(statement_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc != SQLITE_DONE) fail("cannot run statement on");
-    return false;
-  }
-  int64_t integer(int column) const { return sqlite3_column_int64(statement_, column); }
-  std::string text(int column) const {
-    const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(statement_, column));
-    return data ? std::string(data, sqlite3_column_bytes(statement_, column)) : std::string();
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error("response cache: " + what + " " + path_ + ": " + sqlite3_errmsg(db_));
-  }
-  sqlite3* db_;
-  const std::string& path_;
-  sqlite3_stmt* statement_ = nullptr;
-};
-
-void execute(sqlite3* db, const std::string& sql, const std::string& path) {
-  Statement statement(db, sql, path);
-  while (statement.step()) {
-  }
-}
+std::string context(const std::string& path) { return "response cache " + path; }
 
 int64_t query_integer(sqlite3* db, const std::string& sql, const std::string& path) {
-  Statement statement(db, sql, path);
+  SqliteStatement statement(db, sql, context(path));
   return statement.step() ? statement.integer(0) : 0;
 }
 
@@ -81,12 +42,12 @@ CachedLLM::CachedLLM(std::shared_ptr<LLM> inner, const std::string& path) : inne
   if (!inner_) throw Error("CachedLLM needs an LLM");
   db_ = open_own_database(path_, kApplicationId, "response cache");
   try {
-    execute(db_,
+    execute_sql(db_,
             "CREATE TABLE IF NOT EXISTS llm_responses ("
             " key TEXT PRIMARY KEY, request TEXT NOT NULL, text TEXT NOT NULL, finish_reason TEXT NOT NULL,"
             " prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, estimated INTEGER NOT NULL,"
             " created_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)",
-            path_);
+            context(path_));
   } catch (...) {
     sqlite3_close(db_);
     throw;
@@ -115,10 +76,10 @@ ChatResponse CachedLLM::do_chat(const std::vector<ChatMessage>& messages, const 
   const std::string key = sha256_hex(request);
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    Statement lookup(db_,
-                     "SELECT text, finish_reason, prompt_tokens, completion_tokens, estimated FROM llm_responses "
-                     "WHERE key = ?",
-                     path_);
+    SqliteStatement lookup(db_,
+                           "SELECT text, finish_reason, prompt_tokens, completion_tokens, estimated FROM llm_responses "
+                           "WHERE key = ?",
+                           context(path_));
     lookup.bind(1, key);
     if (lookup.step()) {
       ++hits_;
@@ -135,10 +96,10 @@ ChatResponse CachedLLM::do_chat(const std::vector<ChatMessage>& messages, const 
   }
   ChatResponse response = inner_->chat(messages, params);
   std::lock_guard<std::mutex> lock(mutex_);
-  Statement store(db_,
-                  "INSERT OR REPLACE INTO llm_responses (key, request, text, finish_reason, prompt_tokens, "
-                  "completion_tokens, estimated) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                  path_);
+  SqliteStatement store(db_,
+                        "INSERT OR REPLACE INTO llm_responses (key, request, text, finish_reason, prompt_tokens, "
+                        "completion_tokens, estimated) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        context(path_));
   store.bind(1, key);
   store.bind(2, request);
   store.bind(3, response.text);

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "../../common/ascii_case.hpp"
 #include "relmem/common.hpp"
 #include "relmem/memories/text/string_similarity.hpp"
 
@@ -18,16 +19,10 @@ using nlohmann::json;
 constexpr const char* kFormat = "relmem-value-aliases";
 constexpr int kVersion = 1;
 
-std::string lower(std::string text) {
-  for (char& c : text)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return text;
-}
-
 std::string written_key(const std::string& written) { return compact_value(normalize_value(written)); }
 
 bool same_column(const ValueAlias& a, const std::string& db, const std::string& table, const std::string& column) {
-  return a.db == db && lower(a.table) == lower(table) && lower(a.column) == lower(column);
+  return a.db == db && to_lower(a.table) == to_lower(table) && to_lower(a.column) == to_lower(column);
 }
 
 std::string utc_now() {
@@ -133,8 +128,8 @@ std::vector<ValueAlias> ValueAliases::list(const std::string& db, const std::str
   std::vector<ValueAlias> out;
   for (const auto& a : aliases_) {
     if (!db.empty() && a.db != db) continue;
-    if (!table.empty() && lower(a.table) != lower(table)) continue;
-    if (!column.empty() && lower(a.column) != lower(column)) continue;
+    if (!table.empty() && to_lower(a.table) != to_lower(table)) continue;
+    if (!column.empty() && to_lower(a.column) != to_lower(column)) continue;
     out.push_back(a);
   }
   return out;

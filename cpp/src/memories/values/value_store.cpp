@@ -3,18 +3,14 @@
 #include <algorithm>
 #include <cctype>
 
+#include "../../common/ascii_case.hpp"
 #include "relmem/memories/text/string_similarity.hpp"
 
 namespace relmem {
 namespace {
 
-std::string upper(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
-}
-
 bool is_date_type(const std::string& declared_type) {
-  const std::string t = upper(declared_type);
+  const std::string t = to_upper(declared_type);
   return t.find("DATE") != std::string::npos || t.find("TIME") != std::string::npos;
 }
 
@@ -167,13 +163,8 @@ std::vector<uint32_t> DatabaseValues::trigrams_of(uint32_t id) const {
 }
 
 const ColumnValues* DatabaseValues::find_column(const std::string& table, const std::string& column) const {
-  auto same = [](const std::string& a, const std::string& b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-           });
-  };
   for (const auto& c : columns)
-    if (same(c.table, table) && same(c.column, column)) return &c;
+    if (iequals(c.table, table) && iequals(c.column, column)) return &c;
   return nullptr;
 }
 
