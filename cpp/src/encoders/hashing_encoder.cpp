@@ -5,6 +5,8 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "../common/utf8.hpp"
+
 namespace relmem {
 namespace {
 
@@ -22,11 +24,7 @@ uint64_t fnv1a(const std::string& text, uint64_t seed) {
 std::vector<std::string> code_points(const std::string& text) {
   std::vector<std::string> out;
   for (size_t i = 0; i < text.size();) {
-    const unsigned char c = text[i];
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
-    if (i + len > text.size()) len = 1;
-    for (size_t j = 1; j < len; ++j)
-      if ((static_cast<unsigned char>(text[i + j]) & 0xC0) != 0x80) len = 1;
+    const size_t len = std::max<size_t>(1, utf8_sequence_length(text, i));
     out.push_back(text.substr(i, len));
     i += len;
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "../../common/utf8.hpp"
+
 namespace relmem {
 namespace {
 
@@ -123,10 +125,7 @@ std::vector<uint32_t> code_points(const std::string& text) {
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
     const unsigned char c = text[i];
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
-    if (i + len > text.size()) len = 1;
-    for (size_t j = 1; j < len; ++j)
-      if ((static_cast<unsigned char>(text[i + j]) & 0xC0) != 0x80) len = 1;
+    const size_t len = std::max<size_t>(1, utf8_sequence_length(text, i));
     uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
     for (size_t j = 1; j < len; ++j) cp = (cp << 6) | (static_cast<unsigned char>(text[i + j]) & 0x3F);
     out.push_back(cp);  // a malformed byte stands for itself, as Latin-1
