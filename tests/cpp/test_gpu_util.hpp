@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the test_gpu_*.cpp files: random data, top-k comparison up to ties, GPU skipping.
+// Helpers shared by the GPU index tests: random data, precision tolerances, top-k comparison up to ties, GPU skipping.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,16 +9,19 @@
 
 #include "relmem/common.hpp"
 #include "relmem/index/gpu/cuda_device.hpp"
+#include "relmem/index/gpu/precision.hpp"
+#include "test_random_rows.hpp"
 
 namespace relmem_test {
 
-inline relmem::RowMatrix random_matrix(int64_t rows, int cols, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal;
-  relmem::RowMatrix m(rows, cols);
-  for (int64_t i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) m(i, j) = normal(rng);
-  return m;
+// Scores stored in `precision` stay within this of fp32 ones, for unit vectors.
+inline float tolerance_of(relmem::gpu::Precision precision) {
+  switch (precision) {
+    case relmem::gpu::Precision::FP32: return 1e-4f;
+    case relmem::gpu::Precision::FP16: return 4e-3f;
+    case relmem::gpu::Precision::BF16: return 3e-2f;
+  }
+  return 0;
 }
 
 // Same top-k up to `tolerance`: scores agree rank by rank, and an id found in one list but not the

@@ -14,17 +14,9 @@
 
 using namespace relmem;
 using namespace relmem::gpu;
+using relmem_test::tolerance_of;
 
 namespace {
-
-float tolerance_of(Precision precision) {
-  switch (precision) {
-    case Precision::FP32: return 1e-4f;
-    case Precision::FP16: return 4e-3f;
-    case Precision::BF16: return 3e-2f;
-  }
-  return 0;
-}
 
 GpuVectorIndex reference_index(int dim, Metric metric, Precision precision) {
   return GpuVectorIndex(dim, metric, make_reference_vector_store(dim, precision, metric == Metric::Cosine));

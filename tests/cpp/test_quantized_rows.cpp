@@ -7,26 +7,13 @@
 
 #include "relmem/common.hpp"
 #include "relmem/index/quantized_rows.hpp"
+#include "test_random_rows.hpp"
 
 using namespace relmem;
 
-namespace {
-
-RowMatrix unit_rows(int rows, int cols, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal;
-  RowMatrix m(rows, cols);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) m(i, j) = normal(rng);
-  m.rowwise().normalize();
-  return m;
-}
-
-}  // namespace
-
 TEST(QuantizedRows, ScoresAreCloseToExactInnerProducts) {
   for (int dim : {7, 32, 100, 512}) {  // padded and unpadded widths
-    const RowMatrix rows = unit_rows(200, dim, 1), queries = unit_rows(5, dim, 2);
+    const RowMatrix rows = relmem_test::random_unit_rows(200, dim, 1), queries = relmem_test::random_unit_rows(5, dim, 2);
     QuantizedRows codes(dim);
     for (int i = 0; i < rows.rows(); ++i) codes.add(i, rows.row(i).data());
     for (int q = 0; q < queries.rows(); ++q)
@@ -37,7 +24,7 @@ TEST(QuantizedRows, ScoresAreCloseToExactInnerProducts) {
 
 TEST(QuantizedRows, TopAgreesWithTheExactRanking) {
   const int dim = 64;
-  const RowMatrix rows = unit_rows(5000, dim, 3), queries = unit_rows(20, dim, 4);
+  const RowMatrix rows = relmem_test::random_unit_rows(5000, dim, 3), queries = relmem_test::random_unit_rows(20, dim, 4);
   QuantizedRows codes(dim);
   for (int i = 0; i < rows.rows(); ++i) codes.add(1000 + i, rows.row(i).data());
   for (int q = 0; q < queries.rows(); ++q) {
@@ -58,7 +45,7 @@ TEST(QuantizedRows, TopAgreesWithTheExactRanking) {
 }
 
 TEST(QuantizedRows, ReplaceAndRemove) {
-  const RowMatrix rows = unit_rows(3, 16, 5);
+  const RowMatrix rows = relmem_test::random_unit_rows(3, 16, 5);
   QuantizedRows codes(16);
   codes.add(7, rows.row(0).data());
   codes.add(8, rows.row(1).data());

@@ -6,20 +6,13 @@
 #include <thread>
 
 #include "relmem/index/vector_index.hpp"
+#include "test_random_rows.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;
+using relmem_test::random_matrix;
 
 namespace {
-
-RowMatrix random_matrix(int rows, int cols, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal;
-  RowMatrix m(rows, cols);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) m(i, j) = normal(rng);
-  return m;
-}
 
 // Plain reference: score every pair, sort each row.
 std::vector<std::vector<int64_t>> brute_force(const RowMatrix& data, const RowMatrix& queries, int k, bool cosine) {

@@ -8,21 +8,13 @@
 
 #include "../../cpp/src/common/checksummed_file.hpp"
 #include "relmem/index/vector_index.hpp"
+#include "test_random_rows.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;
+using relmem_test::random_unit_rows;
 
 namespace {
-
-RowMatrix random_unit_rows(int rows, int cols, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal;
-  RowMatrix m(rows, cols);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) m(i, j) = normal(rng);
-  m.rowwise().normalize();
-  return m;
-}
 
 // The exact top-k ids of each query, best first.
 std::vector<std::vector<int64_t>> exact_top(const RowMatrix& data, const RowMatrix& queries, int k) {

@@ -13,6 +13,7 @@
 
 using namespace relmem;
 using gpu::Precision;
+using relmem_test::tolerance_of;
 
 namespace {
 
@@ -26,15 +27,6 @@ std::string error_of(const std::function<void()>& action) {
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-float tolerance_of(Precision precision) {
-  switch (precision) {
-    case Precision::FP32: return 1e-4f;
-    case Precision::FP16: return 4e-3f;
-    case Precision::BF16: return 3e-2f;
-  }
-  return 0;
-}
 
 void expect_same(const SearchResult& expected, const SearchResult& got, float tolerance, const std::string& what) {
   ASSERT_EQ(expected.ids.rows(), got.ids.rows()) << what;
