@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "relmem/sql/inspector.hpp"
 #include "relmem/sql/parser.hpp"
@@ -43,13 +45,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const relmem::Schema schema = relmem_test::concert_schema();
   const std::string sql(reinterpret_cast<const char*>(data), size);
   check_statement_gate(sql);
-  Select select;
+  std::optional<Query> query;
   try {
-    select = parse(sql);
+    query.emplace(sql, schema);
   } catch (const SyntaxError&) {
-    inspect(sql, schema);  // must report the syntax error as a diagnostic, not throw
+    const std::vector<Diagnostic> diagnostics = inspect(sql, schema);  // must not throw
+    if (diagnostics.size() != 1 || diagnostics[0].kind != DiagnosticKind::Syntax)
+      fail("inspect() reports a syntax error as its one diagnostic", sql, std::to_string(diagnostics.size()));
     return 0;
   }
+  const Select& select = query->select();
   const std::string once = render(select);
   try {
     const std::string twice = render(parse(once));
@@ -58,10 +63,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const relmem::Error& error) {
     fail("rendered and rewritten SQL parses", sql, once + "\n" + error.what());
   }
-  Query query(sql, schema);
-  query.conditions();
-  query.tables();
-  inspect(query);
+  query->conditions();
+  query->tables();
+  inspect(*query);
   Query(sql).conditions();
   return 0;
 }

@@ -1,15 +1,20 @@
 #include "words.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
-#include <set>
 
 namespace relmem::sql {
+namespace {
 
-bool iequals(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
+// SQLite folds the case of ASCII letters only, whatever the locale.
+char ascii_upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
+
+}  // namespace
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return ascii_upper(x) == ascii_upper(y); });
 }
 
 std::string to_upper(std::string text) {
@@ -22,9 +27,10 @@ std::string to_lower(std::string text) {
   return text;
 }
 
-bool is_reserved_word(const std::string& word) {
+bool is_reserved_word(std::string_view word) {
   // SQLite's keywords that never fall back to being a name, plus the join keywords, which cannot be bare aliases.
-  static const std::set<std::string> kReserved = {
+  // Sorted, for the binary search; the parser asks this of every word, so it allocates nothing.
+  static constexpr std::array<std::string_view, 64> kReserved = {
       "ADD",        "ALL",     "ALTER",   "AND",        "AS",        "AUTOINCREMENT", "BETWEEN", "CASE",
       "CHECK",      "COLLATE", "COMMIT",  "CONSTRAINT", "CREATE",    "CROSS",      "DEFAULT", "DEFERRABLE",
       "DELETE",     "DISTINCT", "DROP",   "ELSE",       "ESCAPE",    "EXCEPT",     "EXISTS",  "FOREIGN",
@@ -33,7 +39,11 @@ bool is_reserved_word(const std::string& word) {
       "NOT",        "NOTNULL", "NULL",    "ON",         "OR",        "ORDER",      "OUTER",   "PRIMARY",
       "REFERENCES", "RETURNING", "RIGHT", "SELECT",     "SET",       "TABLE",      "THEN",    "TO",
       "TRANSACTION", "UNION",  "UNIQUE",  "UPDATE",     "USING",     "VALUES",     "WHEN",    "WHERE"};
-  return kReserved.count(to_upper(word)) > 0;
+  constexpr size_t kLongest = 13;  // AUTOINCREMENT
+  if (word.size() > kLongest) return false;
+  std::array<char, kLongest> upper{};
+  std::transform(word.begin(), word.end(), upper.begin(), ascii_upper);
+  return std::binary_search(kReserved.begin(), kReserved.end(), std::string_view(upper.data(), word.size()));
 }
 
 bool is_bare_identifier(const std::string& text) {
