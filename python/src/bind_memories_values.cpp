@@ -347,13 +347,14 @@ void bind_memories_values(py::module_& m) {
           "column",
           [](const ValueMemory& memory, const std::string& db, const std::string& table,
              const std::string& column) -> py::object {
-            const ColumnValues* c = memory.column(db, table, column);
+            const auto values = memory.find_database(db);
+            const ColumnValues* c = values ? values->find_column(table, column) : nullptr;
             return c ? py::cast(*c) : py::object(py::none());
           },
           py::arg("db"), py::arg("table"), py::arg("column"))
       .def(
           "columns",
-          [](const ValueMemory& memory, const std::string& db) { return memory.database(db).columns; },
+          [](const ValueMemory& memory, const std::string& db) { return memory.database(db)->columns; },
           py::arg("db"))
       .def_property_readonly("memory_usage", &ValueMemory::memory_usage)
       .def_property_readonly("memory_bytes", [](const ValueMemory& memory) { return memory.memory_usage().total(); })

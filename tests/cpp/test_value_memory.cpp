@@ -57,7 +57,7 @@ TEST_F(ValueMemoryTest, IndexesTextAndKeepsRangesOfNumbersAndDates) {
   ASSERT_NE(city, nullptr);
   EXPECT_EQ(city->kind, ColumnKind::Text);
   EXPECT_EQ(city->count, 4u);                                    // LA, SF, NYC, CHI
-  EXPECT_EQ(memory.database("food").values[city->first], "LA");  // most frequent first
+  EXPECT_EQ(memory.database("food")->values[city->first], "LA");  // most frequent first
   EXPECT_EQ(city->vectors, 4u);
 
   const ColumnValues* rating = memory.column("food", "restaurant", "rating");
@@ -73,8 +73,8 @@ TEST_F(ValueMemoryTest, IndexesTextAndKeepsRangesOfNumbersAndDates) {
   const MemoryUsage usage = memory.memory_usage();
   EXPECT_GT(usage.string_bytes, 0u);
   EXPECT_GT(usage.lexical_bytes, 0u);
-  EXPECT_EQ(usage.vector_bytes, memory.database("food").vectors->size() * 256 * sizeof(float) +
-                                    memory.database("pets").vectors->size() * 256 * sizeof(float));
+  EXPECT_EQ(usage.vector_bytes, memory.database("food")->vectors->size() * 256 * sizeof(float) +
+                                    memory.database("pets")->vectors->size() * 256 * sizeof(float));
 }
 
 TEST_F(ValueMemoryTest, CapsValuesPerColumnAndSkipsFreeText) {
@@ -156,7 +156,7 @@ TEST_F(ValueMemoryTest, SavesLoadsAndRefreshesOnlyChangedDatabases) {
   ValueMemory loaded = ValueMemory::load(folder, hashing());
   EXPECT_EQ(loaded.databases(), memory.databases());
   EXPECT_EQ(loaded.lookup("food", "restaurant", "city", "Los Angeles", 1)[0].value, "LA");
-  EXPECT_EQ(loaded.database("food").vectors->size(), memory.database("food").vectors->size());
+  EXPECT_EQ(loaded.database("food")->vectors->size(), memory.database("food")->vectors->size());
   ValueMemory by_name = ValueMemory::load(folder);  // encoder from the manifest
   EXPECT_EQ(by_name.encoder().name(), "hashing:256");
   EXPECT_THROW(ValueMemory::load(folder, std::make_shared<HashingEncoder>(128)), Error);

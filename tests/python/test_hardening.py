@@ -283,3 +283,53 @@ def test_selection_memory_answers_correctly_while_it_is_updated(saved_memory):
         thread.join()
     assert not failures, failures[:5]
     assert answers[0] > 50
+
+
+def test_value_memory_answers_correctly_while_it_is_updated(tmp_path):
+    """One thread rebuilds, refreshes and removes databases and learns an alias while seven look values up and link
+    questions (the GIL released): every answer must be the single-thread one."""
+    dbs = tmp_path / "dbs"
+    dbs.mkdir()
+    make_database(dbs / "adv.sqlite")
+    con = sqlite3.connect(dbs / "shops.sqlite")
+    con.execute("CREATE TABLE shop (id INTEGER PRIMARY KEY, city TEXT, owner TEXT)")
+    con.executemany("INSERT INTO shop VALUES (?, ?, ?)", [(i, f"City {i}", f"Owner {i % 40}") for i in range(2000)])
+    con.commit()
+    con.close()
+    catalog = relmem.Catalog(str(dbs))
+    memory = relmem.ValueMemory.build(catalog, relmem.HashingEncoder(128))
+    asks = [("shops", "shop", "city", "city 1234"), ("shops", "shop", "owner", "ownr 7")]
+    question = " ".join(f"is City {i} or Owner {i % 40} near" for i in range(0, 400, 37))  # long: most time in C++
+    expected = {ask: [c.value for c in memory.lookup(*ask, k=5)] for ask in asks}
+    links = [(m.span, m.value) for m in memory.link("shops", question)]
+    assert all(expected.values()) and links
+    stop = time.monotonic() + 3.0
+    failures, answers = [], [0]
+
+    def update():
+        while time.monotonic() < stop:
+            memory.add_database(catalog, "shops")
+            memory.remove_database("adv")
+            memory.refresh(catalog)
+            memory.add_alias("shops", "shop", "owner", "the boss", "Owner 1", "test")
+
+    def ask():
+        while time.monotonic() < stop:
+            for ask in asks:
+                try:
+                    got = [c.value for c in memory.lookup(*ask, k=5)]
+                    linked = [(m.span, m.value) for m in memory.link("shops", question)]
+                except Exception as error:  # noqa: BLE001 - any error is a failure of the test
+                    failures.append(repr(error))
+                    continue
+                if got != expected[ask] or linked != links:
+                    failures.append(f"{ask}: {got} {linked}")
+                answers[0] += 1
+
+    threads = [threading.Thread(target=update)] + [threading.Thread(target=ask) for _ in range(7)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures[:5]
+    assert answers[0] > 50

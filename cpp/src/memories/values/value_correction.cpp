@@ -33,6 +33,7 @@ CorrectionResult correct_values(const std::string& sql, const std::string& db, c
   CorrectionResult result;
   result.sql = sql;
   result.checks = check_values(sql, db, catalog, memory, std::max(2, options.k));
+  const auto values = memory.find_database(db);
   std::map<int, sql::LiteralValue> rewrites;
   for (const auto& check : result.checks) {
     ValueReplacement replacement;
@@ -56,7 +57,7 @@ CorrectionResult correct_values(const std::string& sql, const std::string& db, c
     } else {
       continue;
     }
-    const ColumnValues* column = memory.column(db, check.condition.table, check.condition.column);
+    const ColumnValues* column = values ? values->find_column(check.condition.table, check.condition.column) : nullptr;
     const bool number = column && column->kind == ColumnKind::Numeric && replacement.channel == "number";
     rewrites.emplace(check.condition.literal_index, number ? sql::LiteralValue::number(replacement.replacement)
                                                            : sql::LiteralValue::string(replacement.replacement));
