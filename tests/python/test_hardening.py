@@ -121,6 +121,22 @@ def test_names_that_are_not_utf8_skip_their_database_with_a_reason(tmp_path):
     assert done.returncode == 0 and b"good (" in done.stdout and b"not valid UTF-8" in done.stderr
 
 
+def test_index_and_ask_work_around_bad_names_and_fts_databases(tmp_path):
+    """The issue's repros: a Latin-1 file name or table name, and an FTS database, in the folder that is indexed."""
+    folder = tmp_path / "dbs"
+    folder.mkdir()
+    make_database(folder / "fts.sqlite")  # holds an FTS5 table
+    shutil.copy(folder / "fts.sqlite", os.fsencode(folder) + b"/caf\xe9.sqlite")
+    subprocess.run(["sqlite3", str(folder / "latin.sqlite")], input=b'CREATE TABLE "caf\xe9" (x);', check=True)
+    out = tmp_path / "memory"
+    done = run("index", "--dbs", str(folder), "--out", str(out), "--encoder", "hashing")
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count(b"not valid UTF-8") == 2
+    assert Memories.load(str(out)).selection.databases == ["fts"]
+    done = run("ask", "--dbs", str(folder), "--memory", str(out), "which documents say hello?")
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+
+
 def test_a_folder_named_like_a_database_is_skipped(tmp_path):
     make_database(tmp_path / "good.sqlite")
     (tmp_path / "x.sqlite").mkdir()
