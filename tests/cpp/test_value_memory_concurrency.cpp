@@ -70,6 +70,16 @@ TEST(ValueMemoryConcurrency, AnswersStayCorrectWhileTheMemoryIsUpdated) {
     }
   });
   std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {  // quick reads, many: they hit the moments the updater swaps a database
+    readers.emplace_back([&] {
+      while (std::chrono::steady_clock::now() < stop) {
+        const auto shops = memory.find_database("shops");
+        if (!shops || shops->find_column("shop", "owner") == nullptr) failed("snapshot");
+        memory.find_database("pets");
+        memory.contains("pets");
+      }
+    });
+  }
   for (int t = 0; t < 4; ++t) {
     readers.emplace_back([&, t] {
       while (std::chrono::steady_clock::now() < stop) {
