@@ -1,8 +1,9 @@
 // libFuzzer target for the SQL front end and the executor's statement gate. The gate's text checks (the statement
 // keyword past comments and CTEs, the UTF-8 check and repair) must hold for any bytes: the keyword is one upper-case
 // word, valid_utf8() always gives valid UTF-8 and leaves valid text unchanged. Any input may be rejected with
-// relmem::sql::SyntaxError, but nothing may crash, and whatever parses must (1) render to text that parses and renders to itself, (2) survive rewriting every
-// literal to itself, and (3) go through name resolution, condition extraction and the detector without throwing.
+// relmem::sql::SyntaxError (which inspect() then reports as its one diagnostic), but nothing may crash, and whatever
+// parses must (1) render to text that parses and renders to itself, (2) survive rewriting every literal to itself,
+// and (3) go through name resolution, condition extraction and the detector without throwing.
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
