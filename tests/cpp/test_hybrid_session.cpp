@@ -23,6 +23,22 @@ TEST_F(HybridFixture, LazyFillsOnlyTheRowsTheQueryReaches) {
   EXPECT_EQ(cell(tall.result), "3");  // heroes 52, 55, 58
 }
 
+TEST_F(HybridFixture, LazyAsksOnlyForTheColumnsTheQueryReads) {
+  auto s = session(filler(oracle()));
+  const auto out = s->execute("SELECT COUNT(*) FROM superhero WHERE nationality = 'German'");
+  EXPECT_EQ(cell(out.result), "20");
+  ASSERT_EQ(out.stats.requests.size(), 1u);
+  EXPECT_EQ(out.stats.requests[0]["answers"], json::array({"nationality"}));  // not the eye colour
+  EXPECT_EQ(out.stats.fills.items, kHeroes);
+
+  // A second virtual predicate is read only where the first held: the eye colour of the 20 German heroes.
+  const auto both = s->execute(
+      "SELECT COUNT(*) FROM superhero s JOIN colour c ON c.id = s.eye_colour_id "
+      "WHERE s.nationality = 'German' AND c.colour = 'Blue'");
+  EXPECT_EQ(both.stats.fills.items, 20);
+  EXPECT_EQ(cell(both.result), "20");  // heroes 3, 6, ...: eye colour 1 + i % 3 = 1, Blue
+}
+
 TEST_F(HybridFixture, WholeModeFillsEveryRowOfATouchedColumn) {
   auto s = session(filler(oracle()), FillMode::Whole);
   const auto out = s->execute("SELECT nationality FROM superhero WHERE superhero_name = 'Hero 3'");
