@@ -10,7 +10,7 @@ from conftest import SHARED, requires_shared
 import relmem
 from relmem import hybrid
 from relmem.bench import swan as swan_bench
-from relmem.hybrid import blendsql
+from relmem.hybrid import blendsql, factuality
 from relmem.hybrid import swan as swan_data
 
 SWAN = SHARED / "data" / "swan"
@@ -125,3 +125,10 @@ def test_python_session_fills_lazily_and_remembers(tmp_path):
         hybrid.session("f1", curated, schema, metered, store, mode="eager")
     with pytest.raises(relmem.Error, match="answers only relmem's hybrid fill requests"):
         oracle.chat("What is the capital of France?")
+
+
+def test_factuality_compares_values_as_stated_facts():
+    assert factuality.same_value("NAN", "nan")  # a team's short name, not a float NaN
+    assert not factuality.same_value("NAN", "NAP")
+    assert factuality.same_value(1, "1.0000000001") and not factuality.same_value("inf", 1)
+    assert factuality.stated("  ") is None and factuality.stated("") is None and factuality.stated(0) == 0

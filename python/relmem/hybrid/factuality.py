@@ -3,12 +3,14 @@ true values of the dropped columns in the original database.
 
 Counted per filled value: a filled value is a prediction and a true value (for a row that was filled) is a fact,
 unless it is NULL or empty text: an empty text states no fact, on either side (superhero's publisher 1 is named '',
-and a filler that copies it states nothing). A prediction equal to its fact is correct (text compared without case
-and surrounding space, numbers within 1e-6 relative). A relation's list counts each listed label: predictions are
-the labels filled, facts the true labels, correct the labels in both. precision = correct / predictions, recall =
-correct / facts, F1 their harmonic mean. Each column reports a few of its disagreements (key, filled, true).
+and a filler that copies it states nothing). A prediction equal to its fact is correct: finite numbers within 1e-6
+relative, anything else as text without case and surrounding space (so 'NAN', FC Nantes' short name, is text, not a
+float NaN that equals nothing). A relation's list counts each listed label: predictions are the labels filled,
+facts the true labels, correct the labels in both. precision = correct / predictions, recall = correct / facts, F1
+their harmonic mean. Each column reports a few of its disagreements (key, filled, true).
 """
 import json
+import math
 import sqlite3
 
 
@@ -20,12 +22,20 @@ def stated(value):
     return None if value is None or (isinstance(value, str) and not value.strip()) else value
 
 
-def same_value(filled, truth):
+def _number(value):
+    """The value as a finite number, else None: texts such as 'NAN' (FC Nantes' short name) or 'Inf' stay text."""
     try:
-        a, b = float(filled), float(truth)
-        return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+        number = float(value)
     except (TypeError, ValueError):
-        return str(filled).strip().casefold() == str(truth).strip().casefold()
+        return None
+    return number if math.isfinite(number) else None
+
+
+def same_value(filled, truth):
+    a, b = _number(filled), _number(truth)
+    if a is not None and b is not None:
+        return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+    return str(filled).strip().casefold() == str(truth).strip().casefold()
 
 
 def _scores(correct, predicted, facts):
