@@ -7,9 +7,10 @@ Builds SWAN's curated databases (the originals minus columns_to_drop.json) into 
 folder); the originals are only read. Ground truth: each question's gold SQL on the original database.
 - hqdl / lazy: each question's gold SQL over the curated database extended with virtual columns restoring the
   dropped ones. hqdl is HQDL's fill-everything: every row of every virtual column and relation is filled before the
-  questions run (its tokens, calls and rows are reported as `upfront_fill` and included in the mode's totals); lazy
-  fills only the rows each query reaches. Each mode has its own fill store for the run, shared by its questions. A
-  second lazy run over the same store measures reuse (its tokens should be 0).
+  questions run (its tokens, calls and rows are reported as `upfront_fill` and included in the mode's and each
+  database's totals); lazy fills only the virtual columns each query reads, in the rows it reads them. Each mode
+  has its own fill store for the run, shared by its questions. A second lazy run over the same store measures
+  reuse (its tokens should be 0).
 - udf: SWAN's BlendSQL hybrid queries translated into llm_map / llm_qa, on the curated database, with a fresh fill
   store per question. A question is "covered" when the filler answered every function item it was asked.
 Execution accuracy: the result equals the gold result as a set of rows (floats rounded to 6 decimals), as SWAN
@@ -138,8 +139,10 @@ def run(args):
             out["by_database"] = _per_database(rows)
             if upfront:  # HQDL fills every row of every virtual column before its questions run
                 for db, filled in upfront.items():
-                    out["by_database"][db]["upfront_fill"] = {
-                        "tokens": filled["total_tokens"], "calls": filled["requests"], "rows_filled": filled["items"]}
+                    first = {"tokens": filled["total_tokens"], "calls": filled["requests"], "rows_filled": filled["items"]}
+                    out["by_database"][db]["upfront_fill"] = first
+                    for key in ("tokens", "calls", "rows_filled"):
+                        out["by_database"][db][key] += first[key]
                 out["upfront_fill"] = {key: sum(out["by_database"][db]["upfront_fill"][key] for db in upfront)
                                        for key in ("tokens", "calls", "rows_filled")}
                 for key in ("tokens", "calls", "rows_filled"):
@@ -194,6 +197,10 @@ def run(args):
     if "hqdl" in report["modes"] and "lazy" in report["modes"]:
         hqdl_tokens = report["modes"]["hqdl"]["tokens"]
         report["lazy_to_hqdl_tokens"] = report["modes"]["lazy"]["tokens"] / hqdl_tokens if hqdl_tokens else None
+        report["lazy_to_hqdl_tokens_by_database"] = {
+            db: lazy["tokens"] / hqdl["tokens"] if hqdl["tokens"] else None
+            for db, lazy, hqdl in ((db, report["modes"]["lazy"]["by_database"][db],
+                                    report["modes"]["hqdl"]["by_database"][db]) for db in prepared)}
     report["per_question"] = per_question
     report["seconds"] = time.perf_counter() - started
     scratch.cleanup()
