@@ -1,6 +1,6 @@
 """SWAN: beyond-database questions answered with LLM-filled virtual columns and LLM functions inside SQL.
 
-    relmem bench swan --swan ../shared/data/swan [--dbs DIR] [--mode all|hqdl|lazy|udf] --llm oracle-filler
+    relmem bench swan --swan ../shared/data/swan [--dbs DIR] [--mode all|hqdl,lazy,udf] --llm oracle-filler
                       [--fill-error RATE] --json
 
 Builds SWAN's curated databases (the originals minus columns_to_drop.json) into --dbs (default: a temporary
@@ -38,7 +38,7 @@ MODES = ("hqdl", "lazy", "udf")
 def add_arguments(parser):
     parser.add_argument("--swan", required=True, help="the SWAN folder (databases/, beyond-database-questions/)")
     parser.add_argument("--dbs", default=None, help="folder for the curated databases (default: temporary)")
-    parser.add_argument("--mode", default="all", choices=("all",) + MODES, help="default: all three")
+    parser.add_argument("--mode", default="all", help="all (default), or one or more of hqdl, lazy, udf, comma-separated")
     parser.add_argument("--llm", default="oracle-filler", choices=("oracle-filler",),
                         help="who fills: the scripted oracle filler (no real LLM is reachable here)")
     parser.add_argument("--fill-error", type=float, default=0.0, help="share of filled values made wrong")
@@ -96,7 +96,9 @@ def run(args):
     unknown = sorted(set(wanted) - set(swan_data.QUESTION_FILES))
     if unknown:
         raise Error(f"unknown SWAN database(s): {', '.join(unknown)}")
-    modes = MODES if args.mode == "all" else (args.mode,)
+    modes = MODES if args.mode == "all" else tuple(m for m in MODES if m in args.mode.split(","))
+    if args.mode != "all" and len(modes) != len(set(args.mode.split(","))):
+        raise Error(f"--mode: all, or one or more of {', '.join(MODES)} (comma-separated), not {args.mode!r}")
     scratch = tempfile.TemporaryDirectory(prefix="relmem_swan_")
     dbs_dir = Path(args.dbs) if args.dbs else Path(scratch.name) / "curated"
     work = Path(args.work) if args.work else Path(scratch.name) / "work"
