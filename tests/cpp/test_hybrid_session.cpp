@@ -137,5 +137,25 @@ TEST_F(HybridFixture, ValueTablesRestoreADroppedDimension) {
   EXPECT_EQ(cell(out.result), std::to_string(kHeroes / 2));
 }
 
+TEST_F(HybridFixture, KeyedRowsTravelCompactlyAndOneColumnIsAnsweredBare) {
+  auto seen = std::make_shared<json>();
+  auto llm = std::make_shared<CallableLLM>(
+      [seen](const std::vector<ChatMessage>& messages, const ChatParams&) {
+        const std::string& user = messages.back().content;
+        *seen = json::parse(user.substr(user.find("<request>") + 10,
+                                        user.rfind("</request>") - user.find("<request>") - 10));
+        json reply = json::object();
+        for (const auto& row : (*seen)["rows"]) reply[row[0].dump()] = row[1].get<std::string>() + " land";
+        return ChatResponse{reply.dump(), estimate_usage(messages, reply.dump()), "stop", false};
+      },
+      "bare");
+  auto s = session(filler(llm));
+  const auto out = s->execute("SELECT nationality FROM superhero WHERE superhero_name = 'Hero 7'");
+  EXPECT_EQ(cell(out.result), "Hero 7 land");
+  EXPECT_EQ((*seen)["key_columns"], json::array({"superhero_name"}));
+  EXPECT_EQ((*seen)["rows"], json::parse(R"([[1, "Hero 7"]])"));
+  EXPECT_FALSE(seen->contains("items"));
+}
+
 }  // namespace
 }  // namespace relmem::hybrid
