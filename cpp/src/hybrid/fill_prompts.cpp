@@ -76,7 +76,8 @@ std::vector<std::pair<int, json>> payload_items(const json& payload) {
     const auto& columns = payload.at("key_columns");
     for (const auto& row : payload.at("rows")) {
       json input = json::object();
-      for (size_t i = 0; i < columns.size() && i + 1 < row.size(); ++i) input[columns[i].get<std::string>()] = row[i + 1];
+      for (size_t i = 0; i < columns.size() && i + 1 < row.size(); ++i)
+        input[columns[i].get<std::string>()] = row[i + 1];
       out.emplace_back(row.at(0).get<int>(), std::move(input));
     }
     return out;
