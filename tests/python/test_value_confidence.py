@@ -1,20 +1,11 @@
 """The calibrated replacement confidence: its features from Python, and the fit that sets its weights."""
-import importlib.util
-
 import numpy as np
-import relmem
 
+import relmem
 from relmem.values import (CONFIDENCE_FEATURES, CONFIDENCE_MODEL, CORRECTION_DEFAULTS, ValueMemory,
                            replacement_evidence)
 
-from conftest import ROOT
-
-
-def _fit_script():
-    spec = importlib.util.spec_from_file_location("fit_value_confidence", ROOT / "scripts" / "fit_value_confidence.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from conftest import load_script
 
 
 def test_model_and_defaults_are_exposed():
@@ -39,7 +30,7 @@ def test_replacement_evidence_of_a_lookup(demo_dir):
 
 
 def test_fit_separates_and_the_threshold_keeps_the_absent_budget():
-    fit = _fit_script()
+    fit = load_script("fit_value_confidence")
     rng = np.random.default_rng(0)
     right = rng.random(400) < 0.5
     x = np.column_stack([np.ones(400), np.where(right, 1.0, -1.0) + rng.normal(0, 0.8, 400)])

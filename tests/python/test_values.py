@@ -1,6 +1,5 @@
 """The data value memory from Python: lookups, question linking, persistence, the retriever and post-processing."""
 import argparse
-import importlib.util
 import json
 import os
 import pathlib
@@ -13,7 +12,7 @@ from relmem.bench import values as bench_values
 from relmem.values import (CORRECTION_DEFAULTS, ValueLink, ValueMatch, ValueMemory, correct_values,
                            rewrite_string_literals, value_conditions)
 
-from conftest import ROOT, SPIDER, requires_shared
+from conftest import SPIDER, load_script, requires_shared
 
 
 @pytest.fixture(scope="module")
@@ -138,15 +137,8 @@ def test_conditions_and_literal_rewriting(demo):
     assert rewritten == sql.replace('"Los Angeles"', "'LA'")
 
 
-def _load_case_maker():
-    spec = importlib.util.spec_from_file_location("make_value_cases", ROOT / "scripts" / "make_value_cases.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_perturbations_are_deterministic_and_change_the_value():
-    maker = _load_case_maker()
+    maker = load_script("make_value_cases")
     import random
     examples = {"expansion": "LA Lakers", "synonym": "Film"}
     for category, perturb in maker.PERTURBATIONS.items():
@@ -160,7 +152,7 @@ def test_perturbations_are_deterministic_and_change_the_value():
 
 @requires_shared(SPIDER)
 def test_spider_cases_and_benchmark(tmp_path):
-    maker = _load_case_maker()
+    maker = load_script("make_value_cases")
     databases = SPIDER / "database"
     catalog = relmem.Catalog([str(databases / name / f"{name}.sqlite") for name in ("concert_singer", "theme_gallery",
                                                                                     "allergy_1", "car_1")])

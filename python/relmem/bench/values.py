@@ -1,12 +1,13 @@
 """Value memory on perturbed Spider literals: candidate recall, and execution accuracy before/after post-processing.
 
-    relmem bench values --dbs ../shared/data/spider/database --cases value_cases.jsonl --json
+    relmem bench values --dbs ../shared/data/spider/database --cases value_cases.jsonl --fold heldout --json
 
 Cases come from scripts/make_value_cases.py. recall@k: the gold value is among the value memory's top k
 candidates for the perturbed value in its column (cases with a gold value). ex_before / ex_after: the perturbed
 SQL / the post-processed perturbed SQL returns the gold SQL's result (as a multiset of rows; as a list when the
 gold SQL has ORDER BY). ms_per_case: lookup + correction time per case; build_seconds (and build_cpu_seconds, all
-threads): building the memory over every database under --dbs.
+threads): building the memory over every database under --dbs. --fold heldout keeps the cases of the databases
+that scripts/fit_value_confidence.py never saw (the headline); by_fold reports both folds when the cases mix them.
 """
 import collections
 import json
