@@ -3,30 +3,9 @@
 #include <algorithm>
 #include <map>
 
-#include "relmem/memories/text/string_similarity.hpp"
 #include "relmem/sql/rewrite.hpp"
 
 namespace relmem {
-namespace {
-
-// The written value names something more specific than the stored one: every word of the stored value is written,
-// and more ("West Germany" / 'Germany', "advanced database" / 'database'). Spelling alone is then no reason to
-// replace: a question may well ask for a value the column does not hold.
-bool more_specific(const std::string& written, const std::string& stored) {
-  std::vector<std::string> a = value_tokens(normalize_value(written)), b = value_tokens(normalize_value(stored));
-  if (a.size() <= b.size() || b.empty()) return false;
-  for (auto& token : a) token = stem_token(token);
-  for (const auto& token : b)
-    if (std::find(a.begin(), a.end(), stem_token(token)) == a.end()) return false;
-  return true;
-}
-
-bool spelling_evidence(const std::string& channel) {
-  return channel == "normalized" || channel == "abbreviation" || channel == "lexical" || channel == "semantic" ||
-         channel == "wordnet";
-}
-
-}  // namespace
 
 CorrectionResult correct_values(const std::string& sql, const std::string& db, const Catalog& catalog,
                                 const ValueMemory& memory, const CorrectionOptions& options) {
@@ -47,10 +26,14 @@ CorrectionResult correct_values(const std::string& sql, const std::string& db, c
       replacement.margin = 1.0;
     } else if (check.status == ValueStatus::NotFound && !check.similar.empty() && !check.condition.pattern()) {
       const ValueCandidate& best = check.similar[0];
+      const ColumnValues* column = memory.column(db, check.condition.table, check.condition.column);
       replacement.score = best.score;
-      replacement.margin = check.similar.size() > 1 ? best.score - check.similar[1].score : 1.0;
-      if (replacement.score < options.min_score || replacement.margin < options.min_margin) continue;
-      if (spelling_evidence(best.channel) && more_specific(check.condition.value, best.value)) continue;
+      replacement.margin = best.score - (check.similar.size() > 1 ? check.similar[1].score : 0.0);
+      replacement.confidence = replacement_confidence(
+          replacement_evidence(check.condition.value, check.similar, column ? column->count : 0));
+      if (replacement.score < options.min_score || replacement.margin < options.min_margin ||
+          replacement.confidence < options.min_confidence)
+        continue;
       replacement.replacement = best.value;
       replacement.reason = "similar";
       replacement.channel = best.channel;

@@ -180,6 +180,7 @@ void ValueLexicon::read_wordnet(const std::string& dir) {
     uint32_t synset;
     char pos;
     uint64_t target;
+    bool hypernym;
   };
   std::unordered_map<uint64_t, uint32_t> by_offset;  // pos << 32 | offset -> synset id
   std::vector<Pending> pointers;
@@ -214,7 +215,7 @@ void ValueLexicon::read_wordnet(const std::string& dir) {
         std::string symbol, target, pos, source_target;
         if (!(fields >> symbol >> target >> pos >> source_target)) break;
         if (symbol == "@" || symbol == "&")
-          pointers.push_back(Pending{id, pos[0], std::strtoull(target.c_str(), nullptr, 10)});
+          pointers.push_back(Pending{id, pos[0], std::strtoull(target.c_str(), nullptr, 10), symbol == "@"});
       }
       for (const auto& key : lemmas) synsets_by_key_[key].push_back(id);
       synset_lemmas_.push_back(std::move(lemmas));
@@ -228,11 +229,16 @@ void ValueLexicon::read_wordnet(const std::string& dir) {
     }
   }
   synset_related_.resize(synset_lemmas_.size());
+  synset_hypernyms_.resize(synset_lemmas_.size());
+  synset_hyponyms_.resize(synset_lemmas_.size());
   for (const auto& p : pointers) {
     auto it = by_offset.find(offset_key(p.pos, p.target));
     if (it == by_offset.end()) continue;
     synset_related_[p.synset].push_back(it->second);
     synset_related_[it->second].push_back(p.synset);  // hyponyms too: "kitty" for "cat" either way
+    if (!p.hypernym) continue;
+    synset_hypernyms_[p.synset].push_back(it->second);
+    synset_hyponyms_[it->second].push_back(p.synset);
   }
   if (!any) missing_.push_back("Debian wordnet-base (" + dir + "): no WordNet synonyms");
 }
@@ -251,13 +257,20 @@ std::vector<std::string> ValueLexicon::base_forms(const std::string& key) const 
       {"s", ""},  {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"},
       {"ies", "y"}, {"es", "e"}, {"es", ""}, {"ed", "e"},   {"ed", ""},     {"ied", "y"},   {"ing", "e"},
       {"ing", ""},  {"er", ""},  {"est", ""}, {"er", "e"},  {"est", "e"}};
-  if (!out.empty() && out[0] == key) return out;  // a lemma itself: "accounting" is not "account"
+  // A lemma itself keeps its own meaning ("accounting" is not "account"), except a past participle, which WordNet
+  // lists as an adjective of its verb's meaning ("finished" / "finish", "verified" / "verify").
+  const bool lemma = !out.empty() && out[0] == key;
   for (const auto& [suffix, replacement] : kSuffixes) {
     const size_t n = std::strlen(suffix);
+    if (lemma && std::strcmp(suffix, "ed") != 0 && std::strcmp(suffix, "ied") != 0) continue;
     if (key.size() > n + 2 && key.compare(key.size() - n, n, suffix) == 0)
       add(key.substr(0, key.size() - n) + replacement);
   }
   return out;
+}
+
+bool ValueLexicon::knows(const std::string& key) const {
+  return synsets_by_key_.count(key) > 0 || exceptions_.count(key) > 0 || by_key_.count(key) > 0;
 }
 
 std::vector<uint32_t> ValueLexicon::concepts_of(const std::string& key) const {
@@ -268,19 +281,23 @@ std::vector<uint32_t> ValueLexicon::concepts_of(const std::string& key) const {
 std::vector<ValueLexicon::Synonym> ValueLexicon::synonyms_of(const std::string& key) const {
   std::vector<Synonym> out;
   std::unordered_map<std::string, size_t> seen;
-  const auto add = [&](const std::string& lemma, bool direct) {
-    if (lemma == key) return;
-    auto [it, inserted] = seen.emplace(lemma, out.size());
-    if (inserted)
-      out.push_back(Synonym{lemma, direct});
-    else if (direct)
-      out[it->second].direct = true;
+  const auto add = [&](uint32_t synset, int links) {
+    for (const auto& lemma : synset_lemmas_[synset]) {
+      if (lemma == key) continue;
+      auto [it, inserted] = seen.emplace(lemma, out.size());
+      if (inserted)
+        out.push_back(Synonym{lemma, links});
+      else
+        out[it->second].links = std::min(out[it->second].links, links);
+    }
   };
   for (const auto& base : base_forms(key)) {
     for (uint32_t synset : synsets_by_key_.at(base)) {
-      for (const auto& lemma : synset_lemmas_[synset]) add(lemma, true);
-      for (uint32_t related : synset_related_[synset])
-        for (const auto& lemma : synset_lemmas_[related]) add(lemma, false);
+      add(synset, 0);
+      for (uint32_t related : synset_related_[synset]) add(related, 1);
+      for (const auto* chain : {&synset_hypernyms_, &synset_hyponyms_})
+        for (uint32_t next : (*chain)[synset])
+          for (uint32_t second : (*chain)[next]) add(second, 2);
     }
   }
   return out;
