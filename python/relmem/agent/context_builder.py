@@ -7,14 +7,14 @@
 For each candidate database it keeps the tables and columns that matter for the question, their DDL, a few relevant
 example rows per kept table and the stored values the question's words link to, written next to their columns.
 Tables are scored by the selection memory's table and column vectors (SelectionMemory.schema_scores), the words of
-their names that the question uses and the values the question links to; a database further from the best
-candidate scores lower. A table is kept when it scores within `table_margin` of the best table of all candidates,
-and the foreign-key neighbours needed to join kept tables come with it. Under the token budget the lowest-scored
-material goes first: example rows, then whole tables from the lowest score up. mode="full_ddl" gives every
-candidate's full DDL instead (the ablation baseline).
-
-Token counts are approximate, the same for every context: count_tokens() counts runs of up to 8 letters, runs of
-up to 3 digits and single other non-space characters, roughly what a BPE tokenizer makes of SQL DDL.
+their names that the question uses and the values the question links to; a database further from the best candidate
+scores lower. A table is kept when it scores within `table_margin` of the best table of all candidates; the tables a
+kept table's foreign keys reference come with it when they score within `parent_margin` ("the names of poker
+players" are in `people`), and so do the foreign-key neighbours needed to join kept tables. Under the token budget
+the lowest-scored material goes first: example rows, then whole tables from the lowest score up. mode="full_ddl"
+gives every candidate's full DDL instead (the ablation baseline). Token counts are approximate, the same for every
+context: count_tokens() counts runs of up to 8 letters, runs of up to 3 digits and single other non-space
+characters, roughly what a BPE tokenizer makes of SQL DDL.
 """
 import re
 from dataclasses import dataclass, field
@@ -39,7 +39,7 @@ class TableContext:
     score: float
     columns: list          # kept column names, in table order
     rows: list = field(default_factory=list)   # relmem.rows.RowMatch
-    reason: str = "score"  # "score", or "join" for a foreign-key neighbour kept to join kept tables
+    reason: str = "score"  # or "join": kept to join kept tables; "parent": a kept table's foreign key references it
 
 
 @dataclass
@@ -85,13 +85,14 @@ class SchemaContext:
 
 class ContextBuilder:
     def __init__(self, catalog, selection, values=None, rows=None, descriptions=None, mode="built",
-                 token_budget=2000, rows_per_table=1, table_margin=0.35, database_weight=2.0, max_columns=16,
-                 value_links=8):
+                 token_budget=2000, rows_per_table=1, table_margin=0.35, parent_margin=0.6, database_weight=2.0,
+                 max_columns=16, value_links=8):
         """`selection`: the SelectionMemory (table and column scores); `values`: a ValueMemory or None (no linked
         values); `rows`: a RowMemory or None (no example rows). `token_budget`: most tokens of one context
         (count_tokens). `rows_per_table`: example rows per kept table. `table_margin`: tables scoring more than this
-        below the best table of all candidates are left out. `database_weight`: how much a database's selection
-        score gap to the best candidate lowers its tables' scores. `max_columns`: wider tables keep their
+        below the best table of all candidates are left out, except the tables a kept table's foreign keys
+        reference when they score within `parent_margin` of the best. `database_weight`: how much a database's
+        selection score gap to the best candidate lowers its tables' scores. `max_columns`: wider tables keep their
         best-scored columns (besides keys and linked columns). `value_links`: linked values per database at most."""
         if mode not in MODES:
             raise Error(f"unknown context mode '{mode}' (known: {', '.join(MODES)})")
@@ -106,6 +107,7 @@ class ContextBuilder:
         self.token_budget = token_budget
         self.rows_per_table = rows_per_table
         self.table_margin = table_margin
+        self.parent_margin = parent_margin
         self.database_weight = database_weight
         self.max_columns = max_columns
         self.value_links = value_links
@@ -128,7 +130,7 @@ class ContextBuilder:
                  for s, score, db_links in zip(self.selection.schema_scores(question, databases), scores, links)]
         top = max((t.score for plan in plans for t in plan.tables), default=0.0)
         for plan in plans:
-            plan.keep(top - self.table_margin)
+            plan.keep(top - self.table_margin, top - self.parent_margin)
             self._add_rows(plan, row_vector)
         self._fit(plans)
         return SchemaContext(self.mode, [plan.render() for plan in plans], self.token_budget)
@@ -208,6 +210,7 @@ class _ScoredTable:
     linked: set          # the positions of the columns a question value links to
     kept: bool = False
     join: bool = False   # kept only to join kept tables
+    parent: bool = False  # kept as the table a kept table's foreign key references
 
 
 class _DatabasePlan:
@@ -222,10 +225,17 @@ class _DatabasePlan:
         self.by_name = {t.table.name: t for t in tables}
         self._rendered = None  # (DatabaseContext, tokens) until the kept material changes
 
-    def keep(self, threshold):
-        """Keeps the tables scoring at least `threshold`, then the foreign-key neighbours that join them."""
+    def keep(self, threshold, parent_threshold):
+        """Keeps the tables scoring at least `threshold` (or holding a linked value), the tables their foreign keys
+        reference that score at least `parent_threshold` ("the names of poker players" are in `people`), then the
+        foreign-key neighbours that join them."""
         for table in self.tables:
             table.kept = table.score >= threshold or bool(table.linked)
+        for table in [t for t in self.tables if t.kept]:
+            for name in self.schema.parents[table.table.name]:
+                parent = self.by_name[name]
+                if not parent.kept and parent.score >= parent_threshold:
+                    parent.kept = parent.parent = True
         self._join()
 
     def drop(self, table):
@@ -280,7 +290,7 @@ class _DatabasePlan:
             if rows:
                 parts.append(rows_text(scored.table.name, columns, rows))
             contexts.append(TableContext(scored.table.name, scored.score, [c.name for c in columns], rows,
-                                         "join" if scored.join else "score"))
+                                         "join" if scored.join else "parent" if scored.parent else "score"))
         shown = [l for l in self.links if l.table in kept_names]
         dropped = [t.table.name for t in self.tables if not t.kept]
         return DatabaseContext(self.db, "\n".join(parts), contexts, dropped, shown)

@@ -52,8 +52,11 @@ class DatabaseSchema:
         self.tables = tables
         self.columns = sum(len(t.columns) for t in tables)
         self.by_name = {t.name: t for t in tables}
-        self.positions = {(t.name.lower(), c.name.lower()): t.first + i for t in tables for i, c in enumerate(t.columns)}
+        self.positions = {(t.name.lower(), c.name.lower()): t.first + i  # a column's position among all columns
+                          for t in tables for i, c in enumerate(t.columns)}
         self.graph = foreign_key_graph(tables)
+        self.parents = {t.name: sorted({self._resolve(fk.to_table) for fk in t.foreign_keys} - {None, t.name})
+                        for t in tables}  # the tables each table's foreign keys reference
         self._paths = {}
         # word -> [(table position or -1 - column position, share of that name's words it is)]
         self._names = {}
@@ -61,6 +64,10 @@ class DatabaseSchema:
             self._index_name(i, table.words)
             for j, column in enumerate(table.columns):
                 self._index_name(-1 - (table.first + j), column.words)
+
+    def _resolve(self, name):
+        """The schema's spelling of a table a foreign key names (SQLite matches names ignoring case); None if none."""
+        return next((t.name for t in self.tables if t.name.lower() == name.lower()), None)
 
     def _index_name(self, position, words):
         for word in set(words):
@@ -96,7 +103,8 @@ class DatabaseSchema:
 def _table_info(table, first):
     keys = [c.name for c in table.columns if c.primary_key]
     columns = tuple(ColumnInfo(c.name, c.type, c.primary_key, tuple(name_words(c.name)),
-                               f"  {quote_name(c.name)} {c.type}".rstrip() + (" PRIMARY KEY" if keys == [c.name] else ""))
+                               f"  {quote_name(c.name)} {c.type}".rstrip() + (" PRIMARY KEY" if keys == [c.name] else
+                                                                              ""))
                     for c in table.columns)
     foreign_keys = tuple(ForeignKeyInfo(fk.from_column, fk.to_table, fk.to_column,
                                         f"  FOREIGN KEY ({quote_name(fk.from_column)}) REFERENCES "
@@ -116,7 +124,14 @@ def name_words(name):
 
 
 def singular(word):
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+    """The rules of the C++ core's stem_token: "cities" -> "city", "matches" -> "match", "players" -> "player"."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
 
 
 def foreign_key_graph(tables):
