@@ -108,10 +108,22 @@ def test_database_schema_is_read_once_with_names_keys_and_paths(shop):
         (("supplier", "supplier_name"), 0.5)]}
 
 
+def test_each_part_of_a_question_keeps_its_best_tables_and_adds_to_the_budget(shop):
+    question = "Q1: Which customers bought a lamp? Q2: What is the capacity of each warehouse?"
+    context = builder(shop, table_margin=0.05, token_budget=500).build(question, ["shop", "zoo"], scores=[0.9, 0.1])
+    kept = {t.name for t in context.database("shop").tables}
+    assert {"customer", "warehouse"} <= kept and "supplier" not in kept
+    assert context.budget == 1000  # two parts
+    single = builder(shop, table_margin=0.05, token_budget=500).build("What is the capacity of each warehouse?",
+                                                                      ["shop"])
+    assert single.budget == 500
+
+
 def test_question_words_use_the_cores_plural_rules():
     assert question_words("Which cities host the most matches and players?") == {"city", "host", "most", "match",
                                                                                    "player"}
     assert question_words("status of the bus") == {"status", "bus"}
+    assert question_words("liked players") == {"liked", "like", "lik", "player"}  # a past participle's stems
 
 
 def test_budget_drops_rows_first_then_the_lowest_scored_tables(shop):

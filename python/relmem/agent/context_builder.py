@@ -10,16 +10,18 @@ Tables are scored by the selection memory's table and column vectors (SelectionM
 their names that the question uses and the values the question links to; a database further from the best candidate
 scores lower. A table is kept when it scores within `table_margin` of the best table of all candidates; the tables a
 kept table's foreign keys reference come with it when they score within `parent_margin` ("the names of poker
-players" are in `people`), and so do the foreign-key neighbours needed to join kept tables. Under the token budget
-the lowest-scored material goes first: example rows, then whole tables from the lowest score up. mode="full_ddl"
-gives every candidate's full DDL instead (the ablation baseline). Token counts are approximate, the same for every
-context: count_tokens() counts runs of up to 8 letters, runs of up to 3 digits and single other non-space
-characters, roughly what a BPE tokenizer makes of SQL DDL.
+players" are in `people`), and so do the foreign-key neighbours needed to join kept tables. A question of several
+parts (relmem's question_parts) also keeps, per part, the tables within `table_margin` of that part's best table,
+and gets the token budget once per part. Under the token budget the lowest-scored material goes first: example rows,
+then whole tables from the lowest score up. mode="full_ddl" gives every candidate's full DDL instead (the ablation
+baseline). Token counts are approximate, the same for every context: count_tokens() counts runs of up to 8 letters,
+runs of up to 3 digits and single other non-space characters, roughly what a BPE tokenizer makes of SQL DDL.
 """
 import re
 from dataclasses import dataclass, field
 
 from .. import Error
+from .._relmem import question_parts
 from .context_schema import DatabaseSchema, quote_name, question_words
 from .schemas import schema_text
 
@@ -89,11 +91,12 @@ class ContextBuilder:
                  max_columns=16, value_links=8):
         """`selection`: the SelectionMemory (table and column scores); `values`: a ValueMemory or None (no linked
         values); `rows`: a RowMemory or None (no example rows). `token_budget`: most tokens of one context
-        (count_tokens). `rows_per_table`: example rows per kept table. `table_margin`: tables scoring more than this
-        below the best table of all candidates are left out, except the tables a kept table's foreign keys
-        reference when they score within `parent_margin` of the best. `database_weight`: how much a database's
-        selection score gap to the best candidate lowers its tables' scores. `max_columns`: wider tables keep their
-        best-scored columns (besides keys and linked columns). `value_links`: linked values per database at most."""
+        (count_tokens), per part of the question. `rows_per_table`: example rows per kept table. `table_margin`: tables
+        scoring more than this below the best table of all candidates are left out, except the tables a kept table's
+        foreign keys reference when they score within `parent_margin` of the best. `database_weight`: how much a
+        database's selection score gap to the best candidate lowers its tables' scores. `max_columns`: wider tables keep
+        their best-scored columns (besides keys and linked columns). `value_links`: linked values per database at
+        most."""
         if mode not in MODES:
             raise Error(f"unknown context mode '{mode}' (known: {', '.join(MODES)})")
         if token_budget < 1:
@@ -126,14 +129,19 @@ class ContextBuilder:
         words = question_words(question)
         row_vector = self.rows.encode(question) if self.rows is not None else None
         links = self._links(question, databases)
-        plans = [self._plan(words, s, self.database_weight * (best - score), db_links)
-                 for s, score, db_links in zip(self.selection.schema_scores(question, databases), scores, links)]
+        penalties = [self.database_weight * (best - score) for score in scores]
+        plans = [self._plan(words, s, penalty, db_links)
+                 for s, penalty, db_links in zip(self.selection.schema_scores(question, databases), penalties, links)]
+        parts = question_parts(question)
+        if len(parts) > 1:
+            self._mark_part_tables(parts, databases, penalties, plans)
         top = max((t.score for plan in plans for t in plan.tables), default=0.0)
         for plan in plans:
             plan.keep(top - self.table_margin, top - self.parent_margin)
             self._add_rows(plan, row_vector)
-        self._fit(plans)
-        return SchemaContext(self.mode, [plan.render() for plan in plans], self.token_budget)
+        budget = self.token_budget * len(parts)
+        self._fit(plans, budget)
+        return SchemaContext(self.mode, [plan.render() for plan in plans], budget)
 
     def build_one(self, question, database):
         """The context of one database (the correction prompts)."""
@@ -179,6 +187,19 @@ class ContextBuilder:
             tables.append(_ScoredTable(table, max([score] + scores) - penalty, scores, marked))
         return _DatabasePlan(schema, self.descriptions.get(schema.name, ""), tables, links, self.max_columns)
 
+    def _mark_part_tables(self, parts, databases, penalties, plans):
+        """A question of several parts (question_parts: "Q1: ...; Q2: ...", sentences) is scored whole, where one
+        part's tables can outscore another's: the tables within `table_margin` of the best table for a part are kept
+        too."""
+        for part in parts:
+            words = question_words(part)
+            scored = [self._plan(words, s, penalty, []).tables
+                      for s, penalty in zip(self.selection.schema_scores(part, databases), penalties)]
+            threshold = max((t.score for tables in scored for t in tables), default=0.0) - self.table_margin
+            for plan, tables in zip(plans, scored):
+                for table, for_part in zip(plan.tables, tables):
+                    table.part |= for_part.score >= threshold
+
     def _add_rows(self, plan, row_vector):
         """The example rows of the plan's kept tables most similar to the question."""
         if self.rows is None or plan.db not in self.rows or self.rows_per_table <= 0:
@@ -186,15 +207,15 @@ class ContextBuilder:
         plan.show_rows(self.rows.search_vector(plan.db, row_vector, [t.table.name for t in plan.kept_tables()],
                                                k=self.rows_per_table))
 
-    def _fit(self, plans):
+    def _fit(self, plans, budget):
         """Drops the lowest-scored material until the contexts fit the budget: example rows first, then tables."""
         def total():
             return sum(plan.tokens() for plan in plans)
-        if total() <= self.token_budget:
+        if total() <= budget:
             return
         for plan in plans:
             plan.show_rows({})
-        while total() > self.token_budget:
+        while total() > budget:
             kept = [(t.score, plan, t) for plan in plans for t in plan.kept_tables() if not t.join]
             if len(kept) <= 1:
                 return  # the best table stays whatever its size
@@ -210,6 +231,7 @@ class _ScoredTable:
     linked: set          # the positions of the columns a question value links to
     kept: bool = False
     join: bool = False   # kept only to join kept tables
+    part: bool = False   # scores within the table margin of the best table for one part of the question
     parent: bool = False  # kept as the table a kept table's foreign key references
 
 
@@ -230,7 +252,7 @@ class _DatabasePlan:
         reference that score at least `parent_threshold` ("the names of poker players" are in `people`), then the
         foreign-key neighbours that join them."""
         for table in self.tables:
-            table.kept = table.score >= threshold or bool(table.linked)
+            table.kept = table.score >= threshold or table.part or bool(table.linked)
         for table in [t for t in self.tables if t.kept]:
             for name in self.schema.parents[table.table.name]:
                 parent = self.by_name[name]

@@ -116,7 +116,15 @@ def _table_info(table, first):
 
 
 def question_words(question):
-    return {singular(w) for w in WORD.findall(question.lower()) if w not in STOPWORDS}
+    """The question's words in name_words' form; a past participle also as its two possible stems ("liked": "like",
+    "lik"; "played": "playe", "play") to meet a name's present form."""
+    words = set()
+    for word in WORD.findall(question.lower()):
+        if word not in STOPWORDS:
+            words.add(singular(word))
+            if len(word) > 4 and word.endswith("ed"):
+                words.update((word[:-1], word[:-2]))
+    return words
 
 
 def name_words(name):
