@@ -15,7 +15,9 @@ over the questions whose gold database is among the candidates (what the context
 "all" over every question. literals: the gold SQL's string literals (LIKE's % wildcards stripped); a question
 counts when each of them appears verbatim in the context (as an example row value or a linked value, or in the
 DDL). tokens: count_tokens() of the schema context (see relmem.agent.context_builder), and of the whole planning
-prompt with it. ms_per_question: ContextBuilder.build alone (selection not included), one question at a time.
+prompt with it. ms_per_question: ContextBuilder.build alone (selection not included), one question at a time, in
+wall-clock time; cpu_ms_per_question: the same in the process's CPU time, which a shared machine's other jobs do
+not lengthen as much (time spent waiting for a core is not counted).
 
 --tune-questions (e.g. Spider's train_spider.json, whose databases are not dev's) chooses the builder's table and
 parent margins on other questions than those reported: each setting of the grid is measured on them (under
@@ -110,7 +112,7 @@ def run(args):
     full = ContextBuilder(catalog, selection, mode="full_ddl")
     tuning = None
     if args.tune_questions:
-        tuning = tune(catalog, selection, values, rows, full, spread(load_gold(args.tune_questions), args.tune_limit),
+        tuning = tune(catalog, selection, values, rows, full, evenly(load_gold(args.tune_questions), args.tune_limit),
                       args.top_k, options, args.tune_max_ratio, progress)
         options.update(tuning["chosen"])
     built = ContextBuilder(catalog, selection, values=values, rows=rows, **options)
@@ -155,7 +157,7 @@ def tune(catalog, selection, values, rows, full, questions, top_k, options, max_
     return {"evaluated": figures["evaluated"], "max_ratio": max_ratio, "grid": grid, "chosen": best[1]}
 
 
-def spread(questions, limit):
+def evenly(questions, limit):
     """At most `limit` questions taken evenly across the list (Spider's files are grouped by database)."""
     step = max(1, -(-len(questions) // limit))
     return questions[::step][:limit]
@@ -175,7 +177,7 @@ def evaluate(catalog, selection, built, full, questions, top_k, progress=False, 
     full_recall = {"tables": [], "columns": []}
     literal_hits, literal_questions, literal_count, literal_found = 0, 0, 0, 0
     tokens = {"built": [], "full_ddl": [], "built_prompt": [], "full_ddl_prompt": []}
-    milliseconds = []
+    milliseconds, cpu_milliseconds = [], []
     skipped = in_candidates = 0
     for (question, db, sql), matches in tqdm(zip(questions, candidates), total=len(questions), desc="context",
                                              disable=not progress, file=sys.stderr):
@@ -186,9 +188,10 @@ def evaluate(catalog, selection, built, full, questions, top_k, progress=False, 
             continue
         names, scores = [m.database for m in matches], [m.score for m in matches]
         in_candidates += db in names
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         context = built.build(question, names, scores)
         milliseconds.append(1000 * (time.perf_counter() - start))
+        cpu_milliseconds.append(1000 * (time.process_time() - cpu_start))
         baseline = full.build(question, names)
         for kind, ctx in (("built", context), ("full_ddl", baseline)):
             tokens[kind].append(ctx.tokens)
@@ -235,9 +238,16 @@ def evaluate(catalog, selection, built, full, questions, top_k, progress=False, 
                          "questions_all_present": share(literal_hits, literal_questions),
                          "literals": literal_count, "literals_present": share(literal_found, literal_count)},
             "tokens": token_report,
-            "ms_per_question": {"mean": round(statistics.mean(milliseconds), 3) if milliseconds else None,
-                                "median": round(statistics.median(milliseconds), 3) if milliseconds else None,
-                                "p95": round(spread(milliseconds)["p95"], 3) if milliseconds else None}}
+            "ms_per_question": timing(milliseconds), "cpu_ms_per_question": timing(cpu_milliseconds)}
+
+
+def timing(milliseconds):
+    """{mean, median, p95} of per-question times (None each when there are none)."""
+    if not milliseconds:
+        return {"mean": None, "median": None, "p95": None}
+    ordered = sorted(milliseconds)
+    return {"mean": round(statistics.mean(ordered), 3), "median": round(statistics.median(ordered), 3),
+            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3)}
 
 
 def schema_recall(database_context, gold_tables, gold_columns):
