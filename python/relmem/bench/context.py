@@ -159,8 +159,9 @@ def tune(catalog, selection, values, rows, full, questions, top_k, options, max_
 
 def evenly(questions, limit):
     """At most `limit` questions taken evenly across the list (Spider's files are grouped by database)."""
-    step = max(1, -(-len(questions) // limit))
-    return questions[::step][:limit]
+    if len(questions) <= limit:
+        return list(questions)
+    return [questions[i * len(questions) // limit] for i in range(limit)]
 
 
 def select_candidates(selection, questions, top_k):
