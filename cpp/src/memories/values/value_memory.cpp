@@ -321,8 +321,11 @@ std::vector<std::vector<ValueLink>> ValueMemory::link_all(const std::vector<std:
   const auto spans = question_spans(question, std::max(1, options.max_span_words));
   std::vector<std::string> texts;
   for (const auto& span : spans) texts.push_back(question.substr(span.start, span.end - span.start));
+  // The encoder's cosine counts at most weights_.semantic: with a higher min_score it can never make a link, so the
+  // spans are not encoded (most of a link's time) and candidates come from the lexical channels alone.
+  const bool semantic_can_link = options.min_score <= weights_.semantic;
   RowMatrix span_vectors;
-  if (any_vectors && !texts.empty() && options.k > 0) {
+  if (semantic_can_link && any_vectors && !texts.empty() && options.k > 0) {
     SingleThreaded serial;
     span_vectors = encoder_->encode(texts);
   }
@@ -335,8 +338,9 @@ std::vector<ValueLink> ValueMemory::link_spans(const DatabaseValues& d, const st
                                                const std::vector<std::string>& texts, const RowMatrix& span_vectors,
                                                const LinkOptions& options) const {
   if (spans.empty() || d.values.empty() || options.k <= 0) return {};
+  const bool encoded = span_vectors.rows() == static_cast<Eigen::Index>(spans.size());
   SearchResult neighbours;
-  if (d.vectors && d.vectors->size() > 0) {
+  if (encoded && d.vectors && d.vectors->size() > 0) {
     SingleThreaded serial;
     neighbours = d.vectors->search(span_vectors.data(), span_vectors.rows(), std::max(1, options.candidates_per_span));
   }
@@ -362,7 +366,7 @@ std::vector<ValueLink> ValueMemory::link_spans(const DatabaseValues& d, const st
       auto it = semantic.find(id);
       if (it != semantic.end()) {
         components.semantic = it->second;
-      } else if (d.vectors && d.vectors->contains(id)) {
+      } else if (encoded && d.vectors && d.vectors->contains(id)) {
         const auto stored = d.vectors->reconstruct(id);
         double dot = 0;
         for (size_t j = 0; j < stored.size(); ++j) dot += stored[j] * span_vectors(static_cast<Eigen::Index>(s), j);

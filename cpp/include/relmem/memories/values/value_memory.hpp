@@ -80,6 +80,7 @@ class ValueMemory {
   std::vector<ValueLink> link(const std::string& db, const std::string& question,
                               const LinkOptions& options = {}) const;
   // link() in each of several databases, encoding the question's spans once; one list per database, in order.
+  // Spans are encoded only when options.min_score <= weights().semantic (else the links' semantic is unset).
   std::vector<std::vector<ValueLink>> link_all(const std::vector<std::string>& dbs, const std::string& question,
                                                const LinkOptions& options = {}) const;
 
@@ -119,7 +120,7 @@ class ValueMemory {
   const FusionWeights& weights() const { return weights_; }
 
  private:
-  // link() in one database from the question's spans, their texts and (when some database has vectors) vectors.
+  // link() in one database from the question's spans, their texts and (when they were encoded) vectors.
   std::vector<ValueLink> link_spans(const DatabaseValues& d, const std::vector<QuestionSpan>& spans,
                                     const std::vector<std::string>& texts, const RowMatrix& span_vectors,
                                     const LinkOptions& options) const;
