@@ -7,7 +7,7 @@ NVCC := $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=/usr/bin/python3 \
 	$(if $(NVCC),-DCMAKE_CUDA_COMPILER=$(NVCC),)
 
-.PHONY: setup deps models build venv mcp-client demo test test-cpp test-python clean
+.PHONY: setup deps models build venv mcp-client demo test test-cpp test-python notebooks clean
 
 setup: deps models build venv mcp-client
 
@@ -41,6 +41,11 @@ test-cpp:
 
 test-python:
 	@$(PY) -m pytest tests/python -q
+
+# Executes every notebook in place, with its full data, so that the committed notebooks show their outputs.
+notebooks: setup
+	@for nb in notebooks/*.ipynb; do echo "$$nb"; MPLBACKEND=Agg $(PY) -m nbconvert --to notebook \
+		--execute --inplace --ExecutePreprocessor.timeout=1800 --ExecutePreprocessor.kernel_name=python3 "$$nb" || exit 1; done
 
 clean:
 	rm -rf $(BUILD) $(BUILD).configure.log $(VENV) python/relmem/_relmem*.so

@@ -6,7 +6,12 @@ gives a gold value. Each gold value is written the way a person or an LLM might 
 perturbation categories below), and the case records the gold SQL and the same SQL with the perturbed literal:
 
     {"db_id", "table", "column", "gold_value", "perturbed_value", "category", "gold_sql", "perturbed_sql",
-     "split", "question"}
+     "split", "fold", "question"}
+
+`fold` splits the databases, not the cases: a seeded hash of the database name puts half of them ("tune") where
+post-processing's replacement confidence is fit (scripts/fit_value_confidence.py) and the other half ("heldout")
+where it is measured, so no database of the held-out figures was seen while fitting. (Spider's own dev split is
+too small for that: 13 synonym and 24 absent cases.)
 
 Categories: case, typo, abbreviation, expansion, synonym, semantic (the value by its meaning: "French" for
 'France', "Alaska" for 'AK', "women" for 'F', "false" for 'F' in Is_Male, "October 23, 2010" for '2010-10-23'; from
@@ -299,6 +304,12 @@ def _rng(seed, *parts):
     return random.Random(int.from_bytes(digest[:8], "little"))
 
 
+def database_fold(seed, db, heldout_share=0.5):
+    """"tune" or "heldout" for every case of database `db` (deterministic for a seed)."""
+    draw = int.from_bytes(hashlib.sha256(json.dumps([seed, "fold", db]).encode()).digest()[:8], "little") / 2**64
+    return "heldout" if draw < heldout_share else "tune"
+
+
 def _stored(catalog, db, table, column, value, ignore_case=False, as_text=False):
     q = '"' + column.replace('"', '""') + '"'
     t = '"' + table.replace('"', '""') + '"'
@@ -326,7 +337,7 @@ def gold_conditions(catalog, spider_dir):
                     yield split, item, condition, conditions
 
 
-def make_cases(catalog, spider_dir, seed=0, per_category=250, categories=CATEGORIES):
+def make_cases(catalog, spider_dir, seed=0, per_category=250, categories=CATEGORIES, heldout_share=0.5):
     from relmem.values import rewrite_string_literals
     golds = {}  # (db, table, column, value) -> first (split, item, condition)
     for split, item, condition, conditions in gold_conditions(catalog, spider_dir):
@@ -379,7 +390,8 @@ def make_cases(catalog, spider_dir, seed=0, per_category=250, categories=CATEGOR
                 "db_id": db, "table": table, "column": column, "gold_value": gold_value,
                 "perturbed_value": perturbed, "category": category,
                 "gold_sql": perturbed_sql if category == "absent" else item["query"],
-                "perturbed_sql": perturbed_sql, "split": split, "question": item["question"],
+                "perturbed_sql": perturbed_sql, "split": split, "fold": database_fold(seed, db, heldout_share),
+                "question": item["question"],
             })
     out = []
     for category in categories:
@@ -398,6 +410,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--per-category", type=int, default=250, help="cases kept per category (0: all)")
     parser.add_argument("--categories", default=",".join(CATEGORIES))
+    parser.add_argument("--heldout-share", type=float, default=0.5, help="share of databases in the held-out fold")
     args = parser.parse_args(argv)
 
     import relmem
@@ -406,12 +419,14 @@ def main(argv=None):
     unknown = set(categories) - set(CATEGORIES)
     if unknown:
         parser.error(f"unknown categories: {', '.join(sorted(unknown))}")
-    cases = make_cases(catalog, args.spider, seed=args.seed, per_category=args.per_category, categories=categories)
+    cases = make_cases(catalog, args.spider, seed=args.seed, per_category=args.per_category, categories=categories,
+                       heldout_share=args.heldout_share)
     with open(args.out, "w", encoding="utf-8") as out:
         for case in cases:
             out.write(json.dumps(case, ensure_ascii=False) + "\n")
     counts = {c: sum(case["category"] == c for case in cases) for c in categories}
-    print(f"{len(cases)} cases -> {args.out}: {json.dumps(counts)}", file=sys.stderr)
+    heldout = sum(case["fold"] == "heldout" for case in cases)
+    print(f"{len(cases)} cases ({heldout} held out) -> {args.out}: {json.dumps(counts)}", file=sys.stderr)
     return 0
 
 

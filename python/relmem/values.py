@@ -22,7 +22,12 @@ ColumnValues = _values.ColumnValues
 MemoryUsage = _values.MemoryUsage
 ValueAlias = _values.ValueAlias
 
-CORRECTION_DEFAULTS = _values.CORRECTION_DEFAULTS  # min_score, min_margin, k of correct_values
+CORRECTION_DEFAULTS = _values.CORRECTION_DEFAULTS  # min_confidence, min_score, min_margin, k of correct_values
+# The calibrated replacement confidence (scripts/fit_value_confidence.py fits it): feature names, the model in use,
+# and the (features, gate) of replacing a written value by the first of its lookup candidates.
+CONFIDENCE_FEATURES = _values.CONFIDENCE_FEATURES
+CONFIDENCE_MODEL = _values.CONFIDENCE_MODEL
+replacement_evidence = _values.replacement_evidence
 value_conditions = _values.value_conditions
 rewrite_string_literals = _values.rewrite_string_literals
 normalize_value = _values.normalize_value
@@ -92,9 +97,10 @@ class ValueMemory(Memory):
 
     def correct_values(self, sql, db, catalog, **thresholds):
         """Post-processing without an LLM. Returns a CorrectionResult (sql, replacements, checks): literals that
-        their column does not store are replaced by the best stored value when it scores >= min_score (default
-        0.7) and beats the runner-up by >= min_margin (0.05) among k (10) candidates; stored literals, LIKE
-        patterns and weak matches are left as written."""
+        their column does not store are replaced by the best of k (10) stored candidates when the calibrated
+        confidence of that match (ValueReplacement.confidence) reaches min_confidence (CORRECTION_DEFAULTS: the
+        fitted threshold), it scores >= min_score (0.3) and beats the runner-up by >= min_margin (0.01); stored
+        literals, LIKE patterns and weak matches are left as written."""
         return self._core.correct_values(sql, db, catalog, **thresholds)
 
     def add_alias(self, db, table, column, written, stored, source="user", evidence=""):

@@ -132,7 +132,8 @@ void bind_value_results(py::module_& v) {
       .def_readonly("reason", &ValueReplacement::reason)
       .def_readonly("channel", &ValueReplacement::channel)
       .def_readonly("score", &ValueReplacement::score)
-      .def_readonly("margin", &ValueReplacement::margin);
+      .def_readonly("margin", &ValueReplacement::margin)
+      .def_readonly("confidence", &ValueReplacement::confidence);
 
   py::class_<CorrectionResult>(v, "CorrectionResult", "The corrected SQL, what was replaced and every check.")
       .def_property_readonly("sql", [](const CorrectionResult& r) { return text_to_python(r.sql); })
@@ -308,13 +309,14 @@ void bind_memories_values(py::module_& m) {
           "column",
           [](const ValueMemory& memory, const std::string& db, const std::string& table,
              const std::string& column) -> py::object {
-            const ColumnValues* c = memory.column(db, table, column);
+            const auto values = memory.find_database(db);
+            const ColumnValues* c = values ? values->find_column(table, column) : nullptr;
             return c ? py::cast(*c) : py::object(py::none());
           },
           py::arg("db"), py::arg("table"), py::arg("column"))
       .def(
           "columns",
-          [](const ValueMemory& memory, const std::string& db) { return memory.database(db).columns; },
+          [](const ValueMemory& memory, const std::string& db) { return memory.database(db)->columns; },
           py::arg("db"))
       .def_property_readonly("memory_usage", &ValueMemory::memory_usage)
       .def_property_readonly("memory_bytes", [](const ValueMemory& memory) { return memory.memory_usage().total(); })
@@ -341,8 +343,9 @@ void bind_memories_values(py::module_& m) {
       .def(
           "correct_values",
           [](const ValueMemory& memory, const std::string& sql, const std::string& db, const Catalog& catalog,
-             double min_score, double min_margin, int k) {
+             double min_score, double min_margin, int k, double min_confidence) {
             CorrectionOptions options;
+            options.min_confidence = min_confidence;
             options.min_score = min_score;
             options.min_margin = min_margin;
             options.k = k;
@@ -356,7 +359,8 @@ void bind_memories_values(py::module_& m) {
             return result;
           },
           py::arg("sql"), py::arg("db"), py::arg("catalog"), py::arg("min_score") = CorrectionOptions{}.min_score,
-          py::arg("min_margin") = CorrectionOptions{}.min_margin, py::arg("k") = CorrectionOptions{}.k)
+          py::arg("min_margin") = CorrectionOptions{}.min_margin, py::arg("k") = CorrectionOptions{}.k,
+          py::arg("min_confidence") = CorrectionOptions{}.min_confidence)
       .def("add_alias", &ValueMemory::add_alias, py::arg("db"), py::arg("table"), py::arg("column"),
            py::arg("written"), py::arg("stored"), py::arg("source"), py::arg("evidence") = "")
       .def("remove_alias", &ValueMemory::remove_alias, py::arg("db"), py::arg("table"), py::arg("column"),
@@ -372,7 +376,24 @@ void bind_memories_values(py::module_& m) {
   defaults["min_score"] = CorrectionOptions{}.min_score;
   defaults["min_margin"] = CorrectionOptions{}.min_margin;
   defaults["k"] = CorrectionOptions{}.k;
+  defaults["min_confidence"] = CorrectionOptions{}.min_confidence;
   v.attr("CORRECTION_DEFAULTS") = defaults;
+
+  // What scripts/fit_value_confidence.py fits: the features of one replacement, and the model in use.
+  v.attr("CONFIDENCE_FEATURES") = confidence_feature_names();
+  py::dict model;
+  model["weights"] = std::vector<double>(ConfidenceModel::fitted().weights.begin(), ConfidenceModel::fitted().weights.end());
+  model["threshold"] = ConfidenceModel::fitted().threshold;
+  v.attr("CONFIDENCE_MODEL") = model;
+  v.def(
+      "replacement_evidence",
+      [](const std::string& written, const std::vector<ValueCandidate>& similar, uint32_t column_values) {
+        if (similar.empty()) throw Error("replacement_evidence needs at least one candidate");
+        const auto e = replacement_evidence(written, similar, column_values);
+        return py::make_tuple(std::vector<double>(e.features.begin(), e.features.end()), e.gate);
+      },
+      py::arg("written"), py::arg("similar"), py::arg("column_values"),
+      "(features, gate) of replacing `written` by similar[0] (names: CONFIDENCE_FEATURES; gate: \"\" or why never).");
 
   v.def(
       "value_conditions",

@@ -23,6 +23,22 @@ TEST_F(HybridFixture, LazyFillsOnlyTheRowsTheQueryReaches) {
   EXPECT_EQ(cell(tall.result), "3");  // heroes 52, 55, 58
 }
 
+TEST_F(HybridFixture, LazyAsksOnlyForTheColumnsTheQueryReads) {
+  auto s = session(filler(oracle()));
+  const auto out = s->execute("SELECT COUNT(*) FROM superhero WHERE nationality = 'German'");
+  EXPECT_EQ(cell(out.result), "20");
+  ASSERT_EQ(out.stats.requests.size(), 1u);
+  EXPECT_EQ(out.stats.requests[0]["answers"], json::array({"nationality"}));  // not the eye colour
+  EXPECT_EQ(out.stats.fills.items, kHeroes);
+
+  // A second virtual predicate is read only where the first held: the eye colour of the 20 German heroes.
+  const auto both = s->execute(
+      "SELECT COUNT(*) FROM superhero s JOIN colour c ON c.id = s.eye_colour_id "
+      "WHERE s.nationality = 'German' AND c.colour = 'Blue'");
+  EXPECT_EQ(both.stats.fills.items, 20);
+  EXPECT_EQ(cell(both.result), "20");  // heroes 3, 6, ...: eye colour 1 + i % 3 = 1, Blue
+}
+
 TEST_F(HybridFixture, WholeModeFillsEveryRowOfATouchedColumn) {
   auto s = session(filler(oracle()), FillMode::Whole);
   const auto out = s->execute("SELECT nationality FROM superhero WHERE superhero_name = 'Hero 3'");
@@ -119,6 +135,26 @@ TEST_F(HybridFixture, ValueTablesRestoreADroppedDimension) {
   const auto out = s->execute(
       "SELECT COUNT(*) FROM superhero T1 JOIN alignment T2 ON T2.id = T1.alignment_id WHERE T2.alignment = 'Bad'");
   EXPECT_EQ(cell(out.result), std::to_string(kHeroes / 2));
+}
+
+TEST_F(HybridFixture, KeyedRowsTravelCompactlyAndOneColumnIsAnsweredBare) {
+  auto seen = std::make_shared<json>();
+  auto llm = std::make_shared<CallableLLM>(
+      [seen](const std::vector<ChatMessage>& messages, const ChatParams&) {
+        const std::string& user = messages.back().content;
+        *seen = json::parse(user.substr(user.find("<request>") + 10,
+                                        user.rfind("</request>") - user.find("<request>") - 10));
+        json reply = json::object();
+        for (const auto& row : (*seen)["rows"]) reply[row[0].dump()] = row[1].get<std::string>() + " land";
+        return ChatResponse{reply.dump(), estimate_usage(messages, reply.dump()), "stop", false};
+      },
+      "bare");
+  auto s = session(filler(llm));
+  const auto out = s->execute("SELECT nationality FROM superhero WHERE superhero_name = 'Hero 7'");
+  EXPECT_EQ(cell(out.result), "Hero 7 land");
+  EXPECT_EQ((*seen)["key_columns"], json::array({"superhero_name"}));
+  EXPECT_EQ((*seen)["rows"], json::parse(R"([[1, "Hero 7"]])"));
+  EXPECT_FALSE(seen->contains("items"));
 }
 
 }  // namespace

@@ -72,11 +72,24 @@ TEST(ValueLexicon, ReadsEveryForm) {
   EXPECT_NE(std::find(f.begin(), f.end(), "gender:female"), f.end());
   EXPECT_NE(std::find(f.begin(), f.end(), "boolean:false"), f.end());
   bool movie = false;
-  for (const auto& synonym : lexicon.synonyms_of("film")) movie = movie || (synonym.key == "movie" && synonym.direct);
+  for (const auto& synonym : lexicon.synonyms_of("film")) movie = movie || (synonym.key == "movie" && synonym.links == 0);
   EXPECT_TRUE(movie);
   const auto bases = lexicon.base_forms("verified");
   EXPECT_NE(std::find(bases.begin(), bases.end(), "verify"), bases.end());
   EXPECT_EQ(lexicon.base_forms("accounting"), std::vector<std::string>{"accounting"});  // a lemma of its own
+  const auto finished = lexicon.base_forms("finished");  // an adjective lemma, and the verb's past participle
+  EXPECT_NE(std::find(finished.begin(), finished.end(), "finish"), finished.end());
+  const auto links_to = [&](const std::string& from, const std::string& to) {
+    for (const auto& synonym : lexicon.synonyms_of(from))
+      if (synonym.key == to) return synonym.links;
+    return -1;
+  };
+  EXPECT_EQ(links_to("kitty", "cat"), 2);  // a kind of a kind of cat
+  EXPECT_EQ(links_to("meal", "food"), 2);
+  EXPECT_EQ(links_to("finished", "complete"), 0);
+  EXPECT_TRUE(lexicon.knows("iceland"));
+  EXPECT_TRUE(lexicon.knows("feet"));
+  EXPECT_FALSE(lexicon.knows("frnace"));
 }
 
 TEST(ValueLexicon, MissingSourcesAreReportedNotFatal) {

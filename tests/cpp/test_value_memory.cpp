@@ -29,6 +29,21 @@ const char* kRestaurants = R"sql(
 
 std::shared_ptr<const Encoder> hashing() { return std::make_shared<HashingEncoder>(256); }
 
+// The hashing encoder, counting the texts it encodes.
+class CountingEncoder : public Encoder {
+ public:
+  RowMatrix encode(const std::vector<std::string>& texts) const override {
+    encoded += texts.size();
+    return inner.encode(texts);
+  }
+  int dim() const override { return inner.dim(); }
+  std::string name() const override { return inner.name(); }
+  mutable size_t encoded = 0;
+
+ private:
+  HashingEncoder inner{256};
+};
+
 class ValueMemoryTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -57,7 +72,7 @@ TEST_F(ValueMemoryTest, IndexesTextAndKeepsRangesOfNumbersAndDates) {
   ASSERT_NE(city, nullptr);
   EXPECT_EQ(city->kind, ColumnKind::Text);
   EXPECT_EQ(city->count, 4u);                                    // LA, SF, NYC, CHI
-  EXPECT_EQ(memory.database("food").values[city->first], "LA");  // most frequent first
+  EXPECT_EQ(memory.database("food")->values[city->first], "LA");  // most frequent first
   EXPECT_EQ(city->vectors, 4u);
 
   const ColumnValues* rating = memory.column("food", "restaurant", "rating");
@@ -73,8 +88,8 @@ TEST_F(ValueMemoryTest, IndexesTextAndKeepsRangesOfNumbersAndDates) {
   const MemoryUsage usage = memory.memory_usage();
   EXPECT_GT(usage.string_bytes, 0u);
   EXPECT_GT(usage.lexical_bytes, 0u);
-  EXPECT_EQ(usage.vector_bytes, memory.database("food").vectors->size() * 256 * sizeof(float) +
-                                    memory.database("pets").vectors->size() * 256 * sizeof(float));
+  EXPECT_EQ(usage.vector_bytes, memory.database("food")->vectors->size() * 256 * sizeof(float) +
+                                    memory.database("pets")->vectors->size() * 256 * sizeof(float));
 }
 
 TEST_F(ValueMemoryTest, CapsValuesPerColumnAndSkipsFreeText) {
@@ -156,7 +171,7 @@ TEST_F(ValueMemoryTest, SavesLoadsAndRefreshesOnlyChangedDatabases) {
   ValueMemory loaded = ValueMemory::load(folder, hashing());
   EXPECT_EQ(loaded.databases(), memory.databases());
   EXPECT_EQ(loaded.lookup("food", "restaurant", "city", "Los Angeles", 1)[0].value, "LA");
-  EXPECT_EQ(loaded.database("food").vectors->size(), memory.database("food").vectors->size());
+  EXPECT_EQ(loaded.database("food")->vectors->size(), memory.database("food")->vectors->size());
   ValueMemory by_name = ValueMemory::load(folder);  // encoder from the manifest
   EXPECT_EQ(by_name.encoder().name(), "hashing:256");
   EXPECT_THROW(ValueMemory::load(folder, std::make_shared<HashingEncoder>(128)), Error);
@@ -192,4 +207,23 @@ TEST_F(ValueMemoryTest, RejectsCorruptFiles) {
   EXPECT_THROW(ValueMemory::load(folder), Error);
   relmem_test::write_bytes(folder + "/manifest.json", "{");
   EXPECT_THROW(ValueMemory::load(folder), Error);
+}
+
+TEST_F(ValueMemoryTest, EncodesQuestionSpansOnlyWhenTheEncoderCanMakeALink) {
+  auto encoder = std::make_shared<CountingEncoder>();
+  ValueMemory memory = ValueMemory::build(catalog, encoder);
+  const std::string question = "Which restaurants in Los Angeles are rated 4?";
+  LinkOptions strict;  // min_score 0.85 > the encoder's weight: lexical evidence alone
+  ASSERT_GT(strict.min_score, memory.weights().semantic);
+  const size_t before = encoder->encoded;
+  const auto links = memory.link_all({"food", "pets"}, question, strict);
+  EXPECT_EQ(encoder->encoded, before);
+  ASSERT_FALSE(links[0].empty());
+  EXPECT_EQ(links[0][0].match.value, "LA");
+  EXPECT_LT(links[0][0].match.components.semantic, 0);  // not computed
+
+  LinkOptions loose;
+  loose.min_score = 0.5;
+  memory.link_all({"food", "pets"}, question, loose);
+  EXPECT_GT(encoder->encoded, before);
 }

@@ -53,6 +53,11 @@ TEST(ValueSimilarity, RecognizesAbbreviations) {
   EXPECT_DOUBLE_EQ(score("female", "F"), 0.75);
   EXPECT_DOUBLE_EQ(score("Marketing", "Mktg"), 0.85);
   EXPECT_DOUBLE_EQ(score("Intl Business", "International Business"), 0.88);
+  EXPECT_DOUBLE_EQ(score("Information Technology Staff", "IT Staff"), 0.9);  // initials among other words
+  EXPECT_DOUBLE_EQ(score("Welcome to New York", "Welcome to NY"), 0.9);
+  EXPECT_DOUBLE_EQ(score("Department", "Dept"), 0.85);
+  EXPECT_DOUBLE_EQ(score("PartFilled", "Paid"), 0.0);  // abbreviations drop vowels, they do not pick them
+  EXPECT_DOUBLE_EQ(score("Audiobooks", "AIB"), 0.0);
   EXPECT_DOUBLE_EQ(score("Boston", "Chicago"), 0.0);
   EXPECT_DOUBLE_EQ(score("Boston", "boston"), 0.0);  // the same text is no abbreviation
 }

@@ -87,7 +87,9 @@ TEST(WordNet, SynsetsAndExceptionsAsWritten) {
   const auto& synsets = wordnet.synsets();
   ASSERT_EQ(synsets.size(), 5u);  // nouns in file order, then the adjective
   EXPECT_EQ(synsets[1].words, (std::vector<std::string>{"singer", "vocalist", "vocaliser"}));
-  EXPECT_EQ(synsets[1].broader, std::vector<uint32_t>{0});  // the "@" pointer to musician
+  ASSERT_EQ(synsets[1].broader.size(), 1u);  // the "@" pointer to musician
+  EXPECT_EQ(synsets[1].broader[0].synset, 0u);
+  EXPECT_TRUE(synsets[1].broader[0].hypernym);
   EXPECT_TRUE(synsets[0].broader.empty());
   EXPECT_EQ(synsets[4].words, (std::vector<std::string>{"pet", "favourite"}));
   ASSERT_EQ(wordnet.exceptions(0).size(), 1u);
@@ -105,13 +107,13 @@ TEST(WordNet, ValueLexiconReadsTheSameSynsets) {
   const auto synonyms = lexicon.synonyms_of("singer");
   ASSERT_EQ(synonyms.size(), 3u);
   EXPECT_EQ(synonyms[0].key, "vocalist");
-  EXPECT_TRUE(synonyms[0].direct);
+  EXPECT_EQ(synonyms[0].links, 0);  // the same synset
   EXPECT_EQ(synonyms[1].key, "vocaliser");
   EXPECT_EQ(synonyms[2].key, "musician");
-  EXPECT_FALSE(synonyms[2].direct);  // broader, not the same synset
+  EXPECT_EQ(synonyms[2].links, 1);  // its hypernym
   const auto narrower = lexicon.synonyms_of("musician");
   ASSERT_EQ(narrower.size(), 3u);  // singer's words, through the pointer read backwards
-  EXPECT_FALSE(narrower[0].direct);
+  EXPECT_EQ(narrower[0].links, 1);
   const ValueLexicon without = ValueLexicon::load({dir.file("no-iso"), dir.file("none"), dir.file("no-data")});
   EXPECT_EQ(without.synsets(), 0u);
   EXPECT_EQ(without.missing_sources().size(), 3u);

@@ -1,14 +1,17 @@
 // libFuzzer target for the SQL front end and the executor's statement gate. The gate's text checks (the statement
 // keyword past comments and CTEs, the UTF-8 check and repair) must hold for any bytes: the keyword is one upper-case
 // word, valid_utf8() always gives valid UTF-8 and leaves valid text unchanged. Any input may be rejected with
-// relmem::sql::SyntaxError, but nothing may crash, and whatever parses must (1) render to text that parses and renders to itself, (2) survive rewriting every
-// literal to itself, and (3) go through name resolution, condition extraction and the detector without throwing.
+// relmem::sql::SyntaxError (which inspect() then reports as its one diagnostic), but nothing may crash, and whatever
+// parses must (1) render to text that parses and renders to itself, (2) survive rewriting every literal to itself,
+// and (3) go through name resolution, condition extraction and the detector without throwing.
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "relmem/sql/inspector.hpp"
 #include "relmem/sql/parser.hpp"
@@ -43,13 +46,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const relmem::Schema schema = relmem_test::concert_schema();
   const std::string sql(reinterpret_cast<const char*>(data), size);
   check_statement_gate(sql);
-  Select select;
+  std::optional<Query> query;
   try {
-    select = parse(sql);
+    query.emplace(sql, schema);
   } catch (const SyntaxError&) {
-    inspect(sql, schema);  // must report the syntax error as a diagnostic, not throw
+    const std::vector<Diagnostic> diagnostics = inspect(sql, schema);  // must not throw
+    if (diagnostics.size() != 1 || diagnostics[0].kind != DiagnosticKind::Syntax)
+      fail("inspect() reports a syntax error as its one diagnostic", sql, std::to_string(diagnostics.size()));
     return 0;
   }
+  const Select& select = query->select();
   const std::string once = render(select);
   try {
     const std::string twice = render(parse(once));
@@ -58,10 +64,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const relmem::Error& error) {
     fail("rendered and rewritten SQL parses", sql, once + "\n" + error.what());
   }
-  Query query(sql, schema);
-  query.conditions();
-  query.tables();
-  inspect(query);
+  query->conditions();
+  query->tables();
+  inspect(*query);
   Query(sql).conditions();
   return 0;
 }

@@ -14,7 +14,7 @@ mkdir -p "$OUT/corpus" "$OUT/crashes"
 
 TARGET="${FUZZ_TARGET:-fuzz_sql_parser}"
 sources=(cpp/src/sql/*.cpp cpp/src/catalog/schema.cpp cpp/src/catalog/statement_keyword.cpp cpp/src/common/utf8.cpp)
-"$CXX" -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+"$CXX" -std=c++17 -O2 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -Icpp/include -I/usr/include/eigen3 "tests/fuzz/$TARGET.cpp" "${sources[@]}" -o "$OUT/$TARGET"
 
 SPIDER=../shared/data/spider

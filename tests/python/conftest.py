@@ -1,3 +1,4 @@
+import importlib.util
 import os
 import pathlib
 import sqlite3
@@ -10,6 +11,14 @@ import relmem.llm
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
 SPIDER = SHARED / "data" / "spider"
+
+
+def load_script(name):
+    """scripts/NAME.py as a module (the scripts are not part of the package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def requires_shared(path):

@@ -40,9 +40,31 @@ def test_demo_collection_report(tmp_path, demo_dir):
     tokens = out["tokens"]
     assert tokens["built"]["median"] > 0 and tokens["full_ddl"]["median"] > 0 and tokens["median_ratio"] > 0
     assert tokens["built_prompt"]["median"] > tokens["built"]["median"]
-    assert out["ms_per_question"]["median"] > 0
+    assert out["ms_per_question"]["median"] > 0 and out["cpu_ms_per_question"]["p95"] >= 0
+    assert "tuning" not in out and out["table_margin"] == 0.35
 
 
+def test_margins_are_tuned_on_other_questions(tmp_path, demo_dir):
+    tuning = tmp_path / "tuning.json"
+    tuning.write_text(json.dumps(QUESTIONS[1:] * 3))
+    out = bench(tmp_path, demo_dir, QUESTIONS[:1], "--tune-questions", str(tuning), "--tune-limit", "4",
+                "--tune-max-ratio", "1.0", "--parent-margin", "0.6")
+    report = out["tuning"]
+    assert report["questions"] == str(tuning) and report["evaluated"] == 4 and report["max_ratio"] == 1.0
+    assert [row["table_margin"] for row in report["grid"]] == list(context.TUNING_GRID["table_margin"])
+    assert all("parent_margin" not in row for row in report["grid"])  # given on the command line: not tuned
+    assert report["chosen"] == {"table_margin": out["table_margin"]} and out["parent_margin"] == 0.6
+    best = max((row["table_recall"] + row["column_recall"]) / 2 for row in report["grid"])
+    chosen = next(row for row in report["grid"] if row["table_margin"] == out["table_margin"])
+    assert (chosen["table_recall"] + chosen["column_recall"]) / 2 == best
+    assert out["evaluated"] == 1  # the reported questions are not the tuning ones
+    with pytest.raises(Error, match="no setting of the tuning grid"):
+        bench(tmp_path, demo_dir, QUESTIONS[:1], "--tune-questions", str(tuning), "--tune-max-ratio", "0.0")
+
+
+def test_spread_takes_questions_across_the_file():
+    assert context.evenly(list(range(10)), 3) == [0, 3, 6]
+    assert context.evenly(list(range(3)), 10) == [0, 1, 2]
 
 
 def test_bad_questions_file(tmp_path, demo_dir):

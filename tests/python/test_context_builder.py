@@ -7,6 +7,7 @@ import pytest
 import relmem
 from relmem.agent import Pipeline
 from relmem.agent.context_builder import ContextBuilder, count_tokens
+from relmem.agent.context_schema import DatabaseSchema, question_words
 from relmem.agent.schemas import schema_text
 from relmem.llm import ScriptedLLM, ScriptRule
 from relmem.rows import RowMemory
@@ -78,6 +79,51 @@ def test_built_context_keeps_relevant_tables_their_join_bridge_values_and_rows(s
     assert recorded["mode"] == "built" and recorded["tokens"] == context.tokens
     assert {"span": "Glasgow", "column": "customer.city", "value": "Glasgow"} in recorded["databases"][0]["values"]
     assert {"span": "lamp", "column": "item.title", "value": "Lamp"} in recorded["databases"][0]["values"]
+
+
+def test_tables_a_kept_table_references_come_within_the_parent_margin(shop):
+    question = "What quantity does each purchase hold?"
+    alone = builder(shop, table_margin=0.0, parent_margin=-10.0).build(question, ["shop"]).database("shop")
+    assert [t.name for t in alone.tables] == ["purchase"]  # the best table, and no table scores 10 above it
+    with_parents = builder(shop, table_margin=0.0, parent_margin=10.0).build(question, ["shop"]).database("shop")
+    kept = {t.name: t.reason for t in with_parents.tables}
+    assert kept == {"purchase": "score", "customer": "parent", "item": "parent"}  # purchase's foreign keys
+    assert "FOREIGN KEY (customer_id) REFERENCES customer(customer_id)" in with_parents.text
+
+
+def test_database_schema_is_read_once_with_names_keys_and_paths(shop):
+    schema = DatabaseSchema.read(shop[0], "shop")
+    assert schema.parents == {"customer": [], "purchase": ["customer", "item"], "item": [], "supplier": [],
+                              "warehouse": []}
+    assert schema.path("customer", "item") == ["customer", "purchase", "item"]
+    assert schema.path("customer", "warehouse") == []
+    purchase = schema.by_name["purchase"]
+    assert purchase.key_columns == {"purchase_id", "customer_id", "item_id"}
+    assert [c.line for c in purchase.columns[:2]] == ["  purchase_id INTEGER PRIMARY KEY", "  quantity INT"]
+    assert schema.positions["purchase", "quantity"] == purchase.first + 1
+    tables, columns = schema.name_overlaps(question_words("the full names of customers"))
+    assert tables == {0: 1.0}  # customer
+    assert columns == {schema.positions[key]: share for key, share in [
+        (("customer", "customer_id"), 0.5), (("customer", "full_name"), 1.0), (("purchase", "customer_id"), 0.5),
+        (("supplier", "supplier_name"), 0.5)]}
+
+
+def test_each_part_of_a_question_keeps_its_best_tables_and_adds_to_the_budget(shop):
+    question = "Q1: Which customers bought a lamp? Q2: What is the capacity of each warehouse?"
+    context = builder(shop, table_margin=0.05, token_budget=500).build(question, ["shop", "zoo"], scores=[0.9, 0.1])
+    kept = {t.name for t in context.database("shop").tables}
+    assert {"customer", "warehouse"} <= kept and "supplier" not in kept
+    assert context.budget == 1000  # two parts
+    single = builder(shop, table_margin=0.05, token_budget=500).build("What is the capacity of each warehouse?",
+                                                                      ["shop"])
+    assert single.budget == 500
+
+
+def test_question_words_use_the_cores_plural_rules():
+    assert question_words("Which cities host the most matches and players?") == {"city", "host", "most", "match",
+                                                                                   "player"}
+    assert question_words("status of the bus") == {"status", "bus"}
+    assert question_words("liked players") == {"liked", "like", "lik", "player"}  # a past participle's stems
 
 
 def test_budget_drops_rows_first_then_the_lowest_scored_tables(shop):

@@ -62,6 +62,9 @@ def test_plan_writes_only_parts_whose_schema_is_shown_with_the_questions_spellin
     assert simulator.stats["respelled"] >= 2
     nothing = simulator(user(f"Database: flights\nCREATE TABLE f (x)\n\nQuestion: {LA.question}"), stage="plan")
     assert parse_plan(nothing) == []
+    other_table = simulator(user(f"Database: restaurants\nCREATE TABLE chef (id)\n\nQuestion: {LA.question}"),
+                            stage="plan")
+    assert parse_plan(other_table) == []  # the part's table is not shown: a perfect writer could not write it
 
 
 @pytest.mark.parametrize("candidates", [
@@ -104,6 +107,12 @@ def test_prompt_reading_ignores_the_system_prompt_and_tolerates_wording():
     assert prompt_reading.shown_databases(text) == ["restaurants"]
     assert prompt_reading.shown_databases("Schemas of hospitals and restaurants", ["hospitals", "singers"]) == \
         ["hospitals"]
+    schemas = ('Database: a\nCREATE TABLE "My ""T""" (x);\ncreate table if not exists `b` (y)\n\n'
+               'Database: c\nCREATE TABLE d')
+    assert prompt_reading.shown_tables(schemas, "a") == {'my "t"', "b"}
+    assert prompt_reading.shown_tables(schemas, "c") == {"d"}
+    assert prompt_reading.shown_tables(schemas, "x") is None
+    assert prompt_reading.shown_tables("Database: a\ntables: t(x)", "a") is None
     assert prompt_reading.query_in("Fix this.\n\nSELECT a\nFROM t\n\nError: no such column") == "SELECT a\nFROM t"
     assert prompt_reading.query_in("Current SQL query:\nSELECT 1\n\nMore text") == "SELECT 1"
     assert prompt_reading.offered_values("'it''s' (t.c =): 'its', 'it is'", "it's") == ["its", "it is"]

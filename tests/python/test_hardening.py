@@ -121,6 +121,22 @@ def test_names_that_are_not_utf8_skip_their_database_with_a_reason(tmp_path):
     assert done.returncode == 0 and b"good (" in done.stdout and b"not valid UTF-8" in done.stderr
 
 
+def test_index_and_ask_work_around_bad_names_and_fts_databases(tmp_path):
+    """The issue's repros: a Latin-1 file name or table name, and an FTS database, in the folder that is indexed."""
+    folder = tmp_path / "dbs"
+    folder.mkdir()
+    make_database(folder / "fts.sqlite")  # holds an FTS5 table
+    shutil.copy(folder / "fts.sqlite", os.fsencode(folder) + b"/caf\xe9.sqlite")
+    subprocess.run(["sqlite3", str(folder / "latin.sqlite")], input=b'CREATE TABLE "caf\xe9" (x);', check=True)
+    out = tmp_path / "memory"
+    done = run("index", "--dbs", str(folder), "--out", str(out), "--encoder", "hashing")
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count(b"not valid UTF-8") == 2
+    assert Memories.load(str(out)).selection.databases == ["fts"]
+    done = run("ask", "--dbs", str(folder), "--memory", str(out), "which documents say hello?")
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+
+
 def test_a_folder_named_like_a_database_is_skipped(tmp_path):
     make_database(tmp_path / "good.sqlite")
     (tmp_path / "x.sqlite").mkdir()
@@ -249,37 +265,88 @@ def test_saving_into_a_folder_of_other_files_is_refused(saved_memory, tmp_path):
 
 # -- concurrency
 
+def answers_while_updating(update, ask, seconds=3.0, askers=7):
+    """Calls `update` over and over in one thread and `ask` in `askers` others for `seconds`; `ask` returns what it
+    got wrong ("" when right), an exception counts as wrong. Returns (what was wrong, number of answers)."""
+    stop = time.monotonic() + seconds
+    failures, answers = [], [0]
+
+    def updating():
+        while time.monotonic() < stop:
+            update()
+
+    def asking():
+        while time.monotonic() < stop:
+            try:
+                wrong = ask()
+            except Exception as error:  # noqa: BLE001 - any error is a failure of the test
+                wrong = repr(error)
+            if wrong:
+                failures.append(wrong)
+            answers[0] += 1
+
+    threads = [threading.Thread(target=updating)] + [threading.Thread(target=asking) for _ in range(askers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return failures, answers[0]
+
+
 def test_selection_memory_answers_correctly_while_it_is_updated(saved_memory):
     """One thread re-adds and refreshes databases while seven ask: every answer must be the single-thread one."""
     catalog, _, _ = saved_memory
     memory = relmem.SelectionMemory.build(catalog, relmem.HashingEncoder(128))
     questions = ["how many animals are dogs", "documents that say hello", "the names in table t"]
     expected = {q: [m.database for m in memory.select(q, 5)] for q in questions}
-    stop = time.monotonic() + 3.0
-    failures, answers = [], [0]
 
     def update():
-        while time.monotonic() < stop:
-            memory.add(catalog, "zoo")
-            memory.add(catalog, "adv")
-            memory.refresh(catalog)
+        memory.add(catalog, "zoo")
+        memory.add(catalog, "adv")
+        memory.refresh(catalog)
 
     def ask():
-        while time.monotonic() < stop:
-            for question in questions:
-                try:
-                    got = [m.database for m in memory.select(question, 5)]
-                except Exception as error:  # noqa: BLE001 - any error is a failure of the test
-                    failures.append(repr(error))
-                    continue
-                if got != expected[question]:
-                    failures.append(f"{question}: {got}")
-                answers[0] += 1
+        got = {q: [m.database for m in memory.select(q, 5)] for q in questions}
+        return "" if got == expected else str(got)
 
-    threads = [threading.Thread(target=update)] + [threading.Thread(target=ask) for _ in range(7)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    failures, answers = answers_while_updating(update, ask)
     assert not failures, failures[:5]
-    assert answers[0] > 50
+    assert answers > 20
+
+
+def test_value_memory_answers_correctly_while_it_is_updated(tmp_path):
+    """One thread rebuilds, refreshes and removes databases and learns an alias while seven look values up and link
+    questions (the GIL released): every answer must be the single-thread one."""
+    dbs = tmp_path / "dbs"
+    dbs.mkdir()
+    make_database(dbs / "adv.sqlite")
+    con = sqlite3.connect(dbs / "shops.sqlite")
+    con.execute("CREATE TABLE shop (id INTEGER PRIMARY KEY, city TEXT, owner TEXT)")
+    con.executemany("INSERT INTO shop VALUES (?, ?, ?)", [(i, f"City {i}", f"Owner {i % 40}") for i in range(2000)])
+    con.commit()
+    con.close()
+    catalog = relmem.Catalog(str(dbs))
+    memory = relmem.ValueMemory.build(catalog, relmem.HashingEncoder(128))
+    asks = [("shops", "shop", "city", "city 1234"), ("shops", "shop", "owner", "ownr 7")]
+    question = " ".join(f"is City {i} or Owner {i % 40} near" for i in range(0, 400, 37))  # long: most time in C++
+
+    def answer():
+        return ([[c.value for c in memory.lookup(*a, k=5)] for a in asks],
+                [(m.span, m.value) for m in memory.link("shops", question)])
+
+    expected = answer()
+    assert all(expected[0]) and expected[1]
+
+    def update():
+        memory.add_database(catalog, "shops")
+        memory.remove_database("adv")
+        memory.refresh(catalog)
+        memory.add_alias("shops", "shop", "owner", "the boss", "Owner 1", "test")
+
+    def ask():
+        got = answer()
+        return "" if got == expected else str(got)
+
+    failures, answers = answers_while_updating(update, ask)
+    assert not failures, failures[:5]
+    assert answers > 20

@@ -1,4 +1,4 @@
-"""Every notebook in notebooks/ executes headless without errors."""
+"""Every notebook in notebooks/ executes headless without errors, and is committed executed (`make notebooks`)."""
 import pathlib
 
 import pytest
@@ -21,3 +21,13 @@ def test_notebook_executes(path, monkeypatch):
     client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
                                      resources={"metadata": {"path": str(path.parent)}})
     client.execute()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_is_committed_with_its_outputs(path):
+    nbformat = pytest.importorskip("nbformat")
+    code = [cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+    unexecuted = [i for i, cell in enumerate(code) if cell.execution_count is None]
+    assert not unexecuted, f"{path.name}: code cells {unexecuted} were never run; run `make notebooks` and commit"
+    errors = [i for i, cell in enumerate(code) for out in cell.outputs if out.output_type == "error"]
+    assert not errors, f"{path.name}: code cells {errors} end in an error"

@@ -1,6 +1,5 @@
 """The value memory by meaning and as a memory that learns: channels in lookups, aliases through the API, from an
 accepted LLM correction and through `relmem values aliases`, and the semantic benchmark category."""
-import importlib.util
 import json
 
 import pytest
@@ -10,7 +9,7 @@ from relmem import cli
 from relmem.bench import values as bench_values
 from relmem.values import ValueMemory, lexicon_info
 
-from conftest import ROOT, SPIDER, requires_shared
+from conftest import SPIDER, load_script, requires_shared
 
 needs_lexicon = pytest.mark.skipif(bool(lexicon_info()["missing_sources"]),
                                    reason="iso-codes, wordnet-base or data/values missing")
@@ -95,9 +94,7 @@ def test_corrupt_alias_file_is_a_clear_error(demo, tmp_path):
 @requires_shared(SPIDER)
 @needs_lexicon
 def test_semantic_cases_come_from_train_and_are_found():
-    spec = importlib.util.spec_from_file_location("make_value_cases", ROOT / "scripts" / "make_value_cases.py")
-    maker = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(maker)
+    maker = load_script("make_value_cases")
     databases = SPIDER / "database"
     names = ("allergy_1", "store_1", "wedding", "concert_singer")
     catalog = relmem.Catalog([str(databases / name / f"{name}.sqlite") for name in names])

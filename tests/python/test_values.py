@@ -1,6 +1,5 @@
 """The data value memory from Python: lookups, question linking, persistence, the retriever and post-processing."""
 import argparse
-import importlib.util
 import json
 import os
 import pathlib
@@ -10,9 +9,10 @@ import pytest
 
 import relmem
 from relmem.bench import values as bench_values
-from relmem.values import ValueLink, ValueMatch, ValueMemory, correct_values, rewrite_string_literals, value_conditions
+from relmem.values import (CORRECTION_DEFAULTS, ValueLink, ValueMatch, ValueMemory, correct_values,
+                           rewrite_string_literals, value_conditions)
 
-from conftest import ROOT, SPIDER, requires_shared
+from conftest import SPIDER, load_script, requires_shared
 
 
 @pytest.fixture(scope="module")
@@ -137,15 +137,8 @@ def test_conditions_and_literal_rewriting(demo):
     assert rewritten == sql.replace('"Los Angeles"', "'LA'")
 
 
-def _load_case_maker():
-    spec = importlib.util.spec_from_file_location("make_value_cases", ROOT / "scripts" / "make_value_cases.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_perturbations_are_deterministic_and_change_the_value():
-    maker = _load_case_maker()
+    maker = load_script("make_value_cases")
     import random
     examples = {"expansion": "LA Lakers", "synonym": "Film"}
     for category, perturb in maker.PERTURBATIONS.items():
@@ -159,7 +152,7 @@ def test_perturbations_are_deterministic_and_change_the_value():
 
 @requires_shared(SPIDER)
 def test_spider_cases_and_benchmark(tmp_path):
-    maker = _load_case_maker()
+    maker = load_script("make_value_cases")
     databases = SPIDER / "database"
     catalog = relmem.Catalog([str(databases / name / f"{name}.sqlite") for name in ("concert_singer", "theme_gallery",
                                                                                     "allergy_1", "car_1")])
@@ -174,13 +167,20 @@ def test_spider_cases_and_benchmark(tmp_path):
     assert out["n"] == len(cases) and out["recall@10"] >= 0.9 and out["ex_after"] > out["ex_before"]
     assert out["by_category"]["unchanged"]["ex_after"] == out["by_category"]["unchanged"]["ex_before"] == 1.0
 
+    assert {c["fold"] for c in cases} <= {"tune", "heldout"}
+    for db in {c["db_id"] for c in cases}:  # the fold splits databases, not cases
+        assert len({c["fold"] for c in cases if c["db_id"] == db}) == 1
+        assert maker.database_fold(0, db) == maker.database_fold(0, db)
+    heldout = bench_values.load_cases(path, fold="heldout")
+    assert all(c["fold"] == "heldout" for c in heldout) and len(heldout) < len(cases)
+
     args = argparse.Namespace(dbs=str(tmp_path / "dbs"), cases=str(path), encoder="hashing:64", k=10,
-                              min_score=None, min_margin=None, max_vectors_per_column=None, split=None, limit=5,
-                              memory=None)
+                              min_confidence=None, min_score=None, min_margin=None, max_vectors_per_column=None,
+                              split=None, fold=None, limit=5, memory=None)
     (tmp_path / "dbs").mkdir()
     for name in ("concert_singer", "pets_1"):
         (tmp_path / "dbs" / f"{name}.sqlite").symlink_to(databases / name / f"{name}.sqlite")
     report = bench_values.run(args)
-    assert report["databases"] == 2 and report["build_seconds"] > 0 and report["thresholds"]["min_score"] == 0.7
+    assert report["databases"] == 2 and report["build_seconds"] > 0 and report["thresholds"]["min_confidence"] == CORRECTION_DEFAULTS["min_confidence"]
     assert report["n"] <= 5 and {"recall@1", "recall@10", "ex_before", "ex_after", "by_category", "ms_per_case"} <= \
         set(report)

@@ -3,6 +3,7 @@
 // ASCII letters only, whatever the process's locale (other bytes, UTF-8 included, are left as they are).
 #include <algorithm>
 #include <string>
+#include <string_view>
 
 namespace relmem {
 
@@ -19,7 +20,7 @@ inline std::string to_upper(std::string text) {
   return text;
 }
 
-inline bool iequals(const std::string& a, const std::string& b) {
+inline bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() &&
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return ascii_lower(x) == ascii_lower(y); });
 }

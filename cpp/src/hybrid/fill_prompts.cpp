@@ -14,13 +14,19 @@ constexpr const char* kSystem =
     "guess wildly. Respect each answer's type (TEXT, INTEGER, REAL, DATE as YYYY-MM-DD, BOOLEAN as true/false) and, "
     "when \"allowed\" is given, answer only with one of its values exactly as written.";
 
-std::string task_instruction(const std::string& kind) {
+constexpr const char* kRows =
+    "Each entry of \"rows\" is one row of the table: its id, then the values of \"key_columns\" in that order. ";
+
+std::string task_instruction(const std::string& kind, size_t answers) {
+  if (kind == "fill" && answers == 1)
+    return std::string(kRows) + "Give the value of the column in \"answers\" for every row. Reply as "
+           "{\"1\": value, \"2\": value, ...}.";
   if (kind == "fill")
-    return "Each item is one row of the table, identified by its key columns. Give the value of every column in "
-           "\"answers\" for every item. Reply as {\"1\": {\"<column>\": value, ...}, \"2\": {...}, ...}.";
+    return std::string(kRows) + "Give the value of every column in \"answers\" for every row. Reply as "
+           "{\"1\": {\"<column>\": value, ...}, \"2\": {...}, ...}.";
   if (kind == "list")
-    return "Each item is one row of the table, identified by its key columns. List every value related to it as "
-           "the instruction says. Reply as {\"1\": [value, ...], \"2\": [...], ...} ([] when there is none).";
+    return std::string(kRows) + "List every value related to each row as the instruction says. Reply as "
+           "{\"1\": [value, ...], \"2\": [...], ...} ([] when there is none).";
   if (kind == "match")
     return "For each item, give the allowed value that denotes the same thing as the item's input (as the "
            "instruction says), or null when none does. Reply as {\"1\": value, \"2\": value, ...}.";
@@ -49,16 +55,42 @@ json request_payload(const FillTask& task, const std::vector<const FillItem*>& i
       answer["allowed"] = spec.allowed;
     payload["answers"].push_back(answer);
   }
-  payload["items"] = json::array();
   int id = 0;
+  if (!task.key_columns.empty()) {
+    payload["rows"] = json::array();
+    for (const auto* item : items) {
+      json row = json::array({++id});
+      for (const auto& column : task.key_columns) row.push_back(item->shown.value(column, json()));
+      payload["rows"].push_back(std::move(row));
+    }
+    return payload;
+  }
+  payload["items"] = json::array();
   for (const auto* item : items) payload["items"].push_back({{"id", ++id}, {"input", item->shown}});
   return payload;
+}
+
+std::vector<std::pair<int, json>> payload_items(const json& payload) {
+  std::vector<std::pair<int, json>> out;
+  if (payload.contains("rows")) {
+    const auto& columns = payload.at("key_columns");
+    for (const auto& row : payload.at("rows")) {
+      json input = json::object();
+      for (size_t i = 0; i < columns.size() && i + 1 < row.size(); ++i)
+        input[columns[i].get<std::string>()] = row[i + 1];
+      out.emplace_back(row.at(0).get<int>(), std::move(input));
+    }
+    return out;
+  }
+  for (const auto& item : payload.at("items")) out.emplace_back(item.at("id").get<int>(), item.at("input"));
+  return out;
 }
 
 std::vector<ChatMessage> request_messages(const json& payload) {
   const std::string body = payload.dump(-1, ' ', false, json::error_handler_t::replace);
   return {{"system", kSystem},
-          {"user", task_instruction(payload.value("task", "map")) + "\n" + kOpen + body + kClose}};
+          {"user", task_instruction(payload.value("task", "map"), payload.value("answers", json::array()).size()) +
+                       "\n" + kOpen + body + kClose}};
 }
 
 std::optional<json> find_request_payload(const std::vector<ChatMessage>& messages) {

@@ -13,9 +13,13 @@
 namespace relmem::hybrid {
 
 // {"task", "database", "table", "relation", "instruction", "key_columns", "answers": [{"name", "type", "list",
-//  "meaning", "allowed" | "allowed_from"}], "items": [{"id": 1, "input": ...}]}
+//  "meaning", "allowed" | "allowed_from"}], "items": [{"id": 1, "input": ...}]}. Rows identified by key columns
+// travel compactly instead of as items: "rows": [[1, <key values in key_columns order>], ...].
 nlohmann::json request_payload(const FillTask& task, const std::vector<const FillItem*>& items,
                                int max_shown_allowed);
+
+// (id, input) of every item of a payload, in either form; rows become {key column: value} objects.
+std::vector<std::pair<int, nlohmann::json>> payload_items(const nlohmann::json& payload);
 
 std::vector<ChatMessage> request_messages(const nlohmann::json& payload);
 

@@ -308,30 +308,22 @@ struct HybridSession::Core {
     for (const auto& [columns, group] : by_columns) fill_table_columns(stats, t, columns, group);
   }
 
-  // The virtual columns a row still lacks: a row is filled for all of them at once, so its key is sent once.
-  Missing::Row unfilled_columns(int t, const std::string& key, const json& shown) {
-    Missing::Row row{shown, {}};
-    for (size_t c = 0; c < state.tables[t].columns.size(); ++c)
-      if (!state.values(state.tables[t].columns[c].scope).count(key)) row.columns.insert(static_cast<int>(c));
-    return row;
-  }
-
-  // Lazy: the rows a query reached. Whole (HQDL): every row of the table.
+  // Whole (HQDL): every row of the table, for every virtual column it lacks (its key is sent once). Lazy: the rows
+  // the query reached, for the columns it read there (those were unfilled when read), so a column no question reads
+  // is never asked for.
   std::map<std::string, Missing::Row> rows_to_fill(int t, const std::map<std::string, Missing::Row>& reached,
                                                    bool whole) {
+    if (!whole) return reached;
     std::map<std::string, Missing::Row> out;
-    auto add = [&](const std::string& key, const json& shown) {
-      auto row = unfilled_columns(t, key, shown);
+    const auto& columns = state.tables[t].columns;
+    for (auto& [key, shown] : all_rows(state.tables[t].base)) {
+      Missing::Row row{shown, {}};
+      for (size_t c = 0; c < columns.size(); ++c)
+        if (!state.values(columns[c].scope).count(key)) row.columns.insert(static_cast<int>(c));
       if (!row.columns.empty()) out.emplace(key, std::move(row));
-    };
-    if (whole) {
-      for (const auto& [key, shown] : all_rows(state.tables[t].base)) add(key, shown);
-    } else {
-      for (const auto& [key, row] : reached) add(key, row.shown);
     }
     return out;
   }
-
 
   std::map<std::string, json> unfilled_rows(const BaseTable& base, const std::string& scope) {
     const auto& known = state.values(scope);

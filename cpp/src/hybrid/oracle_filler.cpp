@@ -51,9 +51,8 @@ struct OracleFiller::Impl {
     const std::string table = payload.value("table", "");
     const auto& answers = payload.at("answers");
     json reply = json::object();
-    for (const auto& item : payload.at("items")) {
-      const std::string id = std::to_string(item.at("id").get<int>());
-      const json& input = item.at("input");
+    for (const auto& [number, input] : payload_items(payload)) {
+      const std::string id = std::to_string(number);
       const std::string where = database + "\x1f" + table + "\x1f" + input.dump();
       if (kind == "fill") {
         json row = json::object();
@@ -63,7 +62,7 @@ struct OracleFiller::Impl {
           row[name] = maybe_wrong(db, db.table_name(table), column, true_fill(db, table, input, spec), spec,
                                   where + "\x1f" + name);
         }
-        reply[id] = row;
+        reply[id] = answers.size() == 1 ? row.begin().value() : row;  // one column: its bare value
       } else if (kind == "list") {
         const auto& spec = answers.at(0);
         reply[id] = maybe_wrong(db, "", "", true_list(db, payload.value("relation", ""), table, input, spec), spec,

@@ -144,6 +144,9 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
   std::string best;
   size_t best_distance = std::max<size_t>(2, name.size() / 3) + 1;
   for (const std::string& candidate : candidates) {
+    // The distance is at least the difference in length: skip the quadratic work when that alone is too far.
+    size_t length_gap = name.size() > candidate.size() ? name.size() - candidate.size() : candidate.size() - name.size();
+    if (length_gap >= best_distance) continue;
     size_t distance = edit_distance(name, candidate);
     if (distance < best_distance) {
       best = candidate;

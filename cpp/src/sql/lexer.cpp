@@ -1,6 +1,7 @@
 #include "relmem/sql/lexer.hpp"
 
 #include <cstring>
+#include <string_view>
 
 #include "relmem/sql/syntax_error.hpp"
 
@@ -130,14 +131,14 @@ class Lexer {
   }
 
   Token operator_token(size_t start) {
-    static const char* const kOperators[] = {"->>", "||", "->", "==", "!=", "<>", "<=", ">=", "<<", ">>",
-                                             "(",   ")",  ",",  ".",  ";",  "+",  "-",  "*",  "/",  "%",
-                                             "=",   "<",  ">",  "&",  "|",  "~"};
-    for (const char* op : kOperators) {
-      size_t length = std::strlen(op);
-      if (sql_.compare(pos_, length, op) == 0) {
-        pos_ += length;
-        return make(TokenKind::Operator, op, start);
+    static constexpr std::string_view kOperators[] = {"->>", "||", "->", "==", "!=", "<>", "<=", ">=", "<<", ">>",
+                                                      "(",   ")",  ",",  ".",  ";",  "+",  "-",  "*",  "/",  "%",
+                                                      "=",   "<",  ">",  "&",  "|",  "~"};
+    const std::string_view rest = std::string_view(sql_).substr(pos_);
+    for (std::string_view op : kOperators) {
+      if (op[0] == rest[0] && rest.substr(0, op.size()) == op) {
+        pos_ += op.size();
+        return make(TokenKind::Operator, std::string(op), start);
       }
     }
     throw SyntaxError(sql_, start, "unexpected character");

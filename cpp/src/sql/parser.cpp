@@ -501,8 +501,9 @@ class Parser {
     ExprPtr left = (this->*next)();
     while (true) {
       const Token& token = peek();
+      if (token.kind != TokenKind::Operator) return left;
       auto match = std::find_if(ops.begin(), ops.end(), [&](const char* op) { return token.text == op; });
-      if (token.kind != TokenKind::Operator || match == ops.end()) return left;
+      if (match == ops.end()) return left;
       advance();
       left = binary(*match, std::move(left), (this->*next)());
     }

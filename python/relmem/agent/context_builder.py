@@ -7,28 +7,25 @@
 For each candidate database it keeps the tables and columns that matter for the question, their DDL, a few relevant
 example rows per kept table and the stored values the question's words link to, written next to their columns.
 Tables are scored by the selection memory's table and column vectors (SelectionMemory.schema_scores), the words of
-their names that the question uses and the values the question links to; a database further from the best
-candidate scores lower. A table is kept when it scores within `table_margin` of the best table of all candidates,
-and the foreign-key neighbours needed to join kept tables come with it. Under the token budget the lowest-scored
-material goes first: example rows, then whole tables from the lowest score up. mode="full_ddl" gives every
-candidate's full DDL instead (the ablation baseline).
-
-Token counts are approximate, the same for every context: count_tokens() counts runs of up to 8 letters, runs of
-up to 3 digits and single other non-space characters, roughly what a BPE tokenizer makes of SQL DDL.
+their names that the question uses and the values the question links to; a database further from the best candidate
+scores lower. A table is kept when it scores within `table_margin` of the best table of all candidates; the tables a
+kept table's foreign keys reference come with it when they score within `parent_margin` ("the names of poker
+players" are in `people`), and so do the foreign-key neighbours needed to join kept tables. A question of several
+parts (relmem's question_parts) also keeps, per part, the tables within `table_margin` of that part's best table,
+and gets the token budget once per part. Under the token budget the lowest-scored material goes first: example rows,
+then whole tables from the lowest score up. mode="full_ddl" gives every candidate's full DDL instead (the ablation
+baseline). Token counts are approximate, the same for every context: count_tokens() counts runs of up to 8 letters,
+runs of up to 3 digits and single other non-space characters, roughly what a BPE tokenizer makes of SQL DDL.
 """
 import re
-from collections import deque
 from dataclasses import dataclass, field
 
 from .. import Error
+from .._relmem import question_parts
+from .context_schema import DatabaseSchema, quote_name, question_words
 from .schemas import schema_text
 
 TOKEN = re.compile(r"[A-Za-z]{1,8}|[0-9]{1,3}|[^\sA-Za-z0-9]")
-WORD = re.compile(r"[a-z0-9]+")
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-STOPWORDS = frozenset("a an and are as at by did do does for from has have how in is it its many much of on or "
-                      "that the their them there these this those to was were what when where which who whose with "
-                      "all any each every find give list me name show tell".split())
 MODES = ("built", "full_ddl")
 NAME_WEIGHT = 0.3  # added to a table's or column's cosine per share of its name's words the question uses
 
@@ -44,7 +41,7 @@ class TableContext:
     score: float
     columns: list          # kept column names, in table order
     rows: list = field(default_factory=list)   # relmem.rows.RowMatch
-    reason: str = "score"  # "score", or "join" for a foreign-key neighbour kept to join kept tables
+    reason: str = "score"  # or "join": kept to join kept tables; "parent": a kept table's foreign key references it
 
 
 @dataclass
@@ -90,14 +87,16 @@ class SchemaContext:
 
 class ContextBuilder:
     def __init__(self, catalog, selection, values=None, rows=None, descriptions=None, mode="built",
-                 token_budget=2000, rows_per_table=1, table_margin=0.35, database_weight=2.0, max_columns=16,
-                 value_links=8):
+                 token_budget=2000, rows_per_table=1, table_margin=0.35, parent_margin=0.5, database_weight=2.0,
+                 max_columns=16, value_links=8):
         """`selection`: the SelectionMemory (table and column scores); `values`: a ValueMemory or None (no linked
         values); `rows`: a RowMemory or None (no example rows). `token_budget`: most tokens of one context
-        (count_tokens). `rows_per_table`: example rows per kept table. `table_margin`: tables scoring more than this
-        below the best table of all candidates are left out. `database_weight`: how much a database's selection
-        score gap to the best candidate lowers its tables' scores. `max_columns`: wider tables keep their
-        best-scored columns (besides keys and linked columns). `value_links`: linked values per database at most."""
+        (count_tokens), per part of the question. `rows_per_table`: example rows per kept table. `table_margin`: tables
+        scoring more than this below the best table of all candidates are left out, except the tables a kept table's
+        foreign keys reference when they score within `parent_margin` of the best. `database_weight`: how much a
+        database's selection score gap to the best candidate lowers its tables' scores. `max_columns`: wider tables keep
+        their best-scored columns (besides keys and linked columns). `value_links`: linked values per database at
+        most."""
         if mode not in MODES:
             raise Error(f"unknown context mode '{mode}' (known: {', '.join(MODES)})")
         if token_budget < 1:
@@ -111,9 +110,11 @@ class ContextBuilder:
         self.token_budget = token_budget
         self.rows_per_table = rows_per_table
         self.table_margin = table_margin
+        self.parent_margin = parent_margin
         self.database_weight = database_weight
         self.max_columns = max_columns
         self.value_links = value_links
+        self._schemas = {}  # database -> DatabaseSchema, read on first use (a Catalog's schemas do not change)
 
     def build(self, question, databases, scores=None):
         """The SchemaContext of `databases` (best first) for `question`; `scores`: their selection scores (None:
@@ -128,21 +129,33 @@ class ContextBuilder:
         words = question_words(question)
         row_vector = self.rows.encode(question) if self.rows is not None else None
         links = self._links(question, databases)
-        plans = [self._plan(question, words, s, self.database_weight * (best - score), row_vector, db_links)
-                 for s, score, db_links in zip(self.selection.schema_scores(question, databases), scores, links)]
+        penalties = [self.database_weight * (best - score) for score in scores]
+        plans = [self._plan(words, s, penalty, db_links)
+                 for s, penalty, db_links in zip(self.selection.schema_scores(question, databases), penalties, links)]
+        parts = question_parts(question)
+        if len(parts) > 1:
+            self._mark_part_tables(parts, databases, penalties, plans)
         top = max((t.score for plan in plans for t in plan.tables), default=0.0)
         for plan in plans:
-            plan.keep(top - self.table_margin)
-        self._fit(plans)
-        return SchemaContext(self.mode, [plan.render() for plan in plans], self.token_budget)
+            plan.keep(top - self.table_margin, top - self.parent_margin)
+            self._add_rows(plan, row_vector)
+        budget = self.token_budget * len(parts)
+        self._fit(plans, budget)
+        return SchemaContext(self.mode, [plan.render() for plan in plans], budget)
 
     def build_one(self, question, database):
         """The context of one database (the correction prompts)."""
         return self.build(question, [database]).databases[0]
 
+    def schema(self, db):
+        """The DatabaseSchema of `db` (see relmem.agent.context_schema), read once."""
+        if db not in self._schemas:
+            self._schemas[db] = DatabaseSchema.read(self.catalog, db)
+        return self._schemas[db]
+
     def _full(self, db):
         text = schema_text(self.catalog, db, self.descriptions.get(db, ""))
-        tables = [TableContext(t.name, 0.0, [c.name for c in t.columns]) for t in self.catalog.schema(db).tables]
+        tables = [TableContext(t.name, 0.0, [c.name for c in t.columns]) for t in self.schema(db).tables]
         return DatabaseContext(db, text, tables, [], [])
 
     def _links(self, question, databases):
@@ -153,35 +166,56 @@ class ContextBuilder:
         found = dict(zip(known, self.values.link_all(known, question, k=self.value_links))) if known else {}
         return [found.get(db, []) for db in databases]
 
-    def _plan(self, question, words, schema_scores, penalty, row_vector, links):
-        db = schema_scores.database
-        schema = self.catalog.schema(db)
-        linked = {(l.table.lower(), l.column.lower()) for l in links}
-        column_scores = iter(schema_scores.column_scores)
+    def _plan(self, words, schema_scores, penalty, links):
+        """Scores every table and column of one candidate: cosine with the question plus NAME_WEIGHT x the share of
+        its name's words the question uses; a table scores its best column when that is higher."""
+        schema = self.schema(schema_scores.database)
+        linked = {schema.positions[key] for key in ((l.table.lower(), l.column.lower()) for l in links)
+                  if key in schema.positions}
         dense_tables = dict(zip(schema_scores.tables, schema_scores.table_scores))
+        column_scores = schema_scores.column_scores
+        if len(column_scores) != schema.columns:  # a database added from vectors has no column rows
+            column_scores = [dense_tables.get(t.name, 0.0) for t in schema.tables for _ in t.columns]
+        table_names, column_names = schema.name_overlaps(words)
+        for position, share in column_names.items():
+            column_scores[position] += NAME_WEIGHT * share
         tables = []
-        for table in schema.tables:
-            dense = dense_tables.get(table.name, 0.0)
-            columns = []
-            for column in table.columns:
-                score = next(column_scores, dense) + NAME_WEIGHT * name_overlap(column.name, words)
-                columns.append((column, score, (table.name.lower(), column.name.lower()) in linked))
-            score = max([dense + NAME_WEIGHT * name_overlap(table.name, words)] + [s for _, s, _ in columns])
-            tables.append(_ScoredTable(table, score - penalty, columns, any(l for _, _, l in columns)))
-        rows = {}
-        if self.rows is not None and db in self.rows and self.rows_per_table > 0:
-            rows = self.rows.search_vector(db, row_vector, [t.table.name for t in tables], k=self.rows_per_table)
-        return _DatabasePlan(db, schema, self.descriptions.get(db, ""), tables, links, rows, self.max_columns)
+        for i, table in enumerate(schema.tables):
+            scores = column_scores[table.first:table.first + len(table.columns)]
+            score = dense_tables.get(table.name, 0.0) + NAME_WEIGHT * table_names.get(i, 0.0)
+            marked = {p - table.first for p in linked if table.first <= p < table.first + len(table.columns)}
+            tables.append(_ScoredTable(table, max([score] + scores) - penalty, scores, marked))
+        return _DatabasePlan(schema, self.descriptions.get(schema.name, ""), tables, links, self.max_columns)
 
-    def _fit(self, plans):
+    def _mark_part_tables(self, parts, databases, penalties, plans):
+        """A question of several parts (question_parts: "Q1: ...; Q2: ...", sentences) is scored whole, where one
+        part's tables can outscore another's: the tables within `table_margin` of the best table for a part are kept
+        too."""
+        for part in parts:
+            words = question_words(part)
+            scored = [self._plan(words, s, penalty, []).tables
+                      for s, penalty in zip(self.selection.schema_scores(part, databases), penalties)]
+            threshold = max((t.score for tables in scored for t in tables), default=0.0) - self.table_margin
+            for plan, tables in zip(plans, scored):
+                for table, for_part in zip(plan.tables, tables):
+                    table.part |= for_part.score >= threshold
+
+    def _add_rows(self, plan, row_vector):
+        """The example rows of the plan's kept tables most similar to the question."""
+        if self.rows is None or plan.db not in self.rows or self.rows_per_table <= 0:
+            return
+        plan.show_rows(self.rows.search_vector(plan.db, row_vector, [t.table.name for t in plan.kept_tables()],
+                                               k=self.rows_per_table))
+
+    def _fit(self, plans, budget):
         """Drops the lowest-scored material until the contexts fit the budget: example rows first, then tables."""
         def total():
-            return sum(count_tokens(plan.render().text) for plan in plans)
-        if total() <= self.token_budget:
+            return sum(plan.tokens() for plan in plans)
+        if total() <= budget:
             return
         for plan in plans:
-            plan.rows = {}
-        while total() > self.token_budget:
+            plan.show_rows({})
+        while total() > budget:
             kept = [(t.score, plan, t) for plan in plans for t in plan.kept_tables() if not t.join]
             if len(kept) <= 1:
                 return  # the best table stays whatever its size
@@ -191,29 +225,39 @@ class ContextBuilder:
 
 @dataclass
 class _ScoredTable:
-    table: object        # relmem Table
+    table: object        # context_schema.TableInfo
     score: float
-    columns: list        # [(Column, score, whether a question value links to it)]
-    linked: bool = False  # a question value links to one of its columns
+    column_scores: list  # one per column of the table
+    linked: set          # the positions of the columns a question value links to
     kept: bool = False
     join: bool = False   # kept only to join kept tables
+    part: bool = False   # scores within the table margin of the best table for one part of the question
+    parent: bool = False  # kept as the table a kept table's foreign key references
 
 
 class _DatabasePlan:
-    def __init__(self, db, schema, description, tables, links, rows, max_columns):
-        self.db = db
+    def __init__(self, schema, description, tables, links, max_columns):
+        self.db = schema.name
         self.schema = schema
         self.description = description
         self.tables = tables
         self.links = links
-        self.rows = rows
+        self.rows = {}
         self.max_columns = max_columns
         self.by_name = {t.table.name: t for t in tables}
+        self._rendered = None  # (DatabaseContext, tokens) until the kept material changes
 
-    def keep(self, threshold):
-        """Keeps the tables scoring at least `threshold`, then the foreign-key neighbours that join them."""
+    def keep(self, threshold, parent_threshold):
+        """Keeps the tables scoring at least `threshold` (or holding a linked value), the tables their foreign keys
+        reference that score at least `parent_threshold` ("the names of poker players" are in `people`), then the
+        foreign-key neighbours that join them."""
         for table in self.tables:
-            table.kept = table.score >= threshold or table.linked
+            table.kept = table.score >= threshold or table.part or bool(table.linked)
+        for table in [t for t in self.tables if t.kept]:
+            for name in self.schema.parents[table.table.name]:
+                parent = self.by_name[name]
+                if not parent.kept and parent.score >= parent_threshold:
+                    parent.kept = parent.parent = True
         self._join()
 
     def drop(self, table):
@@ -223,23 +267,39 @@ class _DatabasePlan:
                 t.kept = t.join = False
         self._join()
 
+    def show_rows(self, rows):
+        """{table: [RowMatch]} the example rows to show."""
+        self.rows = rows
+        self._rendered = None
+
     def kept_tables(self):
         return [t for t in self.tables if t.kept]
 
     def _join(self):
         """Keeps the tables on a shortest foreign-key path between every two kept tables (marked `join`)."""
+        self._rendered = None
         kept = [t.table.name for t in self.tables if t.kept and not t.join]
-        graph = foreign_key_graph(self.schema)
         for i, start in enumerate(kept):
             for goal in kept[i + 1:]:
-                for name in shortest_path(graph, start, goal)[1:-1]:
+                for name in self.schema.path(start, goal)[1:-1]:
                     middle = self.by_name[name]
                     if not middle.kept:
                         middle.kept = middle.join = True
 
+    def tokens(self):
+        self.render()
+        return self._rendered[1]
+
     def render(self):
+        if self._rendered is None:
+            context = self._render()
+            self._rendered = context, count_tokens(context.text)
+        return self._rendered[0]
+
+    def _render(self):
         kept = sorted(self.kept_tables(), key=lambda t: -t.score)
         kept_names = {t.table.name for t in kept}
+        kept_lower = {name.lower() for name in kept_names}
         links_by_column = {}
         for link in self.links:
             links_by_column.setdefault((link.table.lower(), link.column.lower()), []).append(link)
@@ -247,76 +307,26 @@ class _DatabasePlan:
         parts, contexts = [head], []
         for scored in kept:
             columns = self._columns(scored)
-            parts.append(table_ddl(scored.table, columns, kept_names, links_by_column))
+            parts.append(table_ddl(scored.table, columns, kept_lower, links_by_column))
             rows = self.rows.get(scored.table.name, [])
             if rows:
                 parts.append(rows_text(scored.table.name, columns, rows))
             contexts.append(TableContext(scored.table.name, scored.score, [c.name for c in columns], rows,
-                                         "join" if scored.join else "score"))
+                                         "join" if scored.join else "parent" if scored.parent else "score"))
         shown = [l for l in self.links if l.table in kept_names]
         dropped = [t.table.name for t in self.tables if not t.kept]
         return DatabaseContext(self.db, "\n".join(parts), contexts, dropped, shown)
 
     def _columns(self, scored):
         """The table's columns to show: keys and foreign keys always, the rest by score up to max_columns."""
-        keys = {fk.from_column for fk in scored.table.foreign_keys}
-        must = {i for i, (c, _, linked) in enumerate(scored.columns) if c.primary_key or c.name in keys or linked}
-        rest = sorted([(s, i) for i, (_, s, _) in enumerate(scored.columns) if i not in must], reverse=True)
+        columns = scored.table.columns
+        if len(columns) <= self.max_columns:
+            return list(columns)
+        keys = scored.table.key_columns
+        must = {i for i, c in enumerate(columns) if c.name in keys or i in scored.linked}
+        rest = sorted([(s, i) for i, s in enumerate(scored.column_scores) if i not in must], reverse=True)
         chosen = must | {i for _, i in rest[:max(0, self.max_columns - len(must))]}
-        return [c for i, (c, _, _) in enumerate(scored.columns) if i in chosen]
-
-
-def question_words(question):
-    return {singular(w) for w in WORD.findall(question.lower()) if w not in STOPWORDS}
-
-
-def name_words(name):
-    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", name)
-    return [singular(w) for w in WORD.findall(spaced.lower())]
-
-
-def singular(word):
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def name_overlap(name, words):
-    """The share of a table's or column's name words that the question uses."""
-    parts = name_words(name)
-    return sum(p in words for p in parts) / len(parts) if parts else 0.0
-
-
-def foreign_key_graph(schema):
-    graph = {t.name: set() for t in schema.tables}
-    for table in schema.tables:
-        for fk in table.foreign_keys:
-            target = next((name for name in graph if name.lower() == fk.to_table.lower()), None)
-            if target is not None and target != table.name:
-                graph[table.name].add(target)
-                graph[target].add(table.name)
-    return graph
-
-
-def shortest_path(graph, start, goal):
-    """Table names from start to goal along foreign keys (both ends included); [] when they are not connected."""
-    previous = {start: None}
-    queue = deque([start])
-    while queue:
-        node = queue.popleft()
-        if node == goal:
-            path = []
-            while node is not None:
-                path.append(node)
-                node = previous[node]
-            return path[::-1]
-        for neighbour in sorted(graph[node]):
-            if neighbour not in previous:
-                previous[neighbour] = node
-                queue.append(neighbour)
-    return []
-
-
-def quote_name(name):
-    return name if IDENTIFIER.fullmatch(name) else '"' + name.replace('"', '""') + '"'
+        return [c for i, c in enumerate(columns) if i in chosen]
 
 
 def sql_value(value):
@@ -327,24 +337,17 @@ def sql_value(value):
     return str(value)
 
 
-def table_ddl(table, columns, kept_names, links_by_column):
-    """CREATE TABLE with the shown columns, the primary key and the foreign keys to kept tables; the stored values
-    the question links to follow their column as a comment."""
-    keys = [c.name for c in table.columns if c.primary_key]
-    lines = []
-    for column in columns:
-        line = f"  {quote_name(column.name)} {column.type}".rstrip()
-        if keys == [column.name]:
-            line += " PRIMARY KEY"
-        links = links_by_column.get((table.name.lower(), column.name.lower()), [])
-        lines.append((line, links))
-    if len(keys) > 1:
-        lines.append((f"  PRIMARY KEY ({', '.join(quote_name(k) for k in keys)})", []))
+def table_ddl(table, columns, kept_lower, links_by_column):
+    """CREATE TABLE with the shown columns (context_schema.ColumnInfo), the primary key and the foreign keys to kept
+    tables (`kept_lower`: their lower-case names); the stored values the question links to follow their column as a
+    comment."""
+    lower = table.name.lower()
+    lines = [(column.line, links_by_column.get((lower, column.name.lower()), [])) for column in columns]
+    if table.key_line:
+        lines.append((table.key_line, []))
     shown = {c.name for c in columns}
-    for fk in table.foreign_keys:
-        if fk.from_column in shown and any(fk.to_table.lower() == k.lower() for k in kept_names):
-            lines.append((f"  FOREIGN KEY ({quote_name(fk.from_column)}) REFERENCES {quote_name(fk.to_table)}"
-                          f"({quote_name(fk.to_column)})", []))
+    lines += [(fk.line, []) for fk in table.foreign_keys
+              if fk.from_column in shown and fk.to_table.lower() in kept_lower]
     body = []
     for i, (line, links) in enumerate(lines):
         line += "," if i < len(lines) - 1 else ""

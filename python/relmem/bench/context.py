@@ -15,8 +15,16 @@ over the questions whose gold database is among the candidates (what the context
 "all" over every question. literals: the gold SQL's string literals (LIKE's % wildcards stripped); a question
 counts when each of them appears verbatim in the context (as an example row value or a linked value, or in the
 DDL). tokens: count_tokens() of the schema context (see relmem.agent.context_builder), and of the whole planning
-prompt with it. ms_per_question: ContextBuilder.build alone (selection not included), one question at a time.
+prompt with it. ms_per_question: ContextBuilder.build alone (selection not included), one question at a time, in
+wall-clock time; cpu_ms_per_question: the same in the process's CPU time, which a shared machine's other jobs do
+not lengthen as much (time spent waiting for a core is not counted).
+
+--tune-questions (e.g. Spider's train_spider.json, whose databases are not dev's) chooses the builder's table and
+parent margins on other questions than those reported: each setting of the grid is measured on them (under
+"tuning") and the one with the best mean of table and column recall given the gold database, among those whose median
+context is at most --tune-max-ratio of the full DDL's, builds the contexts of --questions (held out).
 """
+import itertools
 import json
 import re
 import statistics
@@ -42,6 +50,13 @@ def add_arguments(parser):
     parser.add_argument("--rows-per-table", type=int, default=1, help="example rows per kept table")
     parser.add_argument("--row-cap", type=int, default=100, help="rows the row memory keeps per table")
     parser.add_argument("--table-margin", type=float, default=None, help="ContextBuilder table_margin")
+    parser.add_argument("--parent-margin", type=float, default=None, help="ContextBuilder parent_margin")
+    parser.add_argument("--tune-questions", default=None,
+                        help="JSON list of {question, db_id, query} to choose the margins on (see the module's text)")
+    parser.add_argument("--tune-limit", type=int, default=400,
+                        help="at most this many tuning questions, taken evenly across the file")
+    parser.add_argument("--tune-max-ratio", type=float, default=0.48,
+                        help="largest median share of the full-DDL prompt's tokens a tuned setting's prompt may use")
     parser.add_argument("--encoder", default=None, help="encoder spec (default: use-lite when installed)")
     parser.add_argument("--limit", type=int, default=None, help="at most this many questions")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
@@ -91,43 +106,93 @@ def run(args):
     rows = RowMemory.build(catalog, rows_per_table=args.row_cap, progress=progress)
     timings["rows_build_seconds"] = time.perf_counter() - start
     options = {"token_budget": args.budget, "rows_per_table": args.rows_per_table}
-    if args.table_margin is not None:
-        options["table_margin"] = args.table_margin
-    built = ContextBuilder(catalog, selection, values=values, rows=rows, **options)
+    for name in ("table_margin", "parent_margin"):
+        if getattr(args, name) is not None:
+            options[name] = getattr(args, name)
     full = ContextBuilder(catalog, selection, mode="full_ddl")
+    tuning = None
+    if args.tune_questions:
+        tuning = tune(catalog, selection, values, rows, full, evenly(load_gold(args.tune_questions), args.tune_limit),
+                      args.top_k, options, args.tune_max_ratio, progress)
+        options.update(tuning["chosen"])
+    built = ContextBuilder(catalog, selection, values=values, rows=rows, **options)
 
     report = {"benchmark": "context", "encoder": encoder.name, "databases": len(catalog.databases),
               "questions": len(questions), "top_k": args.top_k, "budget": args.budget,
-              "rows_per_table": args.rows_per_table, "row_memory": {"rows_per_table_cap": args.row_cap,
-                                                                     "rows": sum(len(i) for i in rows.indexes.values()),
-                                                                     "encoder": rows.encoder.name,
-                                                                     "memory_bytes": rows.memory_bytes},
+              "rows_per_table": args.rows_per_table, "table_margin": built.table_margin,
+              "parent_margin": built.parent_margin,
+              "row_memory": {"rows_per_table_cap": args.row_cap, "rows": sum(len(i) for i in rows.indexes.values()),
+                             "encoder": rows.encoder.name, "memory_bytes": rows.memory_bytes},
               "tokenizer": "count_tokens: runs of <= 8 letters, <= 3 digits, single other characters",
               **{k: round(v, 3) for k, v in timings.items()}}
+    if tuning is not None:
+        report["tuning"] = {"questions": args.tune_questions, **tuning}
     report.update(evaluate(catalog, selection, built, full, questions, args.top_k, progress))
     return report
 
 
-def evaluate(catalog, selection, built, full, questions, top_k, progress=False):
-    """The metrics of the module's text over [(question, db, gold sql)]."""
+TUNING_GRID = {"table_margin": (0.25, 0.35, 0.45), "parent_margin": (0.5, 0.6, 0.7)}
+
+
+def tune(catalog, selection, values, rows, full, questions, top_k, options, max_ratio, progress=False):
+    """{"evaluated", "grid": [settings with their figures], "chosen": settings} over the tuning questions (see the
+    module's text); the margins given on the command line are not tuned."""
+    names = [name for name in TUNING_GRID if name not in options]
+    candidates = select_candidates(selection, questions, top_k)
+    grid, best = [], None
+    for values_of_grid in itertools.product(*(TUNING_GRID[name] for name in names)):
+        settings = dict(zip(names, values_of_grid))
+        built = ContextBuilder(catalog, selection, values=values, rows=rows, **options, **settings)
+        figures = evaluate(catalog, selection, built, full, questions, top_k, progress, candidates)
+        given = figures["built"]["given_gold_db"]
+        recall = (given["table_recall"] + given["column_recall"]) / 2
+        ratio = figures["tokens"]["prompt_median_ratio"]
+        grid.append({**settings, "table_recall": given["table_recall"], "column_recall": given["column_recall"],
+                     "median_ratio": figures["tokens"]["median_ratio"], "prompt_median_ratio": ratio,
+                     "literals": figures["literals"]["questions_all_present"]})
+        if ratio <= max_ratio and (best is None or (recall, -ratio) > best[0]):
+            best = (recall, -ratio), settings
+    if best is None:
+        raise Error(f"no setting of the tuning grid keeps the median prompt within {max_ratio} of the full DDL's")
+    return {"evaluated": figures["evaluated"], "max_ratio": max_ratio, "grid": grid, "chosen": best[1]}
+
+
+def evenly(questions, limit):
+    """At most `limit` questions taken evenly across the list (Spider's files are grouped by database)."""
+    if len(questions) <= limit:
+        return list(questions)
+    return [questions[i * len(questions) // limit] for i in range(limit)]
+
+
+def select_candidates(selection, questions, top_k):
+    """The top_k DatabaseMatch of each question (names and scores)."""
+    return [selection.select(question, top_k) for question, _, _ in questions]
+
+
+def evaluate(catalog, selection, built, full, questions, top_k, progress=False, candidates=None):
+    """The metrics of the module's text over [(question, db, gold sql)]; `candidates`: select_candidates() of them
+    when already known."""
+    if candidates is None:
+        candidates = select_candidates(selection, questions, top_k)
     built_recall = {"tables": [], "columns": [], "tables_given": [], "columns_given": []}
     full_recall = {"tables": [], "columns": []}
     literal_hits, literal_questions, literal_count, literal_found = 0, 0, 0, 0
     tokens = {"built": [], "full_ddl": [], "built_prompt": [], "full_ddl_prompt": []}
-    milliseconds = []
+    milliseconds, cpu_milliseconds = [], []
     skipped = in_candidates = 0
-    for question, db, sql in tqdm(questions, desc="context", disable=not progress, file=sys.stderr):
+    for (question, db, sql), matches in tqdm(zip(questions, candidates), total=len(questions), desc="context",
+                                             disable=not progress, file=sys.stderr):
         try:
             gold_tables, gold_columns, literals = gold_schema(catalog, db, sql)
         except Error:
             skipped += 1
             continue
-        matches = selection.select(question, top_k)
         names, scores = [m.database for m in matches], [m.score for m in matches]
         in_candidates += db in names
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         context = built.build(question, names, scores)
         milliseconds.append(1000 * (time.perf_counter() - start))
+        cpu_milliseconds.append(1000 * (time.process_time() - cpu_start))
         baseline = full.build(question, names)
         for kind, ctx in (("built", context), ("full_ddl", baseline)):
             tokens[kind].append(ctx.tokens)
@@ -174,9 +239,16 @@ def evaluate(catalog, selection, built, full, questions, top_k, progress=False):
                          "questions_all_present": share(literal_hits, literal_questions),
                          "literals": literal_count, "literals_present": share(literal_found, literal_count)},
             "tokens": token_report,
-            "ms_per_question": {"mean": round(statistics.mean(milliseconds), 3) if milliseconds else None,
-                                "median": round(statistics.median(milliseconds), 3) if milliseconds else None,
-                                "p95": round(spread(milliseconds)["p95"], 3) if milliseconds else None}}
+            "ms_per_question": timing(milliseconds), "cpu_ms_per_question": timing(cpu_milliseconds)}
+
+
+def timing(milliseconds):
+    """{mean, median, p95} of per-question times (None each when there are none)."""
+    if not milliseconds:
+        return {"mean": None, "median": None, "p95": None}
+    ordered = sorted(milliseconds)
+    return {"mean": round(statistics.mean(ordered), 3), "median": round(statistics.median(ordered), 3),
+            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3)}
 
 
 def schema_recall(database_context, gold_tables, gold_columns):

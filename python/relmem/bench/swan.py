@@ -1,15 +1,18 @@
 """SWAN: beyond-database questions answered with LLM-filled virtual columns and LLM functions inside SQL.
 
-    relmem bench swan --swan ../shared/data/swan [--dbs DIR] [--mode all|hqdl|lazy|udf] --llm oracle-filler
+    relmem bench swan --swan ../shared/data/swan [--dbs DIR] [--mode all|hqdl,lazy,udf,lazy-alone] --llm oracle-filler
                       [--fill-error RATE] --json
 
 Builds SWAN's curated databases (the originals minus columns_to_drop.json) into --dbs (default: a temporary
 folder); the originals are only read. Ground truth: each question's gold SQL on the original database.
 - hqdl / lazy: each question's gold SQL over the curated database extended with virtual columns restoring the
   dropped ones. hqdl is HQDL's fill-everything: every row of every virtual column and relation is filled before the
-  questions run (its tokens, calls and rows are reported as `upfront_fill` and included in the mode's totals); lazy
-  fills only the rows each query reaches. Each mode has its own fill store for the run, shared by its questions. A
-  second lazy run over the same store measures reuse (its tokens should be 0).
+  questions run (its tokens, calls and rows are reported as `upfront_fill` and included in the mode's and each
+  database's totals); lazy fills only the virtual columns each query reads, in the rows it reads them. Each mode
+  has its own fill store for the run, shared by its questions. A second lazy run over the same store measures
+  reuse (its tokens should be 0).
+- lazy-alone (only when asked for): lazy with a fresh fill store per question: what each question needs by itself,
+  and which questions read a virtual column in (nearly) every row of a table, so that no laziness can narrow them.
 - udf: SWAN's BlendSQL hybrid queries translated into llm_map / llm_qa, on the curated database, with a fresh fill
   store per question. A question is "covered" when the filler answered every function item it was asked.
 Execution accuracy: the result equals the gold result as a set of rows (floats rounded to 6 decimals), as SWAN
@@ -32,12 +35,15 @@ from ..hybrid import swan as swan_data
 from ..hybrid.blendsql import translate
 
 MODES = ("hqdl", "lazy", "udf")
+ALONE = "lazy-alone"  # opt-in: lazy with a fresh fill store per question, what each question needs by itself
+WHOLE_SHARE = 0.9  # a question that fills this share of a table's rows alone reads a virtual column in every row
 
 
 def add_arguments(parser):
     parser.add_argument("--swan", required=True, help="the SWAN folder (databases/, beyond-database-questions/)")
     parser.add_argument("--dbs", default=None, help="folder for the curated databases (default: temporary)")
-    parser.add_argument("--mode", default="all", choices=("all",) + MODES, help="default: all three")
+    parser.add_argument("--mode", default="all", help="all (hqdl, lazy and udf; the default), or one or more of hqdl, "
+                        "lazy, udf, lazy-alone, comma-separated")
     parser.add_argument("--llm", default="oracle-filler", choices=("oracle-filler",),
                         help="who fills: the scripted oracle filler (no real LLM is reachable here)")
     parser.add_argument("--fill-error", type=float, default=0.0, help="share of filled values made wrong")
@@ -70,7 +76,45 @@ def _run_query(hybrid_session, sql, gold):
         row["error"] = f"wrong result: {len(result.rows)} rows, gold {len(gold.rows)}"
     row["by_kind"] = {kind: {"tokens": r["total_tokens"], "calls": r["requests"], "items": r["items"]}
                       for kind, r in stats["by_kind"].items()}
+    row["filled"] = {}
+    for request in stats["requests"]:
+        row["filled"][request["target"]] = row["filled"].get(request["target"], 0) + request["items"]
     return row
+
+
+def _table_rows(curated, schema):
+    """Rows per fill target of `schema`: a table's rows, a relation's owner rows."""
+    with sqlite3.connect(f"file:{curated}?mode=ro", uri=True) as connection:
+        def count(table):
+            return connection.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0]
+        sizes = {t["table"].lower(): count(t["table"]) for t in schema["tables"]}
+        sizes.update({r["name"].lower(): count(r["owner"]["table"]) for r in schema["relations"]})
+    return sizes
+
+
+def _alone(prepared, questions, gold, oracle, work, args):
+    """Each question with a fresh fill store: the rows it needs by itself, and whether it reads a virtual column in
+    (nearly) every row of a table (ordinary predicates cannot narrow it)."""
+    sizes = {db: _table_rows(curated, schema) for db, (curated, schema) in prepared.items()}
+    rows = []
+    for q in questions:
+        curated, schema = prepared[q.database]
+        store = FillStore(str(work / ALONE / f"{q.id.replace('/', '_')}.sqlite"))
+        row = _run_query(session(q.database, curated, schema, oracle, store, batch_size=args.batch_size,
+                                 timeout=args.timeout, max_rows=100000), q.gold_sql, gold[q.id])
+        row.update(database=q.database, question_id=q.id)
+        row["whole_tables"] = sorted(  # a table one request covers costs the same filled whole: not counted
+            target for target, items in row["filled"].items()
+            if sizes[q.database].get(target.lower(), 0) > args.batch_size
+            and items >= WHOLE_SHARE * sizes[q.database][target.lower()])
+        rows.append(row)
+    whole = [r for r in rows if r["whole_tables"]]
+    tokens = sum(r["tokens"] for r in rows)
+    out = _summary(rows)
+    out["by_database"] = _per_database(rows)
+    out["whole_table_questions"] = {r["question_id"]: r["whole_tables"] for r in whole}
+    out["whole_table_token_share"] = sum(r["tokens"] for r in whole) / tokens if tokens else None
+    return rows, out
 
 
 def _summary(rows):
@@ -95,7 +139,10 @@ def run(args):
     unknown = sorted(set(wanted) - set(swan_data.QUESTION_FILES))
     if unknown:
         raise Error(f"unknown SWAN database(s): {', '.join(unknown)}")
-    modes = MODES if args.mode == "all" else (args.mode,)
+    modes = MODES if args.mode == "all" else tuple(m for m in MODES + (ALONE,) if m in args.mode.split(","))
+    if args.mode != "all" and len(modes) != len(set(args.mode.split(","))):
+        raise Error(f"--mode: all, or one or more of {', '.join(MODES + (ALONE,))} (comma-separated), "
+                    f"not {args.mode!r}")
     scratch = tempfile.TemporaryDirectory(prefix="relmem_swan_")
     dbs_dir = Path(args.dbs) if args.dbs else Path(scratch.name) / "curated"
     work = Path(args.work) if args.work else Path(scratch.name) / "work"
@@ -138,8 +185,11 @@ def run(args):
             out["by_database"] = _per_database(rows)
             if upfront:  # HQDL fills every row of every virtual column before its questions run
                 for db, filled in upfront.items():
-                    out["by_database"][db]["upfront_fill"] = {
-                        "tokens": filled["total_tokens"], "calls": filled["requests"], "rows_filled": filled["items"]}
+                    first = {"tokens": filled["total_tokens"], "calls": filled["requests"],
+                             "rows_filled": filled["items"]}
+                    out["by_database"][db]["upfront_fill"] = first
+                    for key in ("tokens", "calls", "rows_filled"):
+                        out["by_database"][db][key] += first[key]
                 out["upfront_fill"] = {key: sum(out["by_database"][db]["upfront_fill"][key] for db in upfront)
                                        for key in ("tokens", "calls", "rows_filled")}
                 for key in ("tokens", "calls", "rows_filled"):
@@ -155,6 +205,10 @@ def run(args):
                 out["second_run"] = {"tokens": sum(r["tokens"] for r in second),
                                      "execution_accuracy": sum(r["correct"] for r in second) / len(second)
                                      if second else None}
+        elif mode == ALONE:
+            rows, out = _alone(prepared, questions, gold, oracle, work, args)
+            for row in rows:
+                per_question[row.pop("question_id")][mode] = row
         else:
             covered_rows = []
             for q in questions:
@@ -194,6 +248,10 @@ def run(args):
     if "hqdl" in report["modes"] and "lazy" in report["modes"]:
         hqdl_tokens = report["modes"]["hqdl"]["tokens"]
         report["lazy_to_hqdl_tokens"] = report["modes"]["lazy"]["tokens"] / hqdl_tokens if hqdl_tokens else None
+        report["lazy_to_hqdl_tokens_by_database"] = {
+            db: lazy["tokens"] / hqdl["tokens"] if hqdl["tokens"] else None
+            for db, lazy, hqdl in ((db, report["modes"]["lazy"]["by_database"][db],
+                                    report["modes"]["hqdl"]["by_database"][db]) for db in prepared)}
     report["per_question"] = per_question
     report["seconds"] = time.perf_counter() - started
     scratch.cleanup()

@@ -1,12 +1,13 @@
 """Value memory on perturbed Spider literals: candidate recall, and execution accuracy before/after post-processing.
 
-    relmem bench values --dbs ../shared/data/spider/database --cases value_cases.jsonl --json
+    relmem bench values --dbs ../shared/data/spider/database --cases value_cases.jsonl --fold heldout --json
 
 Cases come from scripts/make_value_cases.py. recall@k: the gold value is among the value memory's top k
 candidates for the perturbed value in its column (cases with a gold value). ex_before / ex_after: the perturbed
 SQL / the post-processed perturbed SQL returns the gold SQL's result (as a multiset of rows; as a list when the
 gold SQL has ORDER BY). ms_per_case: lookup + correction time per case; build_seconds (and build_cpu_seconds, all
-threads): building the memory over every database under --dbs.
+threads): building the memory over every database under --dbs. --fold heldout keeps the cases of the databases
+that scripts/fit_value_confidence.py never saw (the headline); by_fold reports both folds when the cases mix them.
 """
 import collections
 import json
@@ -22,21 +23,25 @@ def add_arguments(parser):
     parser.add_argument("--cases", required=True, help="JSONL cases from scripts/make_value_cases.py")
     parser.add_argument("--encoder", default=None, help="encoder spec (default: use-lite when installed)")
     parser.add_argument("--k", type=int, default=10, help="candidates per lookup")
-    parser.add_argument("--min-score", type=float, default=None, help="post-processing score threshold (0.7)")
-    parser.add_argument("--min-margin", type=float, default=None, help="post-processing margin threshold (0.05)")
+    parser.add_argument("--min-confidence", type=float, default=None,
+                        help="post-processing confidence threshold (default: the fitted one)")
+    parser.add_argument("--min-score", type=float, default=None, help="post-processing score floor (0.3)")
+    parser.add_argument("--min-margin", type=float, default=None, help="post-processing margin floor (0.01)")
     parser.add_argument("--max-vectors-per-column", type=int, default=None)
     parser.add_argument("--split", default=None, help="only cases of this split (train/dev)")
+    parser.add_argument("--fold", default=None, help="only cases of this fold (tune/heldout: the databases the "
+                        "replacement confidence was fit on / never seen while fitting)")
     parser.add_argument("--limit", type=int, default=None, help="at most this many cases")
     parser.add_argument("--memory", default=None, help="load a saved value memory instead of building one")
 
 
-def load_cases(path, split=None, limit=None):
+def load_cases(path, split=None, limit=None, fold=None):
     cases = []
     with open(path, encoding="utf-8") as lines:
         for line in lines:
             if line.strip():
                 case = json.loads(line)
-                if split is None or case.get("split") == split:
+                if (split is None or case.get("split") == split) and (fold is None or case.get("fold") == fold):
                     cases.append(case)
     return cases[:limit] if limit else cases
 
@@ -65,7 +70,7 @@ def _summary(rows):
 
 def evaluate(memory, catalog, cases, k=10, **thresholds):
     """Per-case rows: recall@1/@10 (None without a gold value), ex_before, ex_after, replaced, seconds.
-    `thresholds`: min_score / min_margin for correct_values (its defaults when absent)."""
+    `thresholds`: min_confidence / min_score / min_margin for correct_values (its defaults when absent)."""
     thresholds = {key: value for key, value in thresholds.items() if value is not None}
     rows = []
     for case in cases:
@@ -81,6 +86,7 @@ def evaluate(memory, catalog, cases, k=10, **thresholds):
         rows.append({
             "category": case["category"],
             "split": case.get("split"),
+            "fold": case.get("fold"),
             "recall@1": None if gold is None else gold in values[:1],
             "recall@10": None if gold is None else gold in values[:10],
             "ex_before": same_result(catalog, db, case["perturbed_sql"], gold_key, ordered),
@@ -97,9 +103,10 @@ def report(rows):
     for row in rows:
         by_category[row["category"]].append(row)
     out["by_category"] = {category: _summary(group) for category, group in sorted(by_category.items())}
-    splits = sorted({row["split"] for row in rows if row.get("split")})
-    if len(splits) > 1:  # Spider train and dev databases are disjoint: dev is a held-out check of the tuning
-        out["by_split"] = {split: _summary([r for r in rows if r.get("split") == split]) for split in splits}
+    for field in ("split", "fold"):  # both split by database: the held-out fold was never seen while fitting
+        groups = sorted({row[field] for row in rows if row.get(field)})
+        if len(groups) > 1:
+            out["by_" + field] = {group: _summary([r for r in rows if r.get(field) == group]) for group in groups}
     out["ms_per_case"] = 1e3 * sum(r["seconds"] for r in rows) / len(rows) if rows else None
     return out
 
@@ -117,8 +124,9 @@ def run(args):
         memory = ValueMemory.build(catalog, encoder, progress=False, **options)
     build_seconds, build_cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
 
-    cases = [c for c in load_cases(args.cases, args.split, args.limit) if c["db_id"] in memory]
-    rows = evaluate(memory, catalog, cases, k=args.k, min_score=args.min_score, min_margin=args.min_margin)
+    cases = [c for c in load_cases(args.cases, args.split, args.limit, args.fold) if c["db_id"] in memory]
+    thresholds = {"min_confidence": args.min_confidence, "min_score": args.min_score, "min_margin": args.min_margin}
+    rows = evaluate(memory, catalog, cases, k=args.k, **thresholds)
     out = {"benchmark": "values", "encoder": encoder.name, "databases": len(memory)}
     out.update(report(rows))
     out.update({
@@ -130,7 +138,6 @@ def run(args):
         "memory_usage": {name: getattr(memory.memory_usage, name) for name in (
             "string_bytes", "lexical_bytes", "vector_bytes", "total_bytes")},
         "options": memory.options,
-        "thresholds": {"min_score": CORRECTION_DEFAULTS["min_score"] if args.min_score is None else args.min_score,
-                       "min_margin": CORRECTION_DEFAULTS["min_margin"] if args.min_margin is None else args.min_margin},
+        "thresholds": {key: CORRECTION_DEFAULTS[key] if value is None else value for key, value in thresholds.items()},
     })
     return out

@@ -7,9 +7,10 @@ LLM's accuracy.
 
 Per stage (recognised by the request's `stage`; the prompt is read by prompt_reading):
     context_switch   YES when the item has parts (databases), NO otherwise
-    plan             one target per part whose database's schema the prompt shows, with the gold SQL whose string
-                     literals are written the way the question writes them (literal_spans); "No relevant database"
-                     when no part's schema is shown
+    plan             one target per part whose database's schema the prompt shows, with every table the part's
+                     gold SQL reads (when the schema is written as CREATE TABLE statements), with the gold SQL whose
+                     string literals are written the way the question writes them (literal_spans); "No relevant
+                     database" when no part's schema is shown
     correct_values,  a literal is changed to its gold value only when the prompt offers that value for it;
     refine           anything else stays as it is
     self_correct     the query unchanged (the gold SQL itself needs no repair)
@@ -81,7 +82,8 @@ class GoldSimulator:
     def plan(self, item, text):
         shown = set(prompt_reading.shown_databases(text, self.known_databases))
         targets = [f"Goal: {part.question}\nBegin SQL\n{self.written_sql(part, item.question)}\nEnd SQL\n"
-                   f"Database: {part.database}" for part in item.parts if part.database in shown]
+                   f"Database: {part.database}" for part in item.parts
+                   if part.database in shown and self.tables_shown(part, text)]
         return "\n".join(targets) if targets else "No relevant database"
 
     def correct_values(self, item, text):
@@ -118,6 +120,12 @@ class GoldSimulator:
         return "Answer: " + " ".join(f"Q{i}: {text}." for i, text in enumerate(said, start=1))
 
     # --- gold ----------------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def tables_shown(part, text):
+        """Whether the prompt shows every table the part's gold SQL reads (True when it lists no CREATE TABLE)."""
+        shown = prompt_reading.shown_tables(text, part.database)
+        return shown is None or all(table.lower() in shown for table in sqltools.parse(part.sql).tables)
 
     @staticmethod
     def direct_answer(item):

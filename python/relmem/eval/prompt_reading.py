@@ -12,6 +12,8 @@ _DATABASE_HEADER = re.compile(r"^[ \t#>*\-]*database[ \t]*[:=][ \t]*[`'\"]?([\w]
 _QUERY_LABEL = re.compile(r"^[ \t#>*\-]*(?:current[ \t]+|original[ \t]+)?(?:sql[ \t]+)?(?:query|sql)\b[^:\n]{0,40}:"
                           r"[ \t]*\n", re.I | re.M)
 _BARE_SQL = re.compile(r"^[ \t]*(?:select|with)\b.*?(?=\n[ \t]*\n|\Z)", re.I | re.M | re.S)
+_CREATE_TABLE = re.compile(r"\bcreate[ \t]+(?:virtual[ \t]+)?table[ \t]+(?:if[ \t]+not[ \t]+exists[ \t]+)?"
+                           r"(?:\"((?:[^\"]|\"\")+)\"|`([^`]+)`|\[([^\]]+)\]|([\w$]+))", re.I)
 _QUOTED = re.compile(r"'((?:[^'\n]|'')*)'")
 _RESULT_HEAD = re.compile(r"^[ \t#>*\-]*(?:query|result)[ \t]*(\d+)?[^\n]*?\bdatabase[ \t:]+[`'\"]?([\w][\w.\-]*)",
                           re.I | re.M)
@@ -30,6 +32,21 @@ def shown_databases(text, known=()):
     if names:
         return names
     return [name for name in known if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text)]
+
+
+def shown_tables(text, database):
+    """Lower-case names of the tables whose CREATE TABLE the prompt shows under `database`'s schema header (up to the
+    next header); None when the prompt shows no CREATE TABLE there (the schema is written some other way)."""
+    headers = list(_DATABASE_HEADER.finditer(text))
+    starts = [i for i, m in enumerate(headers) if m.group(1).rstrip(".") == database]
+    if not starts:
+        return None
+    names = set()
+    for i in starts:
+        end = headers[i + 1].start() if i + 1 < len(headers) else len(text)
+        for match in _CREATE_TABLE.finditer(text, headers[i].end(), end):
+            names.add(next(g for g in match.groups() if g is not None).replace('""', '"').lower())
+    return names or None
 
 
 def query_in(text):

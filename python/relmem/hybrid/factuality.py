@@ -1,22 +1,41 @@
 """Data factuality of filled values (after SWAN): precision, recall and F1 of the values an LLM filled against the
 true values of the dropped columns in the original database.
 
-Counted per filled value: a non-null filled value is a prediction, a non-null, non-empty true value (for a row
-that was filled) is a fact, and a prediction equal to its fact is correct (text compared without case and surrounding
-space, numbers within 1e-6 relative). A relation's list counts each listed label: predictions are the labels
-filled, facts the true labels, correct the labels in both. precision = correct / predictions, recall = correct /
-facts, F1 their harmonic mean.
+Counted per filled value: a filled value is a prediction and a true value (for a row that was filled) is a fact,
+unless it is NULL or empty text: an empty text states no fact, on either side (superhero's publisher 1 is named '',
+and a filler that copies it states nothing). A prediction equal to its fact is correct: finite numbers within 1e-6
+relative, anything else as text without case and surrounding space (so 'NAN', FC Nantes' short name, is text, not a
+float NaN that equals nothing). A relation's list counts each listed label: predictions are the labels filled,
+facts the true labels, correct the labels in both. precision = correct / predictions, recall = correct / facts, F1
+their harmonic mean. Each column reports a few of its disagreements (key, filled, true).
 """
 import json
+import math
 import sqlite3
 
 
-def same_value(filled, truth):
+MAX_EXAMPLES = 3
+
+
+def stated(value):
+    """The value as a fact: None for NULL and for text that is empty or only space."""
+    return None if value is None or (isinstance(value, str) and not value.strip()) else value
+
+
+def _number(value):
+    """The value as a finite number, else None: texts such as 'NAN' (FC Nantes' short name) or 'Inf' stay text."""
     try:
-        a, b = float(filled), float(truth)
-        return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+        number = float(value)
     except (TypeError, ValueError):
-        return str(filled).strip().casefold() == str(truth).strip().casefold()
+        return None
+    return number if math.isfinite(number) else None
+
+
+def same_value(filled, truth):
+    a, b = _number(filled), _number(truth)
+    if a is not None and b is not None:
+        return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+    return str(filled).strip().casefold() == str(truth).strip().casefold()
 
 
 def _scores(correct, predicted, facts):
@@ -56,7 +75,7 @@ class _Original:
         rows = self.connection.execute(
             f'SELECT t."{target["label"]}" FROM "{relation}" r JOIN "{target["table"]}" t ON r."{target["column"]}" = '
             f't."{target["id"]}" WHERE r."{owner["column"]}" = ?', (owner_id,)).fetchall()
-        return {str(r[0]).casefold() for r in rows if r[0] is not None}
+        return {str(r[0]).casefold() for r in rows if stated(r[0]) is not None}
 
 
 def _scope_target(scope, database):
@@ -77,13 +96,15 @@ def measure(store, database, original_path, schema):
     original = _Original(original_path)
     columns = {(t["table"].lower(), c["name"].lower()): c for t in schema["tables"] for c in t["columns"]}
     relations = {r["name"].lower(): r for r in schema["relations"]}
-    per_target = {}
+    per_target, examples = {}, {}
     for scope in store.scopes():
         target = _scope_target(scope, database)
         if target is None:
             continue
         kind, table, column = target
-        counts = per_target.setdefault(f"{table}.{column}" if column else table, [0, 0, 0])
+        name = f"{table}.{column}" if column else table
+        counts = per_target.setdefault(name, [0, 0, 0])
+        wrong = examples.setdefault(name, [])
         for key_text, filled in store.values(scope).items():
             key = json.loads(key_text)
             if kind == "relation":
@@ -93,10 +114,12 @@ def measure(store, database, original_path, schema):
                 rowid = original.row(relation["owner"]["table"], key)
                 truth = original.listed(relation["name"], relation["owner"], relation["target"], rowid) \
                     if rowid is not None else set()
-                predicted = {str(v).casefold() for v in (filled or [])}
+                predicted = {str(v).casefold() for v in (filled or []) if stated(v) is not None}
                 counts[0] += len(predicted & truth)
                 counts[1] += len(predicted)
                 counts[2] += len(truth)
+                if predicted != truth and len(wrong) < MAX_EXAMPLES:
+                    wrong.append({"key": key, "filled": sorted(predicted - truth), "missed": sorted(truth - predicted)})
                 continue
             spec = columns.get((table.lower(), column.lower()))
             if spec is None:
@@ -106,13 +129,16 @@ def measure(store, database, original_path, schema):
             if truth is not None and spec.get("references"):
                 ref = spec["references"]
                 truth = original.label(ref["table"], ref["id"], ref["label"], truth)
-            truth = None if truth == "" else truth  # an empty stored text states no fact
-            counts[0] += filled is not None and truth is not None and same_value(filled, truth)
+            filled, truth = stated(filled), stated(truth)
+            correct = filled is not None and truth is not None and same_value(filled, truth)
+            counts[0] += correct
             counts[1] += filled is not None
             counts[2] += truth is not None
+            if not correct and (filled, truth) != (None, None) and len(wrong) < MAX_EXAMPLES:
+                wrong.append({"key": key, "filled": filled, "true": truth})
     total = [sum(c[i] for c in per_target.values()) for i in range(3)]
     out = _scores(*total)
-    out["by_column"] = {name: _scores(*c) for name, c in sorted(per_target.items())}
+    out["by_column"] = {name: dict(_scores(*c), disagreements=examples[name]) for name, c in sorted(per_target.items())}
     return out
 
 

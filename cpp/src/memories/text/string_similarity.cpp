@@ -102,10 +102,16 @@ bool starts_with(const std::vector<uint32_t>& text, const std::vector<uint32_t>&
 // Abbreviations drop a good part of a word; a near-complete word is a variant or a typo ("Robin" / "Robbin").
 bool is_short_form(size_t shorter, size_t longer) { return shorter * 10 <= longer * 7; }
 
-// One word abbreviating another: a same-first-letter subsequence ("intl" / "international", "dept").
+// One word abbreviating another: a prefix of it, then some of the rest's consonants in order ("intl" /
+// "international", "dept", "mktg"). Abbreviations drop vowels: "paid" is no abbreviation of "partfilled".
 bool abbreviates_word(const std::vector<uint32_t>& shorter, const std::vector<uint32_t>& longer) {
   if (shorter.empty() || !is_short_form(shorter.size(), longer.size()) || shorter[0] != longer[0]) return false;
-  return is_subsequence(shorter, longer);
+  size_t prefix = 0;
+  while (prefix < shorter.size() && shorter[prefix] == longer[prefix]) ++prefix;
+  const std::vector<uint32_t> rest(shorter.begin() + prefix, shorter.end());
+  const auto vowel = [](uint32_t c) { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; };
+  if (std::any_of(rest.begin(), rest.end(), vowel)) return false;
+  return is_subsequence(rest, std::vector<uint32_t>(longer.begin() + prefix, longer.end()));
 }
 
 std::vector<uint32_t> initials(const std::vector<std::string>& tokens, bool skip_function_words) {
@@ -116,6 +122,27 @@ std::vector<uint32_t> initials(const std::vector<std::string>& tokens, bool skip
     if (!cps.empty()) out.push_back(cps[0]);
   }
   return out;
+}
+
+// Fewer words where some words stand for the initials of two to four words of the longer value, the rest the same
+// ("IT Staff" / "Information Technology Staff", "Welcome to NY" / "Welcome to New York"): word by word, in order.
+bool initialism_inside(const std::vector<std::string>& short_tokens, const std::vector<std::string>& long_tokens) {
+  if (short_tokens.size() < 2 || short_tokens.size() >= long_tokens.size()) return false;
+  size_t j = 0;
+  bool any = false;
+  for (const auto& token : short_tokens) {
+    if (j < long_tokens.size() && stem_token(token) == stem_token(long_tokens[j])) {
+      ++j;
+      continue;
+    }
+    const auto letters = code_points(token);
+    if (letters.size() < 2 || letters.size() > 4 || j + letters.size() > long_tokens.size()) return false;
+    const std::vector<std::string> run(long_tokens.begin() + j, long_tokens.begin() + j + letters.size());
+    if (initials(run, false) != letters) return false;
+    j += letters.size();
+    any = true;
+  }
+  return any && j == long_tokens.size();
 }
 
 }  // namespace
@@ -340,6 +367,7 @@ double abbreviation_score(const std::vector<std::string>& a, const std::vector<s
     }
     if (all && any_abbreviated) best = std::max(best, 0.88);
   }
+  if (initialism_inside(short_tokens, long_tokens)) best = std::max(best, 0.9);
   if (short_tokens.size() == 1 && long_tokens.size() == 1 && cs.size() >= 2 && abbreviates_word(cs, cl))
     best = std::max(best, cs.size() >= 3 ? 0.85 : 0.6);
   return best;

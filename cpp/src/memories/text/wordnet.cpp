@@ -131,6 +131,7 @@ WordNet::WordNet(const std::string& folder) {
     uint32_t synset;
     int part;
     size_t offset;
+    bool hypernym;
   };
   std::vector<Pointer> pointers;
   std::array<std::unordered_map<size_t, uint32_t>, kParts> by_offset;
@@ -160,7 +161,8 @@ WordNet::WordNet(const std::string& folder) {
         if (fields.next().empty()) break;  // source/target, the last of the four
         size_t target_offset = 0;
         std::from_chars(target.data(), target.data() + target.size(), target_offset);
-        if (symbol == "@" || symbol == "&") pointers.push_back(Pointer{id, part_of(pos[0]), target_offset});
+        if (symbol == "@" || symbol == "&")
+          pointers.push_back(Pointer{id, part_of(pos[0]), target_offset, symbol == "@"});
       }
       synsets_.push_back(std::move(synset));
     });
@@ -197,7 +199,8 @@ WordNet::WordNet(const std::string& folder) {
   for (const auto& pointer : pointers) {
     if (pointer.part < 0) continue;
     auto found = by_offset[pointer.part].find(pointer.offset);
-    if (found != by_offset[pointer.part].end()) synsets_[pointer.synset].broader.push_back(found->second);
+    if (found != by_offset[pointer.part].end())
+      synsets_[pointer.synset].broader.push_back(Link{found->second, pointer.hypernym});
   }
 }
 

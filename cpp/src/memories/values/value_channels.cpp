@@ -65,7 +65,7 @@ void add_value_ids(const DatabaseValues& d, const ColumnValues& column, const st
   }
 }
 
-using WordSynonyms = std::unordered_map<std::string, bool>;  // key -> direct (same synset)
+using WordSynonyms = std::unordered_map<std::string, int>;  // key -> fewest WordNet links
 
 // Word by word: same number of words, each the same (stemmed) or a WordNet synonym of the written one (also
 // through the stored word's base form: "completed" -> "complete"), at least one a synonym. The score of the
@@ -79,10 +79,10 @@ double synonym_words(const ValueLexicon& lexicon, const std::vector<std::string>
     double best = 0;
     for (const auto& base : lexicon.base_forms(stored[i])) {
       auto it = synonyms[i].find(base);
-      if (it != synonyms[i].end()) best = std::max(best, it->second ? kSynonymScore : kRelatedScore);
+      if (it != synonyms[i].end()) best = std::max(best, synonym_score(it->second));
     }
     auto it = synonyms[i].find(stored[i]);
-    if (it != synonyms[i].end()) best = std::max(best, it->second ? kSynonymScore : kRelatedScore);
+    if (it != synonyms[i].end()) best = std::max(best, synonym_score(it->second));
     if (best == 0) return 0;
     score = std::min(score, best);
   }
@@ -90,6 +90,8 @@ double synonym_words(const ValueLexicon& lexicon, const std::vector<std::string>
 }
 
 }  // namespace
+
+double synonym_score(int links) { return links == 0 ? kSynonymScore : links == 1 ? kRelatedScore : kDistantScore; }
 
 bool ColumnChannels::applies(Channel channel) const {
   return std::find(concepts.begin(), concepts.end(), channel) != concepts.end();
@@ -134,15 +136,15 @@ std::vector<MeaningMatch> meaning_matches(const DatabaseValues& d, const ColumnV
     }
     if (channels.synonyms)
       for (const auto& synonym : lexicon.synonyms_of(key))
-        add_value_ids(d, column, synonym.key, synonym.direct ? kSynonymScore : kRelatedScore, "wordnet", best);
+        add_value_ids(d, column, synonym.key, synonym_score(synonym.links), "wordnet", best);
   }
   if (channels.synonyms && column.count <= kTokenScanValues && !written.tokens.empty()) {
     std::vector<WordSynonyms> synonyms(written.tokens.size());
     bool any = false;
     for (size_t i = 0; i < written.tokens.size(); ++i) {
       for (const auto& synonym : lexicon.synonyms_of(written.tokens[i])) {
-        auto [it, inserted] = synonyms[i].emplace(synonym.key, synonym.direct);
-        if (!inserted) it->second = it->second || synonym.direct;
+        auto [it, inserted] = synonyms[i].emplace(synonym.key, synonym.links);
+        if (!inserted) it->second = std::min(it->second, synonym.links);
       }
       any = any || !synonyms[i].empty();
     }

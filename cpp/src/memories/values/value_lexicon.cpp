@@ -174,7 +174,8 @@ void ValueLexicon::read_iso_countries(const std::string& dir) {
 }
 
 // WordNet's synsets keyed as values are ("movie", "head of state" -> "headofstate"), each related to its broader
-// synsets and they to it (hyponyms too: "kitty" for "cat" either way); its exception lists keyed likewise.
+// synsets and they to it (hyponyms too: "kitty" for "cat" either way), hypernym links also kept apart; its
+// exception lists keyed likewise.
 void ValueLexicon::read_wordnet(const std::string& dir) {
   if (!WordNet::available(dir)) {
     missing_.push_back("Debian wordnet-base (" + dir + "): no WordNet synonyms");
@@ -187,6 +188,8 @@ void ValueLexicon::read_wordnet(const std::string& dir) {
   const auto& synsets = wordnet.synsets();
   synset_lemmas_.resize(synsets.size());
   synset_related_.resize(synsets.size());
+  synset_hypernyms_.resize(synsets.size());
+  synset_hyponyms_.resize(synsets.size());
   for (uint32_t id = 0; id < synsets.size(); ++id) {
     auto& lemmas = synset_lemmas_[id];
     for (const auto& word : synsets[id].words) {
@@ -194,9 +197,12 @@ void ValueLexicon::read_wordnet(const std::string& dir) {
       if (!key.empty() && std::find(lemmas.begin(), lemmas.end(), key) == lemmas.end()) lemmas.push_back(key);
     }
     for (const auto& key : lemmas) synsets_by_key_[key].push_back(id);
-    for (uint32_t broader : synsets[id].broader) {
-      synset_related_[id].push_back(broader);
-      synset_related_[broader].push_back(id);
+    for (const auto& link : synsets[id].broader) {
+      synset_related_[id].push_back(link.synset);
+      synset_related_[link.synset].push_back(id);
+      if (!link.hypernym) continue;
+      synset_hypernyms_[id].push_back(link.synset);
+      synset_hyponyms_[link.synset].push_back(id);
     }
   }
   for (int part = 0; part < WordNet::kParts; ++part)
@@ -218,13 +224,20 @@ std::vector<std::string> ValueLexicon::base_forms(const std::string& key) const 
       {"s", ""},  {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"},
       {"ies", "y"}, {"es", "e"}, {"es", ""}, {"ed", "e"},   {"ed", ""},     {"ied", "y"},   {"ing", "e"},
       {"ing", ""},  {"er", ""},  {"est", ""}, {"er", "e"},  {"est", "e"}};
-  if (!out.empty() && out[0] == key) return out;  // a lemma itself: "accounting" is not "account"
+  // A lemma itself keeps its own meaning ("accounting" is not "account"), except a past participle, which WordNet
+  // lists as an adjective of its verb's meaning ("finished" / "finish", "verified" / "verify").
+  const bool lemma = !out.empty() && out[0] == key;
   for (const auto& [suffix, replacement] : kSuffixes) {
     const size_t n = std::strlen(suffix);
+    if (lemma && std::strcmp(suffix, "ed") != 0 && std::strcmp(suffix, "ied") != 0) continue;
     if (key.size() > n + 2 && key.compare(key.size() - n, n, suffix) == 0)
       add(key.substr(0, key.size() - n) + replacement);
   }
   return out;
+}
+
+bool ValueLexicon::knows(const std::string& key) const {
+  return synsets_by_key_.count(key) > 0 || exceptions_.count(key) > 0 || by_key_.count(key) > 0;
 }
 
 std::vector<uint32_t> ValueLexicon::concepts_of(const std::string& key) const {
@@ -235,19 +248,23 @@ std::vector<uint32_t> ValueLexicon::concepts_of(const std::string& key) const {
 std::vector<ValueLexicon::Synonym> ValueLexicon::synonyms_of(const std::string& key) const {
   std::vector<Synonym> out;
   std::unordered_map<std::string, size_t> seen;
-  const auto add = [&](const std::string& lemma, bool direct) {
-    if (lemma == key) return;
-    auto [it, inserted] = seen.emplace(lemma, out.size());
-    if (inserted)
-      out.push_back(Synonym{lemma, direct});
-    else if (direct)
-      out[it->second].direct = true;
+  const auto add = [&](uint32_t synset, int links) {
+    for (const auto& lemma : synset_lemmas_[synset]) {
+      if (lemma == key) continue;
+      auto [it, inserted] = seen.emplace(lemma, out.size());
+      if (inserted)
+        out.push_back(Synonym{lemma, links});
+      else
+        out[it->second].links = std::min(out[it->second].links, links);
+    }
   };
   for (const auto& base : base_forms(key)) {
     for (uint32_t synset : synsets_by_key_.at(base)) {
-      for (const auto& lemma : synset_lemmas_[synset]) add(lemma, true);
-      for (uint32_t related : synset_related_[synset])
-        for (const auto& lemma : synset_lemmas_[related]) add(lemma, false);
+      add(synset, 0);
+      for (uint32_t related : synset_related_[synset]) add(related, 1);
+      for (const auto* chain : {&synset_hypernyms_, &synset_hyponyms_})
+        for (uint32_t next : (*chain)[synset])
+          for (uint32_t second : (*chain)[next]) add(second, 2);
     }
   }
   return out;

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -159,19 +160,23 @@ ValueMemory ValueMemory::build(const Catalog& catalog, std::shared_ptr<const Enc
 }
 
 void ValueMemory::add_database(const Catalog& catalog, const std::string& db) {
-  auto values = read_database_values(catalog, db, options_);
+  std::unique_ptr<DatabaseValues> values = read_database_values(catalog, db, options_);
   encode_database_values(*values, *encoder_, options_);
+  std::unique_lock lock(*lock_);
   databases_[db] = std::move(values);
 }
 
-bool ValueMemory::remove_database(const std::string& db) { return databases_.erase(db) > 0; }
+bool ValueMemory::remove_database(const std::string& db) {
+  std::unique_lock lock(*lock_);
+  return databases_.erase(db) > 0;
+}
 
 RefreshReport ValueMemory::refresh(const Catalog& catalog, const BuildProgress& progress) {
   std::map<std::string, DatabaseFile> held;
-  for (const auto& [name, values] : databases_) held[name] = {values->path, values->stamp};
+  for (const auto& [name, values] : snapshot()) held[name] = {values->path, values->stamp};
   RefreshReport report;
   const std::vector<std::string> rebuild = plan_refresh(catalog, held, report);
-  for (const auto& name : report.removed) databases_.erase(name);
+  for (const auto& name : report.removed) remove_database(name);
   for (size_t i = 0; i < rebuild.size(); ++i) {
     add_database(catalog, rebuild[i]);
     if (progress) progress(rebuild[i], i + 1, rebuild.size());
@@ -179,29 +184,44 @@ RefreshReport ValueMemory::refresh(const Catalog& catalog, const BuildProgress& 
   return report;
 }
 
+ValueMemory::Databases ValueMemory::snapshot() const {
+  std::shared_lock lock(*lock_);
+  return databases_;
+}
+
 std::vector<std::string> ValueMemory::databases() const {
+  std::shared_lock lock(*lock_);
   std::vector<std::string> names;
   for (const auto& [name, _] : databases_) names.push_back(name);
   return names;
 }
 
-bool ValueMemory::contains(const std::string& db) const { return databases_.count(db) > 0; }
+bool ValueMemory::contains(const std::string& db) const {
+  std::shared_lock lock(*lock_);
+  return databases_.count(db) > 0;
+}
 
-const DatabaseValues& ValueMemory::database(const std::string& db) const {
+std::shared_ptr<const DatabaseValues> ValueMemory::find_database(const std::string& db) const {
+  std::shared_lock lock(*lock_);
   auto it = databases_.find(db);
-  if (it == databases_.end()) throw Error("database '" + db + "' is not in the value memory");
-  return *it->second;
+  return it == databases_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<const DatabaseValues> ValueMemory::database(const std::string& db) const {
+  auto values = find_database(db);
+  if (!values) throw Error("database '" + db + "' is not in the value memory");
+  return values;
 }
 
 const ColumnValues* ValueMemory::column(const std::string& db, const std::string& table,
                                         const std::string& column) const {
-  auto it = databases_.find(db);
-  return it == databases_.end() ? nullptr : it->second->find_column(table, column);
+  const auto values = find_database(db);
+  return values ? values->find_column(table, column) : nullptr;
 }
 
 MemoryUsage ValueMemory::memory_usage() const {
   MemoryUsage usage;
-  for (const auto& [_, d] : databases_) {
+  for (const auto& [_, d] : snapshot()) {
     usage.string_bytes += d->string_bytes();
     usage.lexical_bytes += d->lexical_bytes();
     usage.vector_bytes += d->vector_bytes();
@@ -211,7 +231,8 @@ MemoryUsage ValueMemory::memory_usage() const {
 
 std::vector<ValueCandidate> ValueMemory::lookup(const std::string& db, const std::string& table,
                                                 const std::string& column, const std::string& value, int k) const {
-  const DatabaseValues& d = database(db);
+  const auto held = database(db);
+  const DatabaseValues& d = *held;
   const ColumnValues* c = d.find_column(table, column);
   if (!c) throw Error("unknown column " + table + "." + column + " in database '" + db + "'");
   if (k <= 0) return {};
@@ -291,22 +312,25 @@ std::vector<ValueLink> ValueMemory::link(const std::string& db, const std::strin
 std::vector<std::vector<ValueLink>> ValueMemory::link_all(const std::vector<std::string>& dbs,
                                                           const std::string& question,
                                                           const LinkOptions& options) const {
-  std::vector<const DatabaseValues*> found;
+  std::vector<std::shared_ptr<const DatabaseValues>> found;
   bool any_vectors = false;
   for (const auto& db : dbs) {
-    found.push_back(&database(db));
+    found.push_back(database(db));
     any_vectors |= found.back()->vectors && found.back()->vectors->size() > 0;
   }
   const auto spans = question_spans(question, std::max(1, options.max_span_words));
   std::vector<std::string> texts;
   for (const auto& span : spans) texts.push_back(question.substr(span.start, span.end - span.start));
+  // The encoder's cosine counts at most weights_.semantic: with a higher min_score it can never make a link, so the
+  // spans are not encoded (most of a link's time) and candidates come from the lexical channels alone.
+  const bool semantic_can_link = options.min_score <= weights_.semantic;
   RowMatrix span_vectors;
-  if (any_vectors && !texts.empty() && options.k > 0) {
+  if (semantic_can_link && any_vectors && !texts.empty() && options.k > 0) {
     SingleThreaded serial;
     span_vectors = encoder_->encode(texts);
   }
   std::vector<std::vector<ValueLink>> out;
-  for (const DatabaseValues* d : found) out.push_back(link_spans(*d, spans, texts, span_vectors, options));
+  for (const auto& d : found) out.push_back(link_spans(*d, spans, texts, span_vectors, options));
   return out;
 }
 
@@ -314,8 +338,9 @@ std::vector<ValueLink> ValueMemory::link_spans(const DatabaseValues& d, const st
                                                const std::vector<std::string>& texts, const RowMatrix& span_vectors,
                                                const LinkOptions& options) const {
   if (spans.empty() || d.values.empty() || options.k <= 0) return {};
+  const bool encoded = span_vectors.rows() == static_cast<Eigen::Index>(spans.size());
   SearchResult neighbours;
-  if (d.vectors && d.vectors->size() > 0) {
+  if (encoded && d.vectors && d.vectors->size() > 0) {
     SingleThreaded serial;
     neighbours = d.vectors->search(span_vectors.data(), span_vectors.rows(), std::max(1, options.candidates_per_span));
   }
@@ -341,7 +366,7 @@ std::vector<ValueLink> ValueMemory::link_spans(const DatabaseValues& d, const st
       auto it = semantic.find(id);
       if (it != semantic.end()) {
         components.semantic = it->second;
-      } else if (d.vectors && d.vectors->contains(id)) {
+      } else if (encoded && d.vectors && d.vectors->contains(id)) {
         const auto stored = d.vectors->reconstruct(id);
         double dot = 0;
         for (size_t j = 0; j < stored.size(); ++j) dot += stored[j] * span_vectors(static_cast<Eigen::Index>(s), j);

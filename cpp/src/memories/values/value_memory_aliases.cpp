@@ -6,10 +6,10 @@ namespace relmem {
 ValueAlias ValueMemory::add_alias(const std::string& db, const std::string& table, const std::string& column,
                                   const std::string& written, const std::string& stored, const std::string& source,
                                   const std::string& evidence) {
-  const DatabaseValues& d = database(db);
-  const ColumnValues* c = d.find_column(table, column);
+  const auto d = database(db);
+  const ColumnValues* c = d->find_column(table, column);
   if (!c) throw Error("unknown column " + table + "." + column + " in database '" + db + "'");
-  if (d.find_value(*c, stored) < 0)
+  if (d->find_value(*c, stored) < 0)
     throw Error("'" + stored + "' is not a stored value of " + c->table + "." + c->column + " in '" + db + "'");
   return aliases_.add(ValueAlias{db, c->table, c->column, written, stored, source, evidence, "", 0});
 }

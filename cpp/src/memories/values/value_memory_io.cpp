@@ -142,7 +142,7 @@ void ValueMemory::save(const std::string& folder_name) const {
   const fs::path folder(out.path());
   json entries = json::array();
   std::set<std::string> written;
-  for (const auto& [name, d] : databases_) {
+  for (const auto& [name, d] : snapshot()) {
     std::string stem = file_stem(name);
     while (written.count(stem)) stem += "_";
     written.insert(stem);

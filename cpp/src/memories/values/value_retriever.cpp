@@ -25,20 +25,18 @@ std::string ascii_lower(std::string text) {
 
 // The memory answers for itself when it holds every value of a text-only column of an unchanged file; otherwise
 // (a capped column, numbers that SQLite would compare by affinity, a file changed since) the database does.
-bool memory_is_complete(const ValueMemory& memory, const std::string& db, const ValueCondition& c,
+bool memory_is_complete(const DatabaseValues* values, const std::string& db, const ValueCondition& c,
                         const Catalog& catalog) {
-  const ColumnValues* column = memory.column(db, c.table, c.column);
+  const ColumnValues* column = values ? values->find_column(c.table, c.column) : nullptr;
   if (!column || c.pattern() || column->kind != ColumnKind::Text || column->truncated || column->skipped_long > 0 ||
       !std::holds_alternative<std::monostate>(column->min))
     return false;
-  const DatabaseValues& values = memory.database(db);
-  return values.path == catalog.path(db) && values.stamp == stamp_file(values.path);
+  return values->path == catalog.path(db) && values->stamp == stamp_file(values->path);
 }
 
-ValueStatus status_from_memory(const ValueMemory& memory, const std::string& db, const ValueCondition& c,
+ValueStatus status_from_memory(const DatabaseValues& values, const ValueCondition& c,
                                std::vector<std::string>& case_matches) {
-  const DatabaseValues& values = memory.database(db);
-  const ColumnValues& column = *memory.column(db, c.table, c.column);
+  const ColumnValues& column = *values.find_column(c.table, c.column);
   const std::string lowered = ascii_lower(c.value);
   for (uint32_t id = column.first; id < column.first + column.count; ++id) {
     if (values.values[id] == c.value) return ValueStatus::Found;
@@ -80,13 +78,14 @@ std::string value_status_name(ValueStatus status) {
 std::vector<ValueCheck> check_values(const std::string& sql, const std::string& db, const Catalog& catalog,
                                      const ValueMemory& memory, int k) {
   std::vector<ValueCheck> checks;
+  const auto values = memory.find_database(db);  // one snapshot for all conditions, whatever other threads update
   for (auto& condition : value_conditions(sql, catalog.schema(db))) {
     ValueCheck check;
     check.condition = std::move(condition);
-    check.status = memory_is_complete(memory, db, check.condition, catalog)
-                       ? status_from_memory(memory, db, check.condition, check.case_matches)
+    check.status = memory_is_complete(values.get(), db, check.condition, catalog)
+                       ? status_from_memory(*values, check.condition, check.case_matches)
                        : stored_status(catalog, db, check.condition, check.case_matches);
-    const ColumnValues* column = memory.column(db, check.condition.table, check.condition.column);
+    const ColumnValues* column = values ? values->find_column(check.condition.table, check.condition.column) : nullptr;
     const bool has_values = column && (column->kind == ColumnKind::Text || column->kind == ColumnKind::Date ||
                                        column->kind == ColumnKind::Numeric);
     if (check.status == ValueStatus::NotFound && has_values && k > 0) {

@@ -39,10 +39,14 @@ class WordNet {
   std::vector<std::string> synonyms(const std::string& word, int senses = 1, bool nouns = false) const;
 
   // A line of data.<part>: its words as written (spaces between the words of a phrase, adjective markers such as
-  // "(a)" removed) and the synsets its "@" (hypernym) and "&" (similar adjective) pointers name.
+  // "(a)" removed) and the synsets its "@" (hypernym) and "&" (similar adjective) pointers name, in file order.
+  struct Link {
+    uint32_t synset;  // an index into synsets()
+    bool hypernym;    // "@"; else "&"
+  };
   struct Synset {
     std::vector<std::string> words;
-    std::vector<uint32_t> broader;  // indices into synsets()
+    std::vector<Link> broader;
   };
   // Every synset, part by part in the files' order and within a part in file order.
   const std::vector<Synset>& synsets() const { return synsets_; }

@@ -32,10 +32,13 @@ struct MeaningMatch {
 
 // Scores of meaning matches, below identity (spelling still decides between stored variants of one concept). A
 // concept is decisive; WordNet is weaker (a word has many senses), and a hypernym or a similar adjective only ranks
-// (below correct_values' 0.7: "Republican" / 'Democratic' are related, not the same). The lookup adds kMeaningTieBreak x the encoder cosine, so that of two synonyms the closer one wins.
+// (whether that is enough to replace a literal is value_confidence.hpp's call). The lookup adds kMeaningTieBreak x the encoder cosine, so that of two synonyms the closer one wins.
 constexpr double kConceptScore = 0.95;
 constexpr double kSynonymScore = 0.86;
 constexpr double kRelatedScore = 0.72;
+constexpr double kDistantScore = 0.62;  // two hypernym links: "kitty" / 'cat'
+// The score of a WordNet synonym joined by `links` links (ValueLexicon::Synonym).
+double synonym_score(int links);
 constexpr double kMeaningTieBreak = 0.04;
 
 // Stored values of `column` that mean what `written` means through a channel that applies to the column, each

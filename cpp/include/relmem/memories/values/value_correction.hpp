@@ -7,16 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "relmem/memories/values/value_confidence.hpp"
 #include "relmem/memories/values/value_retriever.hpp"
 
 namespace relmem {
 
 struct CorrectionOptions {
-  // Chosen on perturbed Spider literals, where a value the column does not hold at all ("absent") must be left
-  // alone: lower scores start replacing those, higher ones miss typos in short values (see the README).
-  double min_score = 0.7;    // the best stored value must score at least this
-  double min_margin = 0.05;  // and beat the second best by this much
-  int k = 10;                // candidates looked at per literal
+  // The best stored value replaces the literal when the calibrated confidence (value_confidence.hpp) reaches
+  // min_confidence; the score and margin floors hold whatever the model says (a tie is never a reason).
+  double min_confidence = ConfidenceModel::fitted().threshold;
+  double min_score = 0.3;
+  double min_margin = 0.01;
+  int k = 10;  // candidates looked at per literal
 };
 
 struct ValueReplacement {
@@ -25,7 +27,8 @@ struct ValueReplacement {
   std::string reason;       // "case" (stored with other letter case) or "similar" (confident fuzzy match)
   std::string channel;      // why it matched (ValueCandidate::channel): "case", "country", "wordnet", "date", ...
   double score = 0;
-  double margin = 0;  // over the second best candidate (1 when there is none)
+  double margin = 0;      // over the second best candidate (its score when there is none)
+  double confidence = 1;  // replacement_confidence ("case": 1)
 };
 
 struct CorrectionResult {

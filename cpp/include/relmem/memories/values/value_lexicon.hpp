@@ -47,14 +47,19 @@ class ValueLexicon {
   size_t concepts() const { return concepts_.size(); }
 
   // WordNet: words that mean the same as `key` (or as its base form: "verified" -> "verify", WordNet's exception
-  // lists and suffix rules), itself excluded. `direct`: they share a synset ("film" / "movie"); otherwise one is
-  // the other's hypernym or a similar adjective ("head" / "leader", "normal" / "regular").
+  // lists and suffix rules), itself excluded, each with the fewest links that join them: 0 when they share a
+  // synset ("film" / "movie"); 1 when one is the other's hypernym or a similar adjective ("head" / "leader",
+  // "normal" / "regular"); 2 when one is a kind of a kind of the other ("kitty" / "cat", "meal" / "food"), never
+  // through a shared hypernym (siblings such as "Republican" / "Democrat" are different things).
   struct Synonym {
     std::string key;
-    bool direct = true;
+    int links = 0;
   };
   std::vector<Synonym> synonyms_of(const std::string& key) const;
   std::vector<std::string> base_forms(const std::string& key) const;
+  // Whether `key` is a word or name in its own right: a WordNet lemma, an irregular form WordNet lists ("feet"),
+  // or a concept's form ("iceland", "robin"; not "frnace", nor "enginer" though "engine" + "-er" could be).
+  bool knows(const std::string& key) const;
   size_t synsets() const { return synset_lemmas_.size(); }
 
   const std::vector<std::string>& missing_sources() const { return missing_; }
@@ -70,7 +75,8 @@ class ValueLexicon {
   std::unordered_map<std::string, uint32_t> concept_by_name_;  // channel name + ":" + concept name -> id
   std::unordered_map<std::string, std::vector<uint32_t>> by_key_;
   std::vector<std::vector<std::string>> synset_lemmas_;
-  std::vector<std::vector<uint32_t>> synset_related_;  // hypernyms (nouns, verbs) and similar adjectives
+  std::vector<std::vector<uint32_t>> synset_related_;  // hypernyms, hyponyms (nouns, verbs), similar adjectives
+  std::vector<std::vector<uint32_t>> synset_hypernyms_, synset_hyponyms_;
   std::unordered_map<std::string, std::vector<std::string>> exceptions_;  // inflected form -> base forms
   std::unordered_map<std::string, std::vector<uint32_t>> synsets_by_key_;
   std::vector<std::string> missing_;

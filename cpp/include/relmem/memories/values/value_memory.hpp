@@ -4,6 +4,7 @@
 // ("Los Angeles") to how the database stores it ('LA').
 #include <map>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ struct MemoryUsage {
   size_t total() const { return string_bytes + lexical_bytes + vector_bytes; }
 };
 
+// Safe to update while it answers: add_database, refresh and remove_database replace a database's values whole
+// (copy-on-write); every reader works on a snapshot of the databases it reads, so an update never changes or frees
+// values under a running lookup, and a long lookup never holds up an update (the lock guards only the map).
+// Learned aliases have their own lock. Changing weights() while other threads read is not safe.
 class ValueMemory {
  public:
   ValueMemory(std::shared_ptr<const Encoder> encoder, ValueMemoryOptions options = {});
@@ -75,6 +80,7 @@ class ValueMemory {
   std::vector<ValueLink> link(const std::string& db, const std::string& question,
                               const LinkOptions& options = {}) const;
   // link() in each of several databases, encoding the question's spans once; one list per database, in order.
+  // Spans are encoded only when options.min_score <= weights().semantic (else the links' semantic is unset).
   std::vector<std::vector<ValueLink>> link_all(const std::vector<std::string>& dbs, const std::string& question,
                                                const LinkOptions& options = {}) const;
 
@@ -97,8 +103,13 @@ class ValueMemory {
 
   std::vector<std::string> databases() const;
   bool contains(const std::string& db) const;
-  const DatabaseValues& database(const std::string& db) const;
-  // nullptr when the database or column is unknown to the memory (names compare case-insensitively).
+  // The database's values as they are now; the snapshot stays valid while other threads update the memory.
+  // database() throws for a database the memory does not hold, find_database() returns nullptr.
+  std::shared_ptr<const DatabaseValues> database(const std::string& db) const;
+  std::shared_ptr<const DatabaseValues> find_database(const std::string& db) const;
+  // nullptr when the database or column is unknown to the memory (names compare case-insensitively). The pointer
+  // is into the database's current values: where other threads may update the memory, hold find_database(db) and
+  // ask it find_column() instead.
   const ColumnValues* column(const std::string& db, const std::string& table, const std::string& column) const;
 
   MemoryUsage memory_usage() const;
@@ -109,15 +120,19 @@ class ValueMemory {
   const FusionWeights& weights() const { return weights_; }
 
  private:
-  // link() in one database from the question's spans, their texts and (when some database has vectors) vectors.
+  // link() in one database from the question's spans, their texts and (when they were encoded) vectors.
   std::vector<ValueLink> link_spans(const DatabaseValues& d, const std::vector<QuestionSpan>& spans,
                                     const std::vector<std::string>& texts, const RowMatrix& span_vectors,
                                     const LinkOptions& options) const;
 
+  using Databases = std::map<std::string, std::shared_ptr<const DatabaseValues>>;
+  Databases snapshot() const;  // every database's current values
+
   std::shared_ptr<const Encoder> encoder_;
   ValueMemoryOptions options_;
   FusionWeights weights_;
-  std::map<std::string, std::unique_ptr<DatabaseValues>> databases_;
+  Databases databases_;
+  std::unique_ptr<std::shared_mutex> lock_ = std::make_unique<std::shared_mutex>();  // guards databases_
   ValueAliases aliases_;
 };
 

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Fits the value memory's replacement confidence (cpp/src/memories/values/value_confidence.cpp) on the tune fold.
+
+For every case of the fold (scripts/make_value_cases.py) whose literal its column does not store, the evidence for
+replacing it by the lookup's best candidate (relmem.values.replacement_evidence) and whether that is right: the best
+candidate is the gold value (an "absent" case has none, so replacing it is always wrong). Cases behind a gate are
+never replaced and take no part in the fit. A logistic regression (Newton's method, L2 penalty) gives the weights;
+the threshold is the one that gets most cases right (a right replacement, or an absent value left alone) while
+replacing at most --max-absent-replaced of the fold's absent values. Prints the C++ initializer to paste into
+value_confidence.cpp and a JSON summary.
+
+    .venv/bin/python scripts/fit_value_confidence.py --dbs ../shared/data/spider/database --cases value_cases.jsonl
+"""
+import argparse
+import json
+import sys
+
+import numpy as np
+
+
+def case_rows(memory, catalog, cases, k=10):
+    """(features, gate, right, absent) per case whose perturbed literal is checked as not stored, with candidates."""
+    from relmem.values import replacement_evidence
+    rows = []
+    for case in cases:
+        checks, _ = memory.check_values(case["perturbed_sql"], case["db_id"], catalog, k)
+        for check in checks:
+            if (check.status != "not_found" or not check.similar or "LIKE" in check.op.upper()
+                    or check.table != case["table"] or check.column != case["column"]
+                    or check.value != case["perturbed_value"]):
+                continue
+            column = memory.column(case["db_id"], check.table, check.column)
+            features, gate = replacement_evidence(check.value, check.similar, column.indexed_values)
+            rows.append((features, gate, check.similar[0].value == case["gold_value"], case["gold_value"] is None))
+            break
+    return rows
+
+
+def fit_logistic(x, y, l2=1.0, iterations=50):
+    """Weights of P(y=1) = sigmoid(x @ w), maximum likelihood with an L2 penalty (Newton's method)."""
+    w = np.zeros(x.shape[1])
+    for _ in range(iterations):
+        p = 1 / (1 + np.exp(-(x @ w)))
+        gradient = x.T @ (p - y) + l2 * w
+        hessian = (x * (p * (1 - p))[:, None]).T @ x + l2 * np.eye(x.shape[1])
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-9:
+            break
+    return w
+
+
+def pick_threshold(p, right, absent, absent_total, max_absent_replaced):
+    """The threshold with the most right outcomes under the absent constraint; ties go to the higher one."""
+    best = (-1, 1.0)
+    for t in sorted(set(np.round(p, 6)) | {1.0}):
+        replaced = p >= t
+        if (replaced & absent).sum() > max_absent_replaced * absent_total:
+            continue
+        score = int((replaced & right).sum() + (~replaced & absent).sum())
+        if score > best[0] or (score == best[0] and t > best[1]):
+            best = (score, float(t))
+    return best[1]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dbs", required=True, help="folder of SQLite databases (e.g. spider/database)")
+    parser.add_argument("--cases", required=True, help="JSONL cases from scripts/make_value_cases.py")
+    parser.add_argument("--memory", default=None, help="a saved value memory instead of building one")
+    parser.add_argument("--fold", default="tune")
+    parser.add_argument("--l2", type=float, default=0.01)
+    parser.add_argument("--max-absent-replaced", type=float, default=0.015,
+                        help="share of the fold's absent values the threshold may replace")
+    args = parser.parse_args(argv)
+
+    import relmem
+    from relmem.bench.values import load_cases
+    from relmem.values import CONFIDENCE_FEATURES, ValueMemory
+    catalog = relmem.Catalog(args.dbs)
+    memory = ValueMemory.load(args.memory) if args.memory else ValueMemory.build(catalog)
+    cases = [c for c in load_cases(args.cases, fold=args.fold) if c["db_id"] in memory]
+    if not cases:
+        parser.error(f"no cases of fold {args.fold!r} in {args.cases}")
+    rows = case_rows(memory, catalog, cases)
+    x = np.array([r[0] for r in rows])
+    gated = np.array([bool(r[1]) for r in rows])
+    right = np.array([r[2] for r in rows])
+    absent = np.array([r[3] for r in rows])
+    absent_total = sum(c["gold_value"] is None for c in cases)
+    w = fit_logistic(x[~gated], right[~gated].astype(float), args.l2)
+    p = np.where(gated, 0.0, 1 / (1 + np.exp(-(x @ w))))
+    threshold = pick_threshold(p, right, absent, absent_total, args.max_absent_replaced)
+    replaced = p >= threshold
+    weights = ", ".join(f"{v:.4f}" for v in w)
+    print(f"const ConfidenceModel kFitted{{{{{weights}}}, {threshold:.4f}}};")
+    print(json.dumps({
+        "fold": args.fold, "cases": len(cases), "rows": len(rows), "gated": int(gated.sum()),
+        "gated_right": int((gated & right).sum()), "threshold": round(threshold, 4),
+        "weights": dict(zip(CONFIDENCE_FEATURES, (round(v, 4) for v in w))),
+        "right_replaced": int((replaced & right).sum()), "wrong_replaced": int((replaced & ~right & ~absent).sum()),
+        "absent_replaced": int((replaced & absent).sum()), "absent_total": absent_total,
+    }, indent=1), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""The calibrated replacement confidence: its features from Python, and the fit that sets its weights."""
+import numpy as np
+
+import relmem
+from relmem.values import (CONFIDENCE_FEATURES, CONFIDENCE_MODEL, CORRECTION_DEFAULTS, ValueMemory,
+                           replacement_evidence)
+
+from conftest import load_script
+
+
+def test_model_and_defaults_are_exposed():
+    assert len(CONFIDENCE_MODEL["weights"]) == len(CONFIDENCE_FEATURES)
+    assert CORRECTION_DEFAULTS["min_confidence"] == CONFIDENCE_MODEL["threshold"]
+    assert 0 < CONFIDENCE_MODEL["threshold"] < 1
+
+
+def test_replacement_evidence_of_a_lookup(demo_dir):
+    catalog = relmem.Catalog(str(demo_dir))
+    memory = ValueMemory.build(catalog, relmem.HashingEncoder(256), progress=False)
+    similar = memory.lookup("restaurants", "restaurant", "city", "Los Angeles", k=3)
+    column = memory.column("restaurants", "restaurant", "city")
+    features, gate = replacement_evidence("Los Angeles", similar, column.indexed_values)
+    assert len(features) == len(CONFIDENCE_FEATURES) and gate == ""
+    named = dict(zip(CONFIDENCE_FEATURES, features))
+    assert named["abbreviation"] == 1 and named["abbreviation*score"] == similar[0].score
+    fixed = memory.correct_values("SELECT * FROM restaurant WHERE city = 'Los Angeles'", "restaurants", catalog)
+    assert fixed.replacements[0].confidence >= CORRECTION_DEFAULTS["min_confidence"]
+    assert memory.correct_values("SELECT * FROM restaurant WHERE city = 'Los Angeles'", "restaurants", catalog,
+                                 min_confidence=1.01).replacements == []
+
+
+def test_fit_separates_and_the_threshold_keeps_the_absent_budget():
+    fit = load_script("fit_value_confidence")
+    rng = np.random.default_rng(0)
+    right = rng.random(400) < 0.5
+    x = np.column_stack([np.ones(400), np.where(right, 1.0, -1.0) + rng.normal(0, 0.8, 400)])
+    w = fit.fit_logistic(x, right.astype(float), l2=0.01)
+    assert w[1] > 1  # the informative feature gets a large positive weight
+    p = 1 / (1 + np.exp(-(x @ w)))
+    absent = ~right
+    for budget in (0.0, 0.05, 0.2):
+        t = fit.pick_threshold(p, right, absent, int(absent.sum()), budget)
+        assert ((p >= t) & absent).sum() <= budget * absent.sum()
+    assert fit.pick_threshold(p, right, absent, int(absent.sum()), 0.2) <= fit.pick_threshold(
+        p, right, absent, int(absent.sum()), 0.0)
