@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "../common/checksummed_file.hpp"
-#include "mapped_file.hpp"
+#include "../common/mapped_file.hpp"
 #include "relmem/index/device_placement.hpp"
 #include "relmem/index/gpu/gpu_vector_index.hpp"
 #include "relmem/index/vector_index.hpp"
