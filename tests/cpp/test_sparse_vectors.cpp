@@ -147,7 +147,11 @@ TEST(SparseVectors, MappedFilesMatchReadOnesAndDamageIsRefused) {
   EXPECT_EQ(damaged_mapped.dot(0, query.data()), vectors.dot(0, query.data()));
   // Consecutive ids (the selection memory's): rows are found by position.
   SparseVectors run(dim);
-  for (int64_t id = 10; id < 610; ++id) run.add(id, row.data());
+  for (int64_t id = 10; id < 610; ++id) {  // 600 x 60 x 8 bytes: mapped
+    std::fill(row.begin(), row.end(), 0.0f);
+    for (int j = 0; j < 60; ++j) row[static_cast<size_t>((id * 7 + j * 11) % dim)] = uniform(rng);
+    run.add(id, row.data());
+  }
   run.save(dir.file("run.sparse"));
   const SparseVectors mapped_run = SparseVectors::load(dir.file("run.sparse"), true);
   ASSERT_TRUE(mapped_run.mapped());
@@ -156,6 +160,15 @@ TEST(SparseVectors, MappedFilesMatchReadOnesAndDamageIsRefused) {
   EXPECT_TRUE(mapped_run.contains(609));
   EXPECT_EQ(mapped_run.dot(609, query.data()), run.dot(609, query.data()));
   EXPECT_THROW(mapped_run.dot(-5, query.data()), Error);
+  // Rows of consecutive ids at once (one read of a mapped file) equal them one by one, mapped or not.
+  std::vector<std::pair<float, float>> many(40);
+  for (const SparseVectors* set : std::initializer_list<const SparseVectors*>{&run, &mapped_run}) {
+    set->dots_and_weighted_norms(12, 40, query.data(), weights.data(), many.data());
+    for (int64_t i = 0; i < 40; ++i)
+      EXPECT_EQ(many[static_cast<size_t>(i)], set->dot_and_weighted_norm(12 + i, query.data(), weights.data()));
+  }
+  EXPECT_NE(many[0], many[1]);
+  EXPECT_THROW(mapped_run.dots_and_weighted_norms(600, 40, query.data(), weights.data(), many.data()), Error);
 
   relmem_test::write_bytes(dir.file("short.sparse"), bytes.substr(0, bytes.size() - 9));
   EXPECT_THROW(SparseVectors::load(dir.file("short.sparse"), true), Error);

@@ -415,6 +415,7 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
   size_t next_column = 0;
 
   std::vector<Candidate> out;
+  std::vector<std::pair<float, float>> table_dots;  // a candidate's lexical table dot products and norms
   for (size_t i = 0; i < entries.size(); ++i) {
     if (!chosen[i]) continue;
     const Entry& entry = *entries[i];
@@ -434,14 +435,17 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     if (lexical_) {
       // A row's weighted norm is computed in the pass that reads it for the dot product: kept for every row, the
       // norms would cost a pass over all of them whenever the collection changes (and after every load).
+      auto ratio = [](float dot, float norm) { return norm > 0.0f ? dot / norm : 0.0f; };
       auto cosine = [&](const SparseVectors& rows, int64_t id) {
         const auto [dot, norm] = rows.dot_and_weighted_norm(id, weighted_question.data(), weights->idf.data());
-        return norm > 0.0f ? dot / norm : 0.0f;
+        return ratio(dot, norm);
       };
       raw.lexical_card = cosine(lexical_cards_, entry.id);
       raw.lexical_table = count == 0 ? raw.lexical_card : -2.0f;
-      for (int64_t t = 0; t < count; ++t)
-        raw.lexical_table = std::max(raw.lexical_table, cosine(lexical_tables_, entry.first_table + t));
+      table_dots.resize(static_cast<size_t>(count));
+      lexical_tables_.dots_and_weighted_norms(entry.first_table, count, weighted_question.data(), weights->idf.data(),
+                                              table_dots.data());
+      for (const auto& [dot, norm] : table_dots) raw.lexical_table = std::max(raw.lexical_table, ratio(dot, norm));
     }
     out.push_back(candidate);
   }

@@ -153,7 +153,7 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
     options.synonyms = o.value("synonyms", false);  // absent before synonyms existed
     options.split_sentences = o.value("split_sentences", true);
     SelectionMemory memory(encoder, options);
-    memory.cards_ = VectorIndex::load(join(folder, kCards));
+    memory.cards_ = VectorIndex::load(join(folder, kCards), "cpu", "", /*mmap=*/true);
     memory.tables_ = VectorIndex::load(join(folder, kTables), "cpu", "", /*mmap=*/true);
     nlohmann::json values = nlohmann::json::object();  // of versions 2 and 3
     if (has_columns) memory.columns_ = VectorIndex::load(join(folder, kColumns), "cpu", "", /*mmap=*/true);

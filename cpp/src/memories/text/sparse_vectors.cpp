@@ -75,15 +75,18 @@ SparseVectors::SparseVectors(int dim) : dim_(dim) {
 
 void SparseVectors::own() {
   if (!mapped_) return;
-  rows_.reserve(static_cast<size_t>(mapped_rows_));
+  std::vector<Entry> buffer;
+  std::unordered_map<int64_t, std::vector<Entry>> rows;
+  rows.reserve(static_cast<size_t>(mapped_rows_));
   for (int64_t r = 0; r < mapped_rows_; ++r) {
-    const Entry* first = mapped_entries_ + mapped_offsets_[r];
-    rows_[mapped_ids_[r]] = std::vector<Entry>(first, mapped_entries_ + mapped_offsets_[r + 1]);
+    const Row row = this->row(mapped_ids_[r], buffer);
+    rows[mapped_ids_[r]] = std::vector<Entry>(row.entries, row.entries + row.size);
   }
+  rows_ = std::move(rows);
   mapped_.reset();
   mapped_ids_ = nullptr;
   mapped_offsets_ = nullptr;
-  mapped_entries_ = nullptr;
+  mapped_entries_offset_ = 0;
   mapped_rows_ = 0;
   mapped_consecutive_ = false;
 }
@@ -110,36 +113,44 @@ bool SparseVectors::remove(int64_t id) {
   return true;
 }
 
-bool SparseVectors::find(int64_t id, Row& out) const {
-  if (mapped_) {
-    size_t r = 0;
-    if (mapped_consecutive_) {  // ids first .. first + rows - 1: the row is computed
-      if (mapped_rows_ == 0 || id < mapped_ids_[0] || id > mapped_ids_[mapped_rows_ - 1]) return false;
-      r = static_cast<size_t>(id - mapped_ids_[0]);
-    } else {
-      const int64_t* end = mapped_ids_ + mapped_rows_;
-      const int64_t* found = std::lower_bound(mapped_ids_, end, id);
-      if (found == end || *found != id) return false;
-      r = static_cast<size_t>(found - mapped_ids_);
-    }
-    out = {mapped_entries_ + mapped_offsets_[r], static_cast<size_t>(mapped_offsets_[r + 1] - mapped_offsets_[r])};
-    return true;
+bool SparseVectors::locate(int64_t id, uint64_t& first, uint64_t& size) const {
+  size_t r = 0;
+  if (mapped_consecutive_) {  // ids first .. first + rows - 1: the row is computed
+    if (mapped_rows_ == 0 || id < mapped_ids_[0] || id > mapped_ids_[mapped_rows_ - 1]) return false;
+    r = static_cast<size_t>(id - mapped_ids_[0]);
+  } else {
+    const int64_t* end = mapped_ids_ + mapped_rows_;
+    const int64_t* found = std::lower_bound(mapped_ids_, end, id);
+    if (found == end || *found != id) return false;
+    r = static_cast<size_t>(found - mapped_ids_);
   }
-  auto it = rows_.find(id);
-  if (it == rows_.end()) return false;
-  out = {it->second.data(), it->second.size()};
+  first = mapped_offsets_[r];
+  size = mapped_offsets_[r + 1] - first;
   return true;
 }
 
-SparseVectors::Row SparseVectors::row(int64_t id) const {
-  Row out;
-  if (!find(id, out)) throw Error("sparse vectors: unknown id " + std::to_string(id));
-  return out;
+SparseVectors::Row SparseVectors::row(int64_t id, std::vector<Entry>& buffer) const {
+  if (mapped_) {
+    uint64_t first = 0, size = 0;
+    if (!locate(id, first, size)) throw Error("sparse vectors: unknown id " + std::to_string(id));
+    buffer.resize(static_cast<size_t>(size));
+    mapped_->read_at(mapped_entries_offset_ + first * sizeof(Entry), buffer.data(), size * sizeof(Entry));
+    check(buffer.data(), buffer.size(), id);
+    return {buffer.data(), buffer.size()};
+  }
+  auto it = rows_.find(id);
+  if (it == rows_.end()) throw Error("sparse vectors: unknown id " + std::to_string(id));
+  return {it->second.data(), it->second.size()};
+}
+
+void SparseVectors::check(const Entry* entries, size_t size, int64_t id) const {
+  for (size_t i = 0; i < size; ++i)
+    if (entries[i].index >= static_cast<uint32_t>(dim_)) throw Error("sparse vectors: row " + std::to_string(id) + " is corrupt");
 }
 
 bool SparseVectors::contains(int64_t id) const {
-  Row unused;
-  return find(id, unused);
+  uint64_t first = 0, size = 0;
+  return mapped_ ? locate(id, first, size) : rows_.count(id) > 0;
 }
 
 int64_t SparseVectors::size() const { return mapped_ ? mapped_rows_ : static_cast<int64_t>(rows_.size()); }
@@ -159,45 +170,37 @@ size_t SparseVectors::memory_bytes() const {
   return bytes;
 }
 
+std::vector<SparseVectors::Entry>& SparseVectors::scratch() {
+  thread_local std::vector<Entry> buffer;
+  return buffer;
+}
+
 std::vector<float> SparseVectors::dense(int64_t id) const {
-  const Row r = row(id);
+  const Row r = row(id, scratch());
   std::vector<float> out(static_cast<size_t>(dim_), 0.0f);
-  for (size_t i = 0; i < r.size; ++i) {
-    if (r.entries[i].index >= static_cast<uint32_t>(dim_))
-      throw Error("sparse vectors: row " + std::to_string(id) + " is corrupt");
-    out[r.entries[i].index] = r.entries[i].value;
-  }
+  for (size_t i = 0; i < r.size; ++i) out[r.entries[i].index] = r.entries[i].value;
   return out;
 }
 
+// Owned rows hold indices below dim() by construction, read ones are checked by row(): no check per entry here.
 float SparseVectors::dot(int64_t id, const float* query) const {
   // Four running sums: one sum would wait on each previous multiply-add, four keep the gathers overlapping.
-  const Row r = row(id);
-  const auto dim = static_cast<uint32_t>(dim_);
+  const Row r = row(id, scratch());
   float sums[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   size_t i = 0;
-  for (; i + 4 <= r.size; i += 4) {
-    for (size_t j = 0; j < 4; ++j) {
-      const Entry& e = r.entries[i + j];
-      if (e.index >= dim) throw Error("sparse vectors: row " + std::to_string(id) + " is corrupt");
-      sums[j] += e.value * query[e.index];
-    }
-  }
-  for (; i < r.size; ++i) {
-    if (r.entries[i].index >= dim) throw Error("sparse vectors: row " + std::to_string(id) + " is corrupt");
-    sums[0] += r.entries[i].value * query[r.entries[i].index];
-  }
+  for (; i + 4 <= r.size; i += 4)
+    for (size_t j = 0; j < 4; ++j) sums[j] += r.entries[i + j].value * query[r.entries[i + j].index];
+  for (; i < r.size; ++i) sums[0] += r.entries[i].value * query[r.entries[i].index];
   return (sums[0] + sums[1]) + (sums[2] + sums[3]);
 }
 
-std::pair<float, float> SparseVectors::dot_and_weighted_norm(int64_t id, const float* query,
-                                                             const float* weights) const {
-  const Row r = row(id);
-  const auto dim = static_cast<uint32_t>(dim_);
+namespace {
+
+template <typename Entry>
+std::pair<float, float> dot_and_norm(const Entry* entries, size_t size, const float* query, const float* weights) {
   float dots[2] = {0.0f, 0.0f}, squares[2] = {0.0f, 0.0f};
-  for (size_t i = 0; i < r.size; ++i) {
-    const Entry& e = r.entries[i];
-    if (e.index >= dim) throw Error("sparse vectors: row " + std::to_string(id) + " is corrupt");
+  for (size_t i = 0; i < size; ++i) {
+    const Entry& e = entries[i];
     const float weighted = e.value * weights[e.index];
     dots[i & 1] += e.value * query[e.index];
     squares[i & 1] += weighted * weighted;
@@ -205,10 +208,39 @@ std::pair<float, float> SparseVectors::dot_and_weighted_norm(int64_t id, const f
   return {dots[0] + dots[1], std::sqrt(squares[0] + squares[1])};
 }
 
+}  // namespace
+
+std::pair<float, float> SparseVectors::dot_and_weighted_norm(int64_t id, const float* query,
+                                                             const float* weights) const {
+  const Row r = row(id, scratch());
+  return dot_and_norm(r.entries, r.size, query, weights);
+}
+
+void SparseVectors::dots_and_weighted_norms(int64_t first, int64_t count, const float* query, const float* weights,
+                                            std::pair<float, float>* out) const {
+  if (count <= 0) return;
+  uint64_t begin = 0, size = 0, last = 0, last_size = 0;
+  if (!mapped_ || !mapped_consecutive_ || !locate(first, begin, size) || !locate(first + count - 1, last, last_size)) {
+    for (int64_t i = 0; i < count; ++i) out[i] = dot_and_weighted_norm(first + i, query, weights);
+    return;
+  }
+  // Consecutive ids are consecutive rows of the file: one read for all of them.
+  std::vector<Entry>& buffer = scratch();
+  buffer.resize(static_cast<size_t>(last + last_size - begin));
+  mapped_->read_at(mapped_entries_offset_ + begin * sizeof(Entry), buffer.data(), buffer.size() * sizeof(Entry));
+  check(buffer.data(), buffer.size(), first);
+  const auto r = static_cast<size_t>(first - mapped_ids_[0]);
+  for (int64_t i = 0; i < count; ++i) {
+    const uint64_t from = mapped_offsets_[r + static_cast<size_t>(i)], to = mapped_offsets_[r + static_cast<size_t>(i) + 1];
+    out[i] = dot_and_norm(buffer.data() + (from - begin), static_cast<size_t>(to - from), query, weights);
+  }
+}
+
 void SparseVectors::save(const std::string& path) const {
   const std::vector<int64_t> ids = this->ids();  // ascending: the same memory always writes the same bytes
   std::vector<uint64_t> offsets(ids.size() + 1, 0);
-  for (size_t r = 0; r < ids.size(); ++r) offsets[r + 1] = offsets[r] + row(ids[r]).size;
+  std::vector<Entry> buffer;
+  for (size_t r = 0; r < ids.size(); ++r) offsets[r + 1] = offsets[r] + row(ids[r], buffer).size;
   Header header;
   header.dim = static_cast<uint32_t>(dim_);
   header.rows = ids.size();
@@ -234,7 +266,7 @@ void SparseVectors::save(const std::string& path) const {
   section(offsets.data(), offsets.size() * sizeof(uint64_t));
   static_assert(sizeof(Entry) == 8, "an entry is the file's (u32, f32) pair");
   for (int64_t id : ids) {
-    const Row r = row(id);
+    const Row r = row(id, buffer);
     file.write(r.entries, r.size * sizeof(Entry));
     offset += r.size * sizeof(Entry);
   }
@@ -268,7 +300,7 @@ SparseVectors SparseVectors::load(const std::string& path, bool mmap) {
       vectors.document_frequency_.assign(frequencies, frequencies + header.dim);
       vectors.mapped_ids_ = ids;
       vectors.mapped_offsets_ = offsets;
-      vectors.mapped_entries_ = reinterpret_cast<const Entry*>(data + layout.entries);
+      vectors.mapped_entries_offset_ = layout.entries;
       vectors.mapped_rows_ = static_cast<int64_t>(header.rows);
       // Ascending and distinct, so consecutive exactly when the last is rows - 1 past the first.
       vectors.mapped_consecutive_ =

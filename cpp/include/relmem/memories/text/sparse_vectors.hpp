@@ -34,6 +34,9 @@ class SparseVectors {
   std::pair<float, float> dot_and_weighted_norm(int64_t id, const float* query, const float* weights) const;
   // The row as dim() floats (zeros where it stores none); relmem::Error for an unknown id.
   std::vector<float> dense(int64_t id) const;
+  // The same for the rows first .. first + count - 1 (a read of a mapped file's consecutive rows at once), into out.
+  void dots_and_weighted_norms(int64_t first, int64_t count, const float* query, const float* weights,
+                               std::pair<float, float>* out) const;
   // Per dimension, how many rows have a non-zero there.
   const std::vector<int64_t>& document_frequency() const { return document_frequency_; }
   std::vector<int64_t> ids() const;  // ascending
@@ -46,9 +49,11 @@ class SparseVectors {
   bool mapped() const { return mapped_ != nullptr; }
 
   void save(const std::string& path) const;
-  // mmap: a version 2 file of 256 KiB or more is mapped, its rows used in place and read from disk as dot products
-  // touch them (its header, frequencies, ids and offsets are checked at once, the entries only by a full load); the
-  // rows are copied into memory the first time they change.
+  // mmap: a version 2 file of 256 KiB or more is opened without reading its rows: its header, frequencies, ids and
+  // offsets are mapped and checked at once, and each row is read from the file (pread, through the page cache) when
+  // a dot product needs it, its entries checked then; the rows are copied into memory the first time they change.
+  // The rows are read rather than mapped: the rows a question needs lie scattered over the file, and each one read
+  // through a mapping would keep its whole large page-cache folio mapped (hundreds of KiB) in resident memory.
   static SparseVectors load(const std::string& path, bool mmap = false);
 
  private:
@@ -60,18 +65,22 @@ class SparseVectors {
     const Entry* entries = nullptr;
     size_t size = 0;
   };
-  Row row(int64_t id) const;  // relmem::Error for an unknown id
-  bool find(int64_t id, Row& out) const;
+  // The row's entries: in place, or read from the mapped file into `buffer`; relmem::Error for an unknown id.
+  Row row(int64_t id, std::vector<Entry>& buffer) const;
+  // A mapped file's row: its entries are first .. first + size - 1 of the entries section.
+  bool locate(int64_t id, uint64_t& first, uint64_t& size) const;
   void own();  // copies a mapped file's rows into rows_
+  static std::vector<Entry>& scratch();
+  void check(const Entry* entries, size_t size, int64_t id) const;  // relmem::Error for an index past dim()  // rows read from a mapped file land here: one buffer per thread
 
   int dim_;
   std::vector<int64_t> document_frequency_;
   std::unordered_map<int64_t, std::vector<Entry>> rows_;
-  // A mapped version 2 file: ids ascending, row r's entries at entries + offsets[r].
+  // A mapped version 2 file: ids ascending, row r's entries at offsets[r] in the entries section.
   std::shared_ptr<const MappedFile> mapped_;
   const int64_t* mapped_ids_ = nullptr;
   const uint64_t* mapped_offsets_ = nullptr;
-  const Entry* mapped_entries_ = nullptr;
+  uint64_t mapped_entries_offset_ = 0;  // of the entries section in the file
   int64_t mapped_rows_ = 0;
   bool mapped_consecutive_ = false;  // ids are one run (the usual case): a row is found without a search
 };
