@@ -150,6 +150,8 @@ VectorIndex VectorIndex::load(const std::string& path, const std::string& device
       if (!loaded->ids_.assign(std::vector<int64_t>(ids, ids + header.count))) throw error("has duplicate ids");
       loaded->next_id_ = header.next_id;
       loaded->rows_.attach(file, data + layout.rows, scales, static_cast<int64_t>(header.count));
+      loaded->row_file_ = file;
+      loaded->row_file_offset_ = layout.rows;
       if (loaded->exact_) {
         loaded->exact_->attach(file, data + layout.exact, nullptr, static_cast<int64_t>(header.count));
       }

@@ -154,9 +154,14 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
     options.split_sentences = o.value("split_sentences", true);
     SelectionMemory memory(encoder, options);
     memory.cards_ = VectorIndex::load(join(folder, kCards), "cpu", "", /*mmap=*/true);
-    memory.tables_ = VectorIndex::load(join(folder, kTables), "cpu", "", /*mmap=*/true);
+    // Read, not mapped: the pool reads the tables of 2,000 databases per question, so all of them are soon resident
+    // either way, and read at once they cost no page faults while questions are answered.
+    memory.tables_ = VectorIndex::load(join(folder, kTables));
     nlohmann::json values = nlohmann::json::object();  // of versions 2 and 3
-    if (has_columns) memory.columns_ = VectorIndex::load(join(folder, kColumns), "cpu", "", /*mmap=*/true);
+    if (has_columns) {
+      memory.columns_ = VectorIndex::load(join(folder, kColumns), "cpu", "", /*mmap=*/true);
+      memory.columns_.read_listed_rows(true);  // the columns of up to 500 databases scattered over the file
+    }
     if (version >= 4) {
       memory.values_ = ValuePostings::load(join(folder, kValues), /*mmap=*/true);
     } else if (has_columns) {
