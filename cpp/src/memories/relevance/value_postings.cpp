@@ -16,7 +16,6 @@ namespace {
 
 constexpr ChecksummedFormat kValuePostingsFile{"value postings", "RMVP", 1, 1, /*checksum_word_size=*/8};
 constexpr uint64_t kPreambleSize = 8;  // magic and version
-constexpr uint64_t kAlignment = 64;
 
 struct Header {
   uint64_t values = 0;
@@ -25,8 +24,6 @@ struct Header {
   uint64_t databases = 0;
 };
 static_assert(sizeof(Header) == 32, "the header is written as it is laid out in memory");
-
-uint64_t aligned(uint64_t offset) { return (offset + kAlignment - 1) / kAlignment * kAlignment; }
 
 struct Layout {
   uint64_t text_offsets = 0, texts = 0, holder_offsets = 0, holders = 0, databases = 0, database_offsets = 0,
@@ -38,14 +35,14 @@ Layout layout_of(const Header& h) {
   Layout l;
   constexpr uint64_t kMax = uint64_t{1} << 40;
   if (h.values > kMax || h.text_bytes > kMax || h.postings > kMax || h.databases > kMax) return l;
-  l.text_offsets = aligned(kPreambleSize + sizeof(Header));
-  l.texts = aligned(l.text_offsets + (h.values + 1) * 8);
-  l.holder_offsets = aligned(l.texts + h.text_bytes);
-  l.holders = aligned(l.holder_offsets + (h.values + 1) * 8);
-  l.databases = aligned(l.holders + h.postings * 8);
-  l.database_offsets = aligned(l.databases + h.databases * 8);
-  l.value_numbers = aligned(l.database_offsets + (h.databases + 1) * 8);
-  l.end = aligned(l.value_numbers + h.postings * 4);
+  l.text_offsets = section_start(kPreambleSize + sizeof(Header));
+  l.texts = section_start(l.text_offsets + (h.values + 1) * 8);
+  l.holder_offsets = section_start(l.texts + h.text_bytes);
+  l.holders = section_start(l.holder_offsets + (h.values + 1) * 8);
+  l.databases = section_start(l.holders + h.postings * 8);
+  l.database_offsets = section_start(l.databases + h.databases * 8);
+  l.value_numbers = section_start(l.database_offsets + (h.databases + 1) * 8);
+  l.end = section_start(l.value_numbers + h.postings * 4);
   return l;
 }
 
@@ -264,22 +261,12 @@ void ValuePostings::save(const std::string& path) const {
 
   ChecksummedFileWriter file(kValuePostingsFile, path);
   uint64_t offset = kPreambleSize;
-  auto pad = [&] {
-    static const char zeros[kAlignment] = {};
-    const uint64_t gap = aligned(offset) - offset;
-    file.write(zeros, gap);
-    offset += gap;
-  };
-  auto section = [&](const void* data, uint64_t size) {
-    file.write(data, size);
-    offset += size;
-    pad();
-  };
+  auto section = [&](const void* data, uint64_t size) { write_section(file, offset, data, size); };
   section(&header, sizeof header);
   section(text_offsets.data(), text_offsets.size() * 8);
   for (const auto& text : texts) file.write(text.data(), text.size());
   offset += header.text_bytes;
-  pad();
+  pad_to_section(file, offset);
   section(holder_offsets.data(), holder_offsets.size() * 8);
   section(holder_ids.data(), holder_ids.size() * 8);
   section(databases.data(), databases.size() * 8);

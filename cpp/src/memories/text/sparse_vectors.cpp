@@ -15,7 +15,6 @@ namespace {
 // Byte-wise whole-file checksum: version 1 files carry that one and the format has one for all versions.
 constexpr ChecksummedFormat kSparseVectorFile{"sparse vector", "RMSV", 1, 2, /*checksum_word_size=*/1};
 constexpr uint64_t kPreambleSize = 8;  // magic and version
-constexpr uint64_t kAlignment = 64;
 constexpr uint64_t kMinMappedBytes = uint64_t{256} << 10;  // as VectorIndex: smaller files are read
 
 struct Header {
@@ -27,19 +26,17 @@ struct Header {
 };
 static_assert(sizeof(Header) == 32, "the header is written as it is laid out in memory");
 
-uint64_t aligned(uint64_t offset) { return (offset + kAlignment - 1) / kAlignment * kAlignment; }
-
 struct Layout {
   uint64_t frequencies = 0, ids = 0, offsets = 0, entries = 0, end = 0;
 };
 
 Layout layout_of(const Header& header) {
   Layout layout;
-  layout.frequencies = aligned(kPreambleSize + sizeof(Header));
-  layout.ids = aligned(layout.frequencies + uint64_t{header.dim} * sizeof(int64_t));
-  layout.offsets = aligned(layout.ids + header.rows * sizeof(int64_t));
-  layout.entries = aligned(layout.offsets + (header.rows + 1) * sizeof(uint64_t));
-  layout.end = aligned(layout.entries + header.nonzeros * 8);
+  layout.frequencies = section_start(kPreambleSize + sizeof(Header));
+  layout.ids = section_start(layout.frequencies + uint64_t{header.dim} * sizeof(int64_t));
+  layout.offsets = section_start(layout.ids + header.rows * sizeof(int64_t));
+  layout.entries = section_start(layout.offsets + (header.rows + 1) * sizeof(uint64_t));
+  layout.end = section_start(layout.entries + header.nonzeros * 8);
   return layout;
 }
 
@@ -249,17 +246,7 @@ void SparseVectors::save(const std::string& path) const {
 
   ChecksummedFileWriter file(kSparseVectorFile, path);
   uint64_t offset = kPreambleSize;
-  auto pad = [&] {
-    static const char zeros[kAlignment] = {};
-    const uint64_t gap = aligned(offset) - offset;
-    file.write(zeros, gap);
-    offset += gap;
-  };
-  auto section = [&](const void* data, uint64_t size) {
-    file.write(data, size);
-    offset += size;
-    pad();
-  };
+  auto section = [&](const void* data, uint64_t size) { write_section(file, offset, data, size); };
   section(&header, sizeof header);
   section(document_frequency_.data(), document_frequency_.size() * sizeof(int64_t));
   section(ids.data(), ids.size() * sizeof(int64_t));
@@ -270,7 +257,7 @@ void SparseVectors::save(const std::string& path) const {
     file.write(r.entries, r.size * sizeof(Entry));
     offset += r.size * sizeof(Entry);
   }
-  pad();
+  pad_to_section(file, offset);
   file.commit();
 }
 
@@ -330,20 +317,14 @@ SparseVectors SparseVectors::load(const std::string& path, bool mmap) {
     return vectors;
   }
   uint64_t offset = kPreambleSize;
-  auto skip_padding = [&] {
-    char gap[kAlignment];
-    const uint64_t size = aligned(offset) - offset;
-    file.read(gap, size);
-    offset += size;
-  };
   const auto header = file.read_value<Header>();
   offset += sizeof header;
-  skip_padding();
+  skip_to_section(file, offset);
   if (!valid(header)) throw file.error("has an invalid header");
   auto read_section = [&](auto type, uint64_t count) {
     auto values = file.read_array<decltype(type)>(count);
     offset += count * sizeof(decltype(type));
-    skip_padding();
+    skip_to_section(file, offset);
     return values;
   };
   const std::vector<int64_t> frequencies = read_section(int64_t{}, header.dim);
@@ -363,7 +344,7 @@ SparseVectors SparseVectors::load(const std::string& path, bool mmap) {
     vectors.rows_[ids[r]] = std::move(row);
   }
   offset += header.nonzeros * sizeof(Entry);
-  skip_padding();
+  skip_to_section(file, offset);
   file.finish();
   if (vectors.document_frequency_ != frequencies) throw file.error("is malformed (document frequencies)");
   return vectors;
