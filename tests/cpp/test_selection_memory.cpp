@@ -486,3 +486,54 @@ TEST_F(SelectionMemoryTest, LoadsVersionThreeFolders) {
     EXPECT_NE(std::string(e.what()).find("corrupt"), std::string::npos) << e.what();
   }
 }
+
+// A memory large enough that its column and lexical files are opened without reading their rows (256 KiB or more)
+// answers as the memory it was saved from, and keeps doing so after it changes (the rows are then copied in) and is
+// saved and opened again.
+TEST(SelectionMemoryFiles, LargeMemoriesAnswerAlikeWhenOpenedChangedAndSavedAgain) {
+  auto encoder = std::make_shared<HashingEncoder>(256);
+  HashingEncoder lexical(4096);
+  SelectionMemory memory(encoder);
+  const std::vector<std::string> topics = {"singer concert stadium", "doctor hospital patient", "flight airport pilot",
+                                           "student course teacher", "city country population", "movie actor film"};
+  auto add = [&](SelectionMemory& target, int i) {
+    const std::string topic = topics[static_cast<size_t>(i) % topics.size()] + " " + std::to_string(i);
+    std::vector<std::string> table_texts, column_texts;
+    for (int t = 0; t < 5; ++t) table_texts.push_back(topic + " table " + std::to_string(t));
+    for (int c = 0; c < 30; ++c) column_texts.push_back(topic + " column " + std::to_string(c));
+    const RowMatrix card = encoder->encode({topic}), tables = encoder->encode(table_texts);
+    const RowMatrix columns = encoder->encode(column_texts);
+    const RowMatrix lexical_card = lexical.encode({topic}), lexical_tables = lexical.encode(table_texts);
+    std::vector<std::string> names;
+    for (int t = 0; t < 5; ++t) names.push_back("t" + std::to_string(t));
+    target.add_vectors("db" + std::to_string(i), card.data(), names, tables, lexical_card.data(), &lexical_tables,
+                       &columns, {"value " + std::to_string(i), "shared"});
+  };
+  for (int i = 0; i < 200; ++i) add(memory, i);
+  relmem_test::TempDir dir;
+  memory.save(dir.file("m"));
+  EXPECT_GE(std::filesystem::file_size(dir.file("m/columns.index")), 256u << 10);
+  EXPECT_GE(std::filesystem::file_size(dir.file("m/lexical_tables.sparse")), 256u << 10);
+  const std::vector<std::string> questions = {"doctor hospital 7", "which pilot flies from airport 14",
+                                              "value 33 in the movie table", "singer concert 120"};
+  auto expect_alike = [&](const SelectionMemory& a, const SelectionMemory& b) {
+    for (const auto& question : questions) {
+      const auto want = a.select(question, 5), got = b.select(question, 5);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_EQ(got[i].database, want[i].database) << question;
+        EXPECT_NEAR(got[i].score, want[i].score, 1e-5) << question;
+      }
+    }
+  };
+  SelectionMemory opened = SelectionMemory::load(dir.file("m"));
+  expect_alike(memory, opened);
+  EXPECT_EQ(opened.vectors("db5").values, (std::vector<std::string>{"shared", "value 5"}));
+  for (SelectionMemory* m : {&memory, &opened}) {
+    m->remove("db7");
+    add(*m, 200);
+  }
+  expect_alike(memory, opened);
+  opened.save(dir.file("again"));
+  expect_alike(memory, SelectionMemory::load(dir.file("again")));
+}
