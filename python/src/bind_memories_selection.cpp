@@ -111,9 +111,11 @@ TrainingOptions training_options(const py::kwargs& kwargs) {
 
 SelectionOptions make_options(int samples_per_column, int max_value_chars, const std::string& fusion, int candidates,
                               const std::string& lexical_encoder, int pool, int64_t values_per_column,
-                              const std::string& column_dtype, bool synonyms, bool split_sentences) {
+                              const std::string& column_dtype, const std::string& table_dtype, bool synonyms,
+                              bool split_sentences) {
   SelectionOptions o;
   o.column_dtype = column_dtype;
+  o.table_dtype = table_dtype;
   o.synonyms = synonyms;
   o.split_sentences = split_sentences;
   o.values_per_column = values_per_column;
@@ -179,11 +181,12 @@ void bind_selection_memory(py::module_& m) {
       .def(py::init([](const py::object& encoder, const py::object& model, int samples_per_column,
                        int max_value_chars, const std::string& fusion, int candidates,
                        const std::string& lexical_encoder, int pool, int64_t values_per_column,
-                       const std::string& column_dtype, bool synonyms, bool split_sentences) {
+                       const std::string& column_dtype, const std::string& table_dtype, bool synonyms,
+                       bool split_sentences) {
              SelectionMemory memory(to_encoder(encoder), make_options(samples_per_column, max_value_chars, fusion,
                                                                       candidates, lexical_encoder, pool,
-                                                                      values_per_column, column_dtype, synonyms,
-                                                                      split_sentences));
+                                                                      values_per_column, column_dtype, table_dtype,
+                                                                      synonyms, split_sentences));
              memory.set_model(to_model(model));
              return memory;
            }),
@@ -191,7 +194,8 @@ void bind_selection_memory(py::module_& m) {
            py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
            py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
            py::arg("values_per_column") = SelectionOptions{}.values_per_column,
-           py::arg("column_dtype") = SelectionOptions{}.column_dtype, py::arg("synonyms") = true,
+           py::arg("column_dtype") = SelectionOptions{}.column_dtype,
+          py::arg("table_dtype") = SelectionOptions{}.table_dtype, py::arg("synonyms") = true,
            py::arg("split_sentences") = true,
            "An empty memory; fill it with add() or add_vectors(). pool: collections larger than this are first "
            "narrowed to the pool databases whose int8-quantized cards score best.")
@@ -201,13 +205,13 @@ void bind_selection_memory(py::module_& m) {
              std::optional<std::map<std::string, std::string>> descriptions,
              std::optional<std::map<std::string, std::vector<std::string>>> examples, int samples_per_column,
              int max_value_chars, const std::string& fusion, int candidates, const std::string& lexical_encoder,
-             int pool, int64_t values_per_column, const std::string& column_dtype, bool synonyms,
-             bool split_sentences, const py::object& progress) {
+             int pool, int64_t values_per_column, const std::string& column_dtype, const std::string& table_dtype,
+             bool synonyms, bool split_sentences, const py::object& progress) {
             auto enc = to_encoder(encoder);
             auto mod = to_model(model);
             const auto options = make_options(samples_per_column, max_value_chars, fusion, candidates,
-                                              lexical_encoder, pool, values_per_column, column_dtype, synonyms,
-                                              split_sentences);
+                                              lexical_encoder, pool, values_per_column, column_dtype, table_dtype,
+                                              synonyms, split_sentences);
             const auto callback = progress_from(progress, "selection memory");
             py::gil_scoped_release release;
             return SelectionMemory::build(catalog, enc, mod, descriptions.value_or(std::map<std::string, std::string>{}),
@@ -219,14 +223,15 @@ void bind_selection_memory(py::module_& m) {
           py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
           py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
           py::arg("values_per_column") = SelectionOptions{}.values_per_column,
-          py::arg("column_dtype") = SelectionOptions{}.column_dtype, py::arg("synonyms") = true,
+          py::arg("column_dtype") = SelectionOptions{}.column_dtype,
+          py::arg("table_dtype") = SelectionOptions{}.table_dtype, py::arg("synonyms") = true,
           py::arg("split_sentences") = true, py::arg("progress") = false,
           "Embeds every database of the catalog. progress: False, True (a bar on stderr) or a callable (db, done, "
           "total). encoder: None (default encoder), a spec string or an Encoder; "
           "model: None, a model file path or a RelevanceModel; descriptions/examples: per-database text; "
           "lexical_encoder: the lexical channel's encoder spec ('' for none); values_per_column: distinct text "
           "values per column indexed as evidence when a question names them (0 for none); column_dtype: storage of the "
-          "column vectors ('int8', 'fp16' or 'fp32'); synonyms: the lexical texts "
+          "column vectors ('int8', 'fp16' or 'fp32'), table_dtype: of the table vectors; synonyms: the lexical texts "
           "carry WordNet synonyms of table and column names (when WordNet is installed); split_sentences: questions are "
           "ranked by their sentence parts too (marked parts, Q1: ... or 1. ..., always).")
       .def_static(
@@ -348,6 +353,29 @@ void bind_selection_memory(py::module_& m) {
         return py::str(s.lexical_encoder()->name());
       })
       .def("tables", &SelectionMemory::tables, py::arg("db"))
+      .def("vectors", [](const SelectionMemory& s, const std::string& db) {
+             const DatabaseVectors v = s.vectors(db);
+             auto matrix = [](const RowMatrix& m) {
+               py::array_t<float> out({static_cast<py::ssize_t>(m.rows()), static_cast<py::ssize_t>(m.cols())});
+               std::copy(m.data(), m.data() + m.size(), out.mutable_data());
+               return out;
+             };
+             py::dict out;
+             out["card"] = py::array_t<float>(static_cast<py::ssize_t>(v.card.size()), v.card.data());
+             out["table_names"] = v.table_names;
+             out["table_vectors"] = matrix(v.tables);
+             out["column_vectors"] = matrix(v.columns);
+             out["values"] = v.values;
+             if (s.lexical_encoder()) {
+               out["lexical_card"] = py::array_t<float>(static_cast<py::ssize_t>(v.lexical_card.size()),
+                                                        v.lexical_card.data());
+               out["lexical_table_vectors"] = matrix(v.lexical_tables);
+             }
+             return out;
+           }, py::arg("db"),
+           "What the memory stores of one database, as add_vectors() takes it: card, table_names, table_vectors, "
+           "column_vectors, values and (with a lexical encoder) lexical_card and lexical_table_vectors; the rows as "
+           "stored (normalized; rounded where the store is int8 or fp16).")
       .def("__len__", &SelectionMemory::size)
       .def("__contains__", &SelectionMemory::contains)
       .def("__repr__", [](const SelectionMemory& s) {

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../../cpp/src/common/atomic_folder.hpp"
+#include "../../cpp/src/memories/selection/database_list_file.hpp"
 #include "relmem/encoders/hashing_encoder.hpp"
 #include "relmem/memories/selection/selection_memory.hpp"
 #include "test_util.hpp"
@@ -35,6 +37,17 @@ const char* kCitiesScript = R"sql(
   CREATE TABLE city (id INTEGER PRIMARY KEY, name TEXT, state TEXT, population INTEGER);
   INSERT INTO city VALUES (1, 'Boston', 'MA', 675647), (2, 'Chicago', 'IL', 2746388);
 )sql";
+
+// The manifest's database list of folders before version 4, from a version 4 folder's databases.bin.
+nlohmann::json version_three_database_list(const std::string& folder) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& db : load_database_list(folder + "/databases.bin")) {
+    list.push_back({{"name", db.name}, {"id", db.id}, {"first_table", db.first_table}, {"tables", db.tables},
+                    {"first_column", db.first_column}, {"columns", db.columns}, {"description", db.description},
+                    {"examples", db.examples}, {"path", db.path}, {"size", db.size}, {"mtime_ns", db.mtime_ns}});
+  }
+  return list;
+}
 
 class SelectionMemoryTest : public ::testing::Test {
  protected:
@@ -248,12 +261,20 @@ TEST_F(SelectionMemoryTest, BadFoldersAndModelsGiveClearErrors) {
   relmem_test::write_bytes(folder + "/manifest.json", manifest.substr(0, manifest.size() / 2));
   expect_error([&] { SelectionMemory::load(folder); }, "not valid JSON");
   std::string newer = manifest;
-  newer.replace(newer.find("\"version\": 3"), 12, "\"version\": 7");
+  newer.replace(newer.find("\"version\": 4"), 12, "\"version\": 7");
   relmem_test::write_bytes(folder + "/manifest.json", newer);
   expect_error([&] { SelectionMemory::load(folder); }, "version 7");
   relmem_test::write_bytes(folder + "/manifest.json", manifest);
-  std::filesystem::remove(folder + "/values.json");
-  expect_error([&] { SelectionMemory::load(folder); }, "values.json");
+  for (const std::string name : {"databases.bin", "lexical_tables.sparse", "values.postings"}) {
+    const std::string bytes = relmem_test::read_bytes(folder + "/" + name);
+    std::string damaged = bytes;
+    damaged[12] ^= 0x04;  // in the header of every one of them
+    relmem_test::write_bytes(folder + "/" + name, damaged);
+    expect_error([&] { SelectionMemory::load(folder); }, name);
+    relmem_test::write_bytes(folder + "/" + name, bytes);
+  }
+  std::filesystem::remove(folder + "/values.postings");
+  expect_error([&] { SelectionMemory::load(folder); }, "values.postings");
   std::filesystem::remove(folder + "/tables.index");
   expect_error([&] { SelectionMemory::load(folder); }, "tables.index");
 }
@@ -366,7 +387,8 @@ TEST_F(SelectionMemoryTest, StoredValuesAreEvidence) {
 TEST_F(SelectionMemoryTest, ColumnVectorsJoinTheScore) {
   SelectionOptions options;
   options.lexical_encoder = "";
-  options.column_dtype = "fp32";  // exact column cosines: the int8 default is within 1/127 of them
+  options.column_dtype = "fp32";  // exact column and table cosines: the int8 default is within 1/127 of them
+  options.table_dtype = "fp32";
   SelectionMemory memory(encoder, options);
   const RowMatrix card = encoder->encode({"database clinic"});
   const RowMatrix tables = encoder->encode({"clinic staff"});
@@ -406,13 +428,14 @@ TEST_F(SelectionMemoryTest, LoadsVersionOneFolders) {
   manifest["version"] = 1;
   manifest["options"].erase("values_per_column");
   manifest.erase("next_column_id");
+  manifest["databases"] = version_three_database_list(folder);
   for (auto& db : manifest["databases"]) {
     db.erase("first_column");
     db.erase("columns");
   }
   std::ofstream(folder + "/manifest.json") << manifest.dump();
   std::filesystem::remove(folder + "/columns.index");
-  std::filesystem::remove(folder + "/values.json");
+  std::filesystem::remove(folder + "/values.postings");
   auto loaded = SelectionMemory::load(folder);
   EXPECT_EQ(loaded.options().values_per_column, 0);
   EXPECT_EQ(loaded.select("doctor specialty hospital beds", 1)[0].database, "hospital");
@@ -422,4 +445,95 @@ TEST_F(SelectionMemoryTest, LoadsVersionOneFolders) {
   manifest["version"] = 3;
   std::ofstream(folder + "/manifest.json") << manifest.dump();
   EXPECT_THROW(SelectionMemory::load(folder), Error);
+}
+
+// A version 3 folder keeps its stored values in values.json, checked against the manifest's checksum.
+TEST_F(SelectionMemoryTest, LoadsVersionThreeFolders) {
+  SelectionMemory memory(encoder);
+  const RowMatrix card = encoder->encode({"database clinic"});
+  const RowMatrix tables = encoder->encode({"clinic staff"});
+  HashingEncoder lexical(4096);
+  const RowMatrix lexical_card = lexical.encode({"database clinic"}), lexical_tables = lexical.encode({"clinic staff"});
+  memory.add_vectors("with_values", card.data(), {"clinic"}, tables, lexical_card.data(), &lexical_tables, nullptr,
+                     {"mercy general"});
+  memory.add_vectors("without_values", card.data(), {"clinic"}, tables, lexical_card.data(), &lexical_tables);
+  const std::string folder = dir.file("v3");
+  memory.save(folder);
+  nlohmann::json manifest;
+  {
+    std::ifstream in(folder + "/manifest.json");
+    in >> manifest;
+  }
+  const std::string values = R"({"with_values": ["mercy general"], "without_values": []})";
+  relmem_test::write_bytes(folder + "/values.json", values);
+  std::filesystem::remove(folder + "/values.postings");
+  manifest["version"] = 3;
+  manifest["checksums"] = {{"values.json", content_checksum(values)}};
+  manifest["databases"] = version_three_database_list(folder);
+  std::filesystem::remove(folder + "/databases.bin");
+  std::ofstream(folder + "/manifest.json") << manifest.dump();
+  const std::string question = "doctors at Mercy General";
+  const auto loaded = SelectionMemory::load(folder);
+  const auto want = memory.select(question, 2), got = loaded.select(question, 2);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].database, "with_values");
+  for (size_t i = 0; i < 2; ++i) EXPECT_NEAR(got[i].score, want[i].score, 1e-6);
+  relmem_test::write_bytes(folder + "/values.json", R"({"with_values": ["mercy generaL"], "without_values": []})");
+  try {
+    SelectionMemory::load(folder);
+    ADD_FAILURE() << "loaded a changed values.json";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("corrupt"), std::string::npos) << e.what();
+  }
+}
+
+// A memory large enough that its column and lexical files are opened without reading their rows (256 KiB or more)
+// answers as the memory it was saved from, and keeps doing so after it changes (the rows are then copied in) and is
+// saved and opened again.
+TEST(SelectionMemoryFiles, LargeMemoriesAnswerAlikeWhenOpenedChangedAndSavedAgain) {
+  auto encoder = std::make_shared<HashingEncoder>(256);
+  HashingEncoder lexical(4096);
+  SelectionMemory memory(encoder);
+  const std::vector<std::string> topics = {"singer concert stadium", "doctor hospital patient", "flight airport pilot",
+                                           "student course teacher", "city country population", "movie actor film"};
+  auto add = [&](SelectionMemory& target, int i) {
+    const std::string topic = topics[static_cast<size_t>(i) % topics.size()] + " " + std::to_string(i);
+    std::vector<std::string> table_texts, column_texts;
+    for (int t = 0; t < 5; ++t) table_texts.push_back(topic + " table " + std::to_string(t));
+    for (int c = 0; c < 30; ++c) column_texts.push_back(topic + " column " + std::to_string(c));
+    const RowMatrix card = encoder->encode({topic}), tables = encoder->encode(table_texts);
+    const RowMatrix columns = encoder->encode(column_texts);
+    const RowMatrix lexical_card = lexical.encode({topic}), lexical_tables = lexical.encode(table_texts);
+    std::vector<std::string> names;
+    for (int t = 0; t < 5; ++t) names.push_back("t" + std::to_string(t));
+    target.add_vectors("db" + std::to_string(i), card.data(), names, tables, lexical_card.data(), &lexical_tables,
+                       &columns, {"value " + std::to_string(i), "shared"});
+  };
+  for (int i = 0; i < 200; ++i) add(memory, i);
+  relmem_test::TempDir dir;
+  memory.save(dir.file("m"));
+  EXPECT_GE(std::filesystem::file_size(dir.file("m/columns.index")), 256u << 10);
+  EXPECT_GE(std::filesystem::file_size(dir.file("m/lexical_tables.sparse")), 256u << 10);
+  const std::vector<std::string> questions = {"doctor hospital 7", "which pilot flies from airport 14",
+                                              "value 33 in the movie table", "singer concert 120"};
+  auto expect_alike = [&](const SelectionMemory& a, const SelectionMemory& b) {
+    for (const auto& question : questions) {
+      const auto want = a.select(question, 5), got = b.select(question, 5);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_EQ(got[i].database, want[i].database) << question;
+        EXPECT_NEAR(got[i].score, want[i].score, 1e-5) << question;
+      }
+    }
+  };
+  SelectionMemory opened = SelectionMemory::load(dir.file("m"));
+  expect_alike(memory, opened);
+  EXPECT_EQ(opened.vectors("db5").values, (std::vector<std::string>{"shared", "value 5"}));
+  for (SelectionMemory* m : {&memory, &opened}) {
+    m->remove("db7");
+    add(*m, 200);
+  }
+  expect_alike(memory, opened);
+  opened.save(dir.file("again"));
+  expect_alike(memory, SelectionMemory::load(dir.file("again")));
 }

@@ -1,5 +1,6 @@
 // Sparse rows of the lexical channel: dot products (every row length, including the unrolled loop's remainders) and
-// norms equal the dense ones, document frequencies follow adds and removes, and files round-trip.
+// norms equal the dense ones, document frequencies follow adds and removes, files round-trip (read or mapped),
+// version 1 files still load and damaged files are refused.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -32,7 +33,9 @@ TEST(SparseVectors, DotProductsAndNormsEqualDenseOnes) {
       norm += double(dense[id][j] * weights[j]) * (dense[id][j] * weights[j]);
     }
     EXPECT_NEAR(vectors.dot(id, query.data()), want, 1e-5) << "nnz " << id;
-    EXPECT_NEAR(vectors.weighted_norm(id, weights), std::sqrt(norm), 1e-5);
+    const auto [dot, weighted_norm] = vectors.dot_and_weighted_norm(id, query.data(), weights.data());
+    EXPECT_NEAR(dot, want, 1e-5);
+    EXPECT_NEAR(weighted_norm, std::sqrt(norm), 1e-5);
   }
   EXPECT_THROW(vectors.dot(99, query.data()), Error);
 }
@@ -57,14 +60,10 @@ TEST(SparseVectors, FrequenciesFollowChangesAndFilesRoundTrip) {
   EXPECT_THROW(SparseVectors::load(dir.file("bad.sparse")), Error);
 }
 
-// The file layout is fixed: files written by earlier versions must keep loading.
-TEST(SparseVectors, FileBytesFollowTheDocumentedLayout) {
-  SparseVectors vectors(4);
-  const float seven[4] = {0, 1.5f, 0, -2}, three[4] = {0.25f, 0, 0, 0};
-  vectors.add(7, seven);
-  vectors.add(3, three);
-  std::string expected = "RMSV";
-  auto append = [&](const auto& value) { expected.append(reinterpret_cast<const char*>(&value), sizeof value); };
+// Version 1 files, written before the mapped layout, keep loading.
+TEST(SparseVectors, VersionOneFilesStillLoad) {
+  std::string bytes = "RMSV";
+  auto append = [&](const auto& value) { bytes.append(reinterpret_cast<const char*>(&value), sizeof value); };
   append(uint32_t{1});  // version
   append(uint32_t{4});  // dim
   append(uint64_t{2});  // rows, by id
@@ -72,8 +71,106 @@ TEST(SparseVectors, FileBytesFollowTheDocumentedLayout) {
   append(int64_t{7}), append(uint32_t{2}), append(uint32_t{1}), append(1.5f), append(uint32_t{3}), append(-2.0f);
   append(uint64_t{0xb878c868c669018cULL});  // FNV-1a of the bytes before it
   relmem_test::TempDir dir;
-  vectors.save(dir.file("v.sparse"));
-  EXPECT_EQ(relmem_test::read_bytes(dir.file("v.sparse")), expected);
-  relmem_test::write_bytes(dir.file("v.sparse"), expected);
-  EXPECT_EQ(SparseVectors::load(dir.file("v.sparse")).ids(), (std::vector<int64_t>{3, 7}));
+  relmem_test::write_bytes(dir.file("v.sparse"), bytes);
+  for (bool mmap : {false, true}) {
+    const SparseVectors loaded = SparseVectors::load(dir.file("v.sparse"), mmap);
+    EXPECT_EQ(loaded.ids(), (std::vector<int64_t>{3, 7}));
+    EXPECT_EQ(loaded.document_frequency(), (std::vector<int64_t>{1, 1, 0, 1}));
+    const float q[4] = {1, 2, 3, 4};
+    EXPECT_FLOAT_EQ(loaded.dot(7, q), 1.5f * 2 - 2.0f * 4);
+  }
+}
+
+// A file large enough to be mapped gives the same rows mapped and read; a mapped set copies its rows on the first
+// change and saves the same bytes; damage anywhere is refused.
+TEST(SparseVectors, MappedFilesMatchReadOnesAndDamageIsRefused) {
+  const int dim = 512;
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  SparseVectors vectors(dim);
+  std::vector<float> row(dim), query(dim), weights(dim, 0.5f);
+  for (auto& v : query) v = uniform(rng);
+  for (int64_t id = 0; id < 600; ++id) {  // about 600 x 100 x 8 bytes: mapped
+    std::fill(row.begin(), row.end(), 0.0f);
+    for (int j = 0; j < 100; ++j) row[static_cast<size_t>((id * 31 + j * 5) % dim)] = uniform(rng);
+    vectors.add(id * 3, row.data());
+  }
+  relmem_test::TempDir dir;
+  const std::string path = dir.file("v.sparse");
+  vectors.save(path);
+  SparseVectors mapped = SparseVectors::load(path, /*mmap=*/true);
+  const SparseVectors read = SparseVectors::load(path);
+  ASSERT_TRUE(mapped.mapped());
+  EXPECT_FALSE(read.mapped());
+  EXPECT_EQ(mapped.ids(), vectors.ids());
+  EXPECT_EQ(mapped.document_frequency(), vectors.document_frequency());
+  for (int64_t id : {0, 3, 897, 1797}) {
+    EXPECT_EQ(mapped.dot(id, query.data()), vectors.dot(id, query.data()));
+    EXPECT_EQ(read.dot(id, query.data()), vectors.dot(id, query.data()));
+    EXPECT_EQ(mapped.dot_and_weighted_norm(id, query.data(), weights.data()),
+              vectors.dot_and_weighted_norm(id, query.data(), weights.data()));
+  }
+  EXPECT_FALSE(mapped.contains(1));
+  EXPECT_THROW(mapped.dot(1, query.data()), Error);
+  mapped.save(dir.file("again.sparse"));
+  EXPECT_EQ(relmem_test::read_bytes(dir.file("again.sparse")), relmem_test::read_bytes(path));
+  EXPECT_TRUE(mapped.remove(3));  // copies the rows, then changes them
+  EXPECT_FALSE(mapped.mapped());
+  EXPECT_EQ(mapped.size(), 599);
+  EXPECT_EQ(mapped.dot(6, query.data()), vectors.dot(6, query.data()));
+
+  const std::string bytes = relmem_test::read_bytes(path);
+  auto expect_refused = [&](size_t at, const std::string& message) {
+    std::string damaged = bytes;
+    damaged[at] ^= 0x20;
+    relmem_test::write_bytes(dir.file("bad.sparse"), damaged);
+    for (bool mmap : {false, true}) {
+      try {
+        SparseVectors::load(dir.file("bad.sparse"), mmap);
+        ADD_FAILURE() << "loaded a file damaged at " << at << " (mmap " << mmap << ")";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+      }
+    }
+  };
+  expect_refused(12, "corrupt");      // the header (its reserved word)
+  expect_refused(200, "corrupt");     // a document frequency
+  // The last entry's index (60,000 entries fill their section: it ends at the checksum): a full read refuses the
+  // file, a mapped one refuses the row when it is used.
+  std::string damaged = bytes;
+  damaged[bytes.size() - 13] ^= 0x20;
+  relmem_test::write_bytes(dir.file("bad.sparse"), damaged);
+  EXPECT_THROW(SparseVectors::load(dir.file("bad.sparse")), Error);
+  const SparseVectors damaged_mapped = SparseVectors::load(dir.file("bad.sparse"), true);
+  EXPECT_THROW(damaged_mapped.dot(1797, query.data()), Error);
+  EXPECT_THROW(damaged_mapped.dot_and_weighted_norm(1797, query.data(), weights.data()), Error);
+  EXPECT_EQ(damaged_mapped.dot(0, query.data()), vectors.dot(0, query.data()));
+  // Consecutive ids (the selection memory's): rows are found by position.
+  SparseVectors run(dim);
+  for (int64_t id = 10; id < 610; ++id) {  // 600 x 60 x 8 bytes: mapped
+    std::fill(row.begin(), row.end(), 0.0f);
+    for (int j = 0; j < 60; ++j) row[static_cast<size_t>((id * 7 + j * 11) % dim)] = uniform(rng);
+    run.add(id, row.data());
+  }
+  run.save(dir.file("run.sparse"));
+  const SparseVectors mapped_run = SparseVectors::load(dir.file("run.sparse"), true);
+  ASSERT_TRUE(mapped_run.mapped());
+  EXPECT_FALSE(mapped_run.contains(9));
+  EXPECT_FALSE(mapped_run.contains(610));
+  EXPECT_TRUE(mapped_run.contains(609));
+  EXPECT_EQ(mapped_run.dot(609, query.data()), run.dot(609, query.data()));
+  EXPECT_THROW(mapped_run.dot(-5, query.data()), Error);
+  // Rows of consecutive ids at once (one read of a mapped file) equal them one by one, mapped or not.
+  std::vector<std::pair<float, float>> many(40);
+  for (const SparseVectors* set : std::initializer_list<const SparseVectors*>{&run, &mapped_run}) {
+    set->dots_and_weighted_norms(12, 40, query.data(), weights.data(), many.data());
+    for (int64_t i = 0; i < 40; ++i)
+      EXPECT_EQ(many[static_cast<size_t>(i)], set->dot_and_weighted_norm(12 + i, query.data(), weights.data()));
+  }
+  EXPECT_NE(many[0], many[1]);
+  EXPECT_THROW(mapped_run.dots_and_weighted_norms(600, 40, query.data(), weights.data(), many.data()), Error);
+
+  relmem_test::write_bytes(dir.file("short.sparse"), bytes.substr(0, bytes.size() - 9));
+  EXPECT_THROW(SparseVectors::load(dir.file("short.sparse"), true), Error);
+  EXPECT_THROW(SparseVectors::load(dir.file("short.sparse")), Error);
 }

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "relmem/common.hpp"
 #include "relmem/memories/relevance/value_postings.hpp"
 #include "relmem/memories/text/question_spans.hpp"
+#include "test_util.hpp"
 
 using namespace relmem;
 
@@ -49,4 +51,51 @@ TEST(ValuePostings, AddReplacesAndRemoveForgets) {
   EXPECT_TRUE(postings.values(2).empty());
   postings.remove(7);  // unknown: nothing happens
   EXPECT_EQ(postings.evidence({"aruba"}, 4).size(), 1u);
+}
+
+// Saved postings load read or mapped with the same values and evidence; a mapped set copies itself on the first
+// change; damage is refused with the file named.
+TEST(ValuePostings, FilesRoundTripReadOrMappedAndDamageIsRefused) {
+  ValuePostings postings;
+  postings.add(4, {"anguilla", "republic", "english"});
+  postings.add(2, {"english", "usa"});
+  postings.add(9, {"usa", "", "zürich"});
+  relmem_test::TempDir dir;
+  const std::string path = dir.file("values.postings");
+  postings.save(path);
+  for (bool mmap : {false, true}) {
+    ValuePostings loaded = ValuePostings::load(path, mmap);
+    EXPECT_EQ(loaded.values(4), postings.values(4));
+    EXPECT_EQ(loaded.values(9), (std::vector<std::string>{"", "usa", "zürich"}));
+    EXPECT_TRUE(loaded.values(3).empty());
+    EXPECT_TRUE(loaded.contains(2));
+    EXPECT_FALSE(loaded.contains(3));
+    EXPECT_EQ(loaded.evidence({"english", "zürich", "france"}, 10),
+              postings.evidence({"english", "zürich", "france"}, 10));
+    loaded.save(dir.file("again.postings"));
+    EXPECT_EQ(relmem_test::read_bytes(dir.file("again.postings")), relmem_test::read_bytes(path));
+    loaded.remove(3);  // unknown: nothing changes
+    loaded.add(3, {"usa"});
+    loaded.remove(9);
+    EXPECT_NEAR(loaded.evidence({"usa"}, 4).at(3), std::log(2.0), 1e-6);
+    EXPECT_EQ(loaded.evidence({"zürich"}, 4).size(), 0u);
+    EXPECT_EQ(loaded.values(4), postings.values(4));
+  }
+  const std::string bytes = relmem_test::read_bytes(path);
+  for (size_t at : {size_t{10}, size_t{70}, bytes.size() / 2, bytes.size() - 3}) {
+    std::string damaged = bytes;
+    damaged[at] ^= 0x01;
+    relmem_test::write_bytes(path, damaged);
+    for (bool mmap : {false, true}) {
+      try {
+        ValuePostings::load(path, mmap);
+        ADD_FAILURE() << "loaded a file damaged at byte " << at;
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+      }
+    }
+  }
+  relmem_test::write_bytes(path, bytes.substr(0, 40));
+  EXPECT_THROW(ValuePostings::load(path), Error);
+  EXPECT_THROW(ValuePostings::load(dir.file("missing.postings"), true), Error);
 }

@@ -125,6 +125,14 @@ TEST_P(CompactIndex, SavesLoadsAndMapsTheSameIndex) {
       EXPECT_EQ(found.ids, expected.ids);
       EXPECT_EQ(found.scores, expected.scores);
       if (!mmap) bytes_when_read = loaded.memory_bytes();
+      // Listed rows scored through the mapping or read from the file: the same scores (runs and single rows).
+      const std::vector<int64_t> listed = {3, 4, 5, 6, 900, 12, 13, 7998, 0};
+      std::vector<float> through_mapping(listed.size()), read(listed.size());
+      loaded.inner_products(queries.data(), listed.data(), static_cast<int64_t>(listed.size()), through_mapping.data());
+      loaded.read_listed_rows(true);
+      loaded.inner_products(queries.data(), listed.data(), static_cast<int64_t>(listed.size()), read.data());
+      loaded.read_listed_rows(false);
+      EXPECT_EQ(read, through_mapping);
       if (mmap) {
         // Only the ids (and their map: no longer one run) are held; the rows are the file's.
         const size_t row_bytes = 7999 * 48 * (dtype == "int8" ? 1 : dtype == "fp16" ? 2 : 4);

@@ -45,6 +45,18 @@ def test_demo_collection_keys_and_ranges(tmp_path, demo_dir):
     assert out["calibration"]["file"] is None
 
 
+def test_a_kept_synthetic_memory_reopens_alike(tmp_path, demo_dir):
+    kept = tmp_path / "kept"
+    out = bench(tmp_path, demo_dir, QUESTIONS, "--encoder", "hashing:1024", "--synthetic", "30", "--calibrate", "none",
+                "--keep", str(kept))
+    assert (kept / "databases.bin").is_file() and (kept / "values.postings").is_file()
+    again = bench(tmp_path, demo_dir, QUESTIONS, "--reopen", str(kept))["reopened"]
+    first = out["synthetic"]["reopened"]
+    assert [again[f"recall@{k}"] for k in (1, 5, 10)] == [first[f"recall@{k}"] for k in (1, 5, 10)]
+    assert again["rss_bytes"] >= again["rss_anon_bytes"] > 0 and again["open_and_first_answer_seconds"] > 0
+    assert again["cpu_ms_per_question"] > 0
+
+
 def test_natural_composites_and_synonym_questions(tmp_path, demo_dir):
     out = bench(tmp_path, demo_dir, QUESTIONS, "--encoder", "hashing:1024", "--natural-composite", "6", "--parts", "3",
                 "--synonym-questions", "--calibrate", "none")

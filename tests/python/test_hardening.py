@@ -207,7 +207,7 @@ def test_every_single_byte_flip_in_checksummed_files_names_the_file(saved_memory
     _, _, folder = saved_memory
     files = [p.relative_to(folder) for p in folder.rglob("*") if p.is_file() and p.name != "manifest.json"
              and p.name != "examples.json"]
-    assert any(p.name == "values.json" for p in files) and any(p.suffix == ".values" for p in files)
+    assert any(p.name == "values.postings" for p in files) and any(p.suffix == ".values" for p in files)
     for name in files:
         size = (folder / name).stat().st_size
         for offset in (0, size // 3, size // 2, size - 1):
@@ -230,10 +230,10 @@ def test_malformed_manifests_give_a_clear_error_naming_the_file(saved_memory, tm
 
 def test_ask_with_a_damaged_memory_prints_one_line(saved_memory, tmp_path):
     catalog, _, folder = saved_memory
-    copy = damaged_copy(folder, tmp_path, "selection/values.json", flip(3))
+    copy = damaged_copy(folder, tmp_path, "selection/values.postings", flip(40))
     dbs = pathlib.Path(catalog.path("adv")).parent
     line = one_error_line(run("ask", "--dbs", str(dbs), "--memory", str(copy), "how many?"))
-    assert "values.json" in line and "corrupt" in line
+    assert "values.postings" in line and "corrupt" in line
 
 
 def test_a_failed_save_leaves_the_old_memory_intact(saved_memory, tmp_path):

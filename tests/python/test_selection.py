@@ -45,6 +45,21 @@ def test_add_remove_and_save_load(tmp_path, catalog, memory):
     assert [(m.database, round(m.score, 5)) for m in loaded.select(question, 7)] == before
 
 
+def test_stored_vectors_rebuild_the_same_memory(memory):
+    copy = relmem.SelectionMemory(encoder="hashing")
+    for name in memory.databases:
+        copy.add_vectors(name, **memory.vectors(name))
+    stored = memory.vectors("restaurants")
+    assert stored["table_vectors"].shape == (len(memory.tables("restaurants")), memory.encoder.dim)
+    assert stored["column_vectors"].shape[0] > 0 and stored["values"] == sorted(set(stored["values"]))
+    for question, _ in ANSWERABLE:  # int8 rows stored again round again: scores within 1e-3
+        want, got = memory.select(question, 3), copy.select(question, 3)
+        assert [m.database for m in got] == [m.database for m in want]
+        assert [m.score for m in got] == pytest.approx([m.score for m in want], abs=1e-3)
+    with pytest.raises(relmem.Error, match="unknown database"):
+        memory.vectors("nowhere")
+
+
 def test_stored_values_and_column_vectors(catalog):
     plain = relmem.SelectionMemory.build(catalog, encoder="hashing", samples_per_column=0, values_per_column=0)
     valued = relmem.SelectionMemory.build(catalog, encoder="hashing", samples_per_column=0)

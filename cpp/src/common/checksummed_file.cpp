@@ -117,4 +117,24 @@ Error ChecksummedFileReader::error(const std::string& problem) const {
   return Error(std::string(format_.kind) + " file " + path_ + " " + problem);
 }
 
+void pad_to_section(ChecksummedFileWriter& file, uint64_t& offset) {
+  static const char zeros[kSectionAlignment] = {};
+  const uint64_t gap = section_start(offset) - offset;
+  file.write(zeros, gap);
+  offset += gap;
+}
+
+void write_section(ChecksummedFileWriter& file, uint64_t& offset, const void* data, uint64_t size) {
+  file.write(data, size);
+  offset += size;
+  pad_to_section(file, offset);
+}
+
+void skip_to_section(ChecksummedFileReader& file, uint64_t& offset) {
+  char gap[kSectionAlignment];
+  const uint64_t size = section_start(offset) - offset;
+  file.read(gap, size);
+  offset += size;
+}
+
 }  // namespace relmem

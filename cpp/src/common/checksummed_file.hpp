@@ -87,4 +87,14 @@ class ChecksummedFileReader {
   uint64_t offset_ = 0;
 };
 
+// Formats laid out for mapping start each section at a multiple of kSectionAlignment bytes from the file's start (the
+// gaps zero), so that a mapped file's arrays are used in place. `offset` follows the bytes written or read so far.
+constexpr uint64_t kSectionAlignment = 64;
+inline uint64_t section_start(uint64_t offset) {
+  return (offset + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment;
+}
+void pad_to_section(ChecksummedFileWriter& file, uint64_t& offset);    // writes the zero gap
+void write_section(ChecksummedFileWriter& file, uint64_t& offset, const void* data, uint64_t size);  // then pads
+void skip_to_section(ChecksummedFileReader& file, uint64_t& offset);  // reads the gap
+
 }  // namespace relmem

@@ -6,6 +6,7 @@
 #include <limits>
 #include <mutex>
 
+#include "../common/mapped_file.hpp"
 #include "../linalg/packed_gemm.hpp"
 #include "relmem/index/device_placement.hpp"
 #include "relmem/index/gpu/gpu_vector_index.hpp"
@@ -113,6 +114,9 @@ VectorIndex& VectorIndex::operator=(VectorIndex&& other) noexcept {
   precision_ = other.precision_;
   cuda_device_ = other.cuda_device_;
   gpu_ = std::move(other.gpu_);
+  row_file_ = std::move(other.row_file_);
+  row_file_offset_ = other.row_file_offset_;
+  read_listed_rows_ = other.read_listed_rows_;
   return *this;
 }
 
@@ -358,9 +362,34 @@ void VectorIndex::inner_products(const float* query, const int64_t* ids, int64_t
   std::shared_lock lock(mutex_);
   std::vector<int64_t> rows(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = row_of(ids[i]);
+  if (read_listed_rows_ && row_file_ && rows_.mapped() && !exact_) return score_read_rows(query, rows, out);
   const RowsView view = (exact_ ? *exact_ : rows_).view();
   if (scan::available()) return scan::score_listed_rows(view, rows.data(), n, query, out);
   for (int64_t i = 0; i < n; ++i) out[i] = view.dot(rows[static_cast<size_t>(i)], query);
+}
+
+void VectorIndex::score_read_rows(const float* query, const std::vector<int64_t>& rows, float* out) const {
+  const RowsView mapped = rows_.view();
+  const size_t row_bytes = mapped.row_bytes();
+  thread_local AlignedBytes codes;
+  thread_local std::vector<float> scales;
+  codes.resize(rows.size() * row_bytes);
+  scales.resize(mapped.scales ? rows.size() : 0);
+  for (size_t i = 0; i < rows.size();) {
+    size_t run = 1;  // rows[i] .. rows[i] + run - 1 are listed one after another
+    while (i + run < rows.size() && rows[i + run] == rows[i] + static_cast<int64_t>(run)) ++run;
+    row_file_->read_at(row_file_offset_ + static_cast<uint64_t>(rows[i]) * row_bytes, codes.data() + i * row_bytes,
+                       run * row_bytes);
+    i += run;
+  }
+  for (size_t i = 0; i < scales.size(); ++i) scales[i] = mapped.scales[rows[i]];
+  const RowsView read{mapped.type, mapped.dim, static_cast<int64_t>(rows.size()), codes.data(),
+                      scales.empty() ? nullptr : scales.data()};
+  std::vector<int64_t> in_order(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) in_order[i] = static_cast<int64_t>(i);
+  const auto n = static_cast<int64_t>(rows.size());
+  if (scan::available()) return scan::score_listed_rows(read, in_order.data(), n, query, out);
+  for (int64_t i = 0; i < n; ++i) out[i] = read.dot(i, query);
 }
 
 }  // namespace relmem

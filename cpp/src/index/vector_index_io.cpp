@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "../common/checksummed_file.hpp"
-#include "mapped_file.hpp"
+#include "../common/mapped_file.hpp"
 #include "relmem/index/device_placement.hpp"
 #include "relmem/index/gpu/gpu_vector_index.hpp"
 #include "relmem/index/vector_index.hpp"
@@ -21,7 +21,6 @@ namespace {
 
 constexpr ChecksummedFormat kVectorIndexFile{"vector index", "RMVI", 1, 2, /*checksum_word_size=*/8};
 constexpr uint64_t kPreambleSize = 8;  // magic and version
-constexpr uint64_t kAlignment = 64;
 // Smaller files are read even when mapping is asked for: a mapping costs a page-table entry range and a file
 // descriptor's worth of kernel bookkeeping, and a process may hold only so many (vm.max_map_count, 65530 by default).
 constexpr uint64_t kMinMappedBytes = uint64_t{256} << 10;
@@ -38,8 +37,6 @@ struct Header {
 static_assert(sizeof(Header) == 40, "the header is written as it is laid out in memory");
 constexpr size_t kChecksummedHeaderBytes = offsetof(Header, header_checksum);
 
-uint64_t aligned(uint64_t offset) { return (offset + kAlignment - 1) / kAlignment * kAlignment; }
-
 RowType row_type_of(const Header& header) { return static_cast<RowType>(header.dtype); }
 bool has_exact(const Header& header) { return header.rerank > 0 && row_type_of(header) != RowType::FP32; }
 
@@ -51,11 +48,11 @@ struct Layout {
 Layout layout_of(const Header& header) {
   Layout layout;
   const uint64_t n = header.count;
-  layout.ids = aligned(kPreambleSize + sizeof(Header));
-  layout.scales = aligned(layout.ids + n * sizeof(int64_t));
-  layout.rows = aligned(layout.scales + (row_type_of(header) == RowType::INT8 ? n * sizeof(float) : 0));
-  layout.exact = aligned(layout.rows + n * header.dim * bytes_per_value(row_type_of(header)));
-  layout.end = aligned(layout.exact + (has_exact(header) ? n * header.dim * sizeof(float) : 0));
+  layout.ids = section_start(kPreambleSize + sizeof(Header));
+  layout.scales = section_start(layout.ids + n * sizeof(int64_t));
+  layout.rows = section_start(layout.scales + (row_type_of(header) == RowType::INT8 ? n * sizeof(float) : 0));
+  layout.exact = section_start(layout.rows + n * header.dim * bytes_per_value(row_type_of(header)));
+  layout.end = section_start(layout.exact + (has_exact(header) ? n * header.dim * sizeof(float) : 0));
   return layout;
 }
 
@@ -69,21 +66,6 @@ uint64_t header_checksum(const Header& header, const int64_t* ids, const float* 
   hash = checksum_of_bytes(ids, header.count * sizeof(int64_t), 8, hash);
   if (row_type_of(header) == RowType::INT8) hash = checksum_of_bytes(scales, header.count * sizeof(float), 8, hash);
   return hash;
-}
-
-// Zero bytes up to the next section start.
-void pad(ChecksummedFileWriter& file, uint64_t& offset) {
-  static const char zeros[kAlignment] = {};
-  const uint64_t gap = aligned(offset) - offset;
-  file.write(zeros, gap);
-  offset += gap;
-}
-
-void skip_padding(ChecksummedFileReader& file, uint64_t& offset) {
-  char gap[kAlignment];
-  const uint64_t size = aligned(offset) - offset;
-  file.read(gap, size);
-  offset += size;
 }
 
 }  // namespace
@@ -103,11 +85,7 @@ void VectorIndex::save(const std::string& path) const {
 
   ChecksummedFileWriter file(kVectorIndexFile, path);
   uint64_t offset = kPreambleSize;
-  auto section = [&](const void* data, uint64_t size) {
-    file.write(data, size);
-    offset += size;
-    pad(file, offset);
-  };
+  auto section = [&](const void* data, uint64_t size) { write_section(file, offset, data, size); };
   section(&header, sizeof header);
   section(ids_.ids().data(), header.count * sizeof(int64_t));
   if (row_type_ == RowType::INT8) section(rows.scales, header.count * sizeof(float));
@@ -150,6 +128,8 @@ VectorIndex VectorIndex::load(const std::string& path, const std::string& device
       if (!loaded->ids_.assign(std::vector<int64_t>(ids, ids + header.count))) throw error("has duplicate ids");
       loaded->next_id_ = header.next_id;
       loaded->rows_.attach(file, data + layout.rows, scales, static_cast<int64_t>(header.count));
+      loaded->row_file_ = file;
+      loaded->row_file_offset_ = layout.rows;
       if (loaded->exact_) {
         loaded->exact_->attach(file, data + layout.exact, nullptr, static_cast<int64_t>(header.count));
       }
@@ -167,7 +147,7 @@ VectorIndex VectorIndex::load(const std::string& path, const std::string& device
     } else {
       header = file.read_value<Header>();
       offset += sizeof header;
-      skip_padding(file, offset);
+      skip_to_section(file, offset);
     }
     if (!valid(header, file.version())) throw file.error("has an invalid header");
     const uint64_t n = header.count;
@@ -177,17 +157,17 @@ VectorIndex VectorIndex::load(const std::string& path, const std::string& device
       AlignedBytes bytes(static_cast<size_t>(count * item_size));
       file.read(bytes.data(), bytes.size());
       offset += bytes.size();
-      if (file.version() >= 2) skip_padding(file, offset);
+      if (file.version() >= 2) skip_to_section(file, offset);
       return bytes;
     };
     std::vector<int64_t> ids = file.read_array<int64_t>(n);
     offset += n * sizeof(int64_t);
-    if (file.version() >= 2) skip_padding(file, offset);
+    if (file.version() >= 2) skip_to_section(file, offset);
     std::vector<float> scales;
     if (type == RowType::INT8) {
       scales = file.read_array<float>(n);
       offset += n * sizeof(float);
-      skip_padding(file, offset);
+      skip_to_section(file, offset);
     }
     AlignedBytes rows = read_section(n, header.dim * bytes_per_value(type));
     AlignedBytes exact;

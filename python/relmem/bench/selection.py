@@ -9,7 +9,8 @@ recall@k: the share of a question's gold databases among its top k, averaged ove
 database: whether it is in the top k). all_in_top5: the share of questions with every gold database in the top 5.
 precision / recall / f1: of select_set, micro-averaged over the selected and gold databases of every question.
 ms_per_question: one select() call per question (encoding included), one question at a time, after one untimed
-question (the first question after the memory changed recomputes the lexical IDF weights: "first_question_ms").
+question; cpu_ms_per_question: the process's CPU time in those calls (on a shared, loaded host the wall time also
+counts the time other processes hold the cores) (the first question after the memory changed recomputes the lexical IDF weights: "first_question_ms").
 
 --composite N adds N two-database questions built from pairs of --questions entries on different databases with
 the paper's template ("Which question has a larger number as its answer. Q1: ...; Q2: ..."), reported under
@@ -26,12 +27,14 @@ real ones (see synthetic_databases) and reports latency (and recall, now among s
 first 500 questions; then it saves the grown memory and opens it again in a fresh process ("reopened"), which
 reports the seconds SelectionMemory.load took (the encoder included; vectors are memory-mapped), the first
 question's milliseconds, latency and recall on the same questions, and the process's resident memory (VmRSS) and
-peak (VmHWM) after them. --column-dtype picks the storage of the column vectors (int8 by default).
+peak (VmHWM) after them, the resident bytes split into anonymous memory and mapped file pages. --keep FOLDER keeps
+the saved memory; --reopen FOLDER measures only the reopening of a kept one. --column-dtype picks the storage of the
+column vectors, --table-dtype that of the table vectors (int8 by default).
 """
+import contextlib
 import json
 import os
 import random
-import struct
 import subprocess
 import sys
 import tempfile
@@ -40,7 +43,7 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from .. import Catalog, Error, RelevanceModel, SelectionMemory, VectorIndex
+from .. import Catalog, Error, RelevanceModel, SelectionMemory
 from .._relmem import LabeledQuestion, load_labeled_questions
 from .._relmem import make_composites as _make_composites
 from .._relmem import ranking_metrics, set_metrics as _set_metrics
@@ -76,8 +79,15 @@ def add_arguments(parser):
                         help="labelled questions for select_set's calibration (default: train_spider.json beside "
                              "--questions when present; 'none' to skip)")
     parser.add_argument("--synthetic", type=int, default=0, help="latency at an N-database synthetic collection")
+    parser.add_argument("--keep", default=None, metavar="FOLDER",
+                        help="with --synthetic: save the grown memory into FOLDER (kept) instead of a temporary one")
+    parser.add_argument("--reopen", default=None, metavar="FOLDER",
+                        help="only open the memory saved in FOLDER in a fresh process and measure it on --questions "
+                             "(the first 500); --dbs is not read")
     parser.add_argument("--column-dtype", default="int8", choices=["int8", "fp16", "fp32"],
                         help="storage of the column vectors")
+    parser.add_argument("--table-dtype", default="int8", choices=["int8", "fp16", "fp32"],
+                        help="storage of the table vectors")
     parser.add_argument("--limit", type=int, default=None, help="at most this many questions")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
@@ -101,11 +111,12 @@ def _bar(iterable, description, enabled, **kwargs):
     return tqdm(iterable, desc=description, disable=not enabled, file=sys.stderr, **kwargs)
 
 
-def build_memory(catalog, encoder, model, progress, column_dtype="int8", synonyms=True, split_sentences=True):
+def build_memory(catalog, encoder, model, progress, column_dtype="int8", synonyms=True, split_sentences=True,
+                 table_dtype="int8"):
     """Embeds every database of the catalog; returns (memory, seconds)."""
     start = time.perf_counter()
-    memory = SelectionMemory.build(catalog, encoder, model=model, column_dtype=column_dtype, synonyms=synonyms,
-                                   split_sentences=split_sentences, progress=progress)
+    memory = SelectionMemory.build(catalog, encoder, model=model, column_dtype=column_dtype, table_dtype=table_dtype,
+                                   synonyms=synonyms, split_sentences=split_sentences, progress=progress)
     return memory, time.perf_counter() - start
 
 
@@ -116,17 +127,19 @@ def evaluate(memory, questions, ks, progress, description="questions", sets=True
     depth = max(max(ks), 5)
     memory.select(questions[0][0], depth)  # untimed: the first question after a change recomputes the IDF weights
     ranked = []
-    seconds = 0.0
+    seconds = cpu_seconds = 0.0
     for text, _ in _bar(questions, description, progress, unit="q"):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         ranked.append([m.database for m in memory.select(text, depth)])
         seconds += time.perf_counter() - start
+        cpu_seconds += time.process_time() - cpu_start
     ids = {}
     gold = [[ids.setdefault(db, len(ids)) for db in dbs] for _, dbs in questions]
     metrics = ranking_metrics([[ids.setdefault(db, len(ids)) for db in names] for names in ranked], gold, ks)
     out = {"n": len(questions)}
     out.update({f"recall@{k}": r for k, r in zip(metrics.ks, metrics.recall)})
-    out.update({"all_in_top5": metrics.all_in_top5, "ms_per_question": 1e3 * seconds / len(questions)})
+    out.update({"all_in_top5": metrics.all_in_top5, "ms_per_question": 1e3 * seconds / len(questions),
+                "cpu_ms_per_question": 1e3 * cpu_seconds / len(questions)})
     if sets:
         out.update(set_metrics(memory, questions))
     return out
@@ -173,54 +186,24 @@ def _calibration(memory):
     return {"scale": c.scale, "bias": c.bias, "threshold": c.threshold, "fitted": c.fitted}
 
 
-def _read_sparse(path):
-    """{id: (indices, values)} from a SparseVectors file (see cpp/include/relmem/memories/text/sparse_vectors.hpp)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:4] != b"RMSV":
-        raise Error(f"{path} is not a sparse vector file")
-    _, dim, rows = struct.unpack_from("<IIQ", data, 4)
-    offset, out = 20, {}
-    for _ in range(rows):
-        row_id, nnz = struct.unpack_from("<qI", data, offset)
-        offset += 12
-        pairs = np.frombuffer(data, dtype=[("index", "<u4"), ("value", "<f4")], count=nnz, offset=offset)
-        offset += 8 * nnz
-        out[row_id] = (pairs["index"].astype(np.int64), pairs["value"].copy())
-    return dim, out
+def _sparse(row):
+    """(indices, values) of a dense row's non-zeros, by index."""
+    indices = np.flatnonzero(row)
+    return indices.astype(np.int64), row[indices].astype(np.float32)
 
 
 def _real_vectors(memory):
-    """Per database of the memory: card row, table names and rows, column rows, stored values and (with a lexical
-    encoder) the sparse lexical card and table rows, read back from a saved copy."""
-    with tempfile.TemporaryDirectory(prefix="relmem-selection-") as folder:
-        memory.save(folder)
-        with open(os.path.join(folder, "manifest.json"), encoding="utf-8") as f:
-            manifest = json.load(f)
-        cards = VectorIndex.load(os.path.join(folder, "cards.index"))
-        tables = VectorIndex.load(os.path.join(folder, "tables.index"))
-        columns = VectorIndex.load(os.path.join(folder, "columns.index"))
-        with open(os.path.join(folder, "values.json"), encoding="utf-8") as f:
-            values = json.load(f)
-        lexical = memory.lexical_encoder is not None
-        if lexical:
-            lexical_dim, lexical_cards = _read_sparse(os.path.join(folder, "lexical_cards.sparse"))
-            _, lexical_tables = _read_sparse(os.path.join(folder, "lexical_tables.sparse"))
+    """Per database of the memory (by name): card row, table names and rows, column rows, stored values and (with a
+    lexical encoder) the sparse lexical card and table rows."""
     out = []
-    for entry in manifest["databases"]:
-        table_ids = range(entry["first_table"], entry["first_table"] + len(entry["tables"]))
-        column_ids = range(entry["first_column"], entry["first_column"] + entry["columns"])
-        db = {
-            "card": np.asarray(cards.reconstruct(entry["id"]), dtype=np.float32),
-            "table_names": entry["tables"],
-            "tables": np.array([tables.reconstruct(i) for i in table_ids], dtype=np.float32).reshape(-1, cards.dim),
-            "columns": np.array([columns.reconstruct(i) for i in column_ids], dtype=np.float32).reshape(-1, cards.dim),
-            "values": values.get(entry["name"], []),
-        }
-        if lexical:
-            db["lexical_dim"] = lexical_dim
-            db["lexical_card"] = lexical_cards[entry["id"]]
-            db["lexical_tables"] = [lexical_tables[i] for i in table_ids]
+    for name in memory.databases:
+        stored = memory.vectors(name)
+        db = {"card": stored["card"], "table_names": stored["table_names"], "tables": stored["table_vectors"],
+              "columns": stored["column_vectors"], "values": stored["values"]}
+        if "lexical_card" in stored:
+            db["lexical_dim"] = stored["lexical_card"].shape[0]
+            db["lexical_card"] = _sparse(stored["lexical_card"])
+            db["lexical_tables"] = [_sparse(row) for row in stored["lexical_table_vectors"]]
         out.append(db)
     return out
 
@@ -282,12 +265,14 @@ def run(args):
     if not ks or ks[0] < 1:
         raise Error("--k needs positive integers, e.g. 1,5,10")
     progress = not args.no_progress
+    if args.reopen:
+        return {"benchmark": "selection", "reopened": _reopen(args.reopen, load_questions(args.questions)[:500], ks)}
     model = RelevanceModel.load(args.model) if args.model else None
     encoder = load_encoder(args.encoder or (model.config.encoder if model and model.config.encoder else None)
                            or default_encoder_name())
     catalog = Catalog(args.dbs)
     memory, build_seconds = build_memory(catalog, encoder, model, progress, args.column_dtype, not args.no_synonyms,
-                                         not args.no_split)
+                                         not args.no_split, args.table_dtype)
 
     questions = load_questions(args.questions, args.limit)
     unknown = sorted({db for _, dbs in questions for db in dbs if db not in memory})
@@ -306,6 +291,7 @@ def run(args):
 
     out = {"benchmark": "selection", "encoder": encoder.name, "lexical_encoder": memory.lexical_encoder,
            "model": os.path.abspath(args.model) if args.model else None, "column_dtype": args.column_dtype,
+           "table_dtype": args.table_dtype,
            "synonyms": not args.no_synonyms, "split_sentences": not args.no_split,
            "databases": len(memory),
            "build_seconds": build_seconds}
@@ -328,9 +314,11 @@ def run(args):
         out["synthetic"] = {"databases": len(memory), "build_seconds": seconds, "n": synthetic["n"],
                             "first_question_ms": 1e3 * first_question,
                             "ms_per_question": synthetic["ms_per_question"],
+                            "cpu_ms_per_question": synthetic["cpu_ms_per_question"],
                             **{f"recall@{k}": synthetic[f"recall@{k}"] for k in ks},
                             "process_peak_rss_bytes": _process_memory()["VmHWM"]}
-        with tempfile.TemporaryDirectory(prefix="relmem-synthetic-") as folder:
+        with contextlib.ExitStack() as stack:
+            folder = args.keep or stack.enter_context(tempfile.TemporaryDirectory(prefix="relmem-synthetic-"))
             start = time.perf_counter()
             memory.save(folder)
             out["synthetic"]["save_seconds"] = time.perf_counter() - start
@@ -340,12 +328,12 @@ def run(args):
 
 
 def _process_memory():
-    """VmRSS and VmHWM of this process, in bytes."""
+    """VmRSS, VmHWM, RssAnon and RssFile of this process, in bytes."""
     found = {}
     with open("/proc/self/status", encoding="ascii") as f:
         for line in f:
             name, _, value = line.partition(":")
-            if name in ("VmRSS", "VmHWM"):
+            if name in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
                 found[name] = int(value.split()[0]) * 1024
     return found
 
@@ -376,8 +364,9 @@ def reopened_main():
     print(json.dumps({
         "load_seconds": load_seconds, "first_question_ms": 1e3 * first_question,
         "open_and_first_answer_seconds": load_seconds + first_question,
-        "ms_per_question": measured["ms_per_question"],
+        "ms_per_question": measured["ms_per_question"], "cpu_ms_per_question": measured["cpu_ms_per_question"],
         **{f"recall@{k}": measured[f"recall@{k}"] for k in job["ks"]},
         "rss_bytes_before_load": before, "rss_bytes": after["VmRSS"], "peak_rss_bytes": after["VmHWM"],
+        "rss_anon_bytes": after["RssAnon"], "rss_file_bytes": after["RssFile"],
         "memory_bytes": memory.memory_bytes,
     }))

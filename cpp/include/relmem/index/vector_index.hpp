@@ -18,6 +18,8 @@
 
 namespace relmem {
 
+class MappedFile;
+
 class GpuVectorIndex;
 
 enum class Metric { Cosine, InnerProduct };
@@ -87,6 +89,11 @@ class VectorIndex {
   // Exact inner products of one query (dim() floats, used as given) with the stored rows of n ids, into out[0..n);
   // relmem::Error for an unknown id. Scores a few chosen rows without copying them out.
   void inner_products(const float* query, const int64_t* ids, int64_t n, float* out) const;
+  // On: inner_products of a mapped index reads the listed rows from the file (pread, one read per run of consecutive
+  // rows) instead of through the mapping, for rows picked at random from a large file: read through a mapping, each
+  // keeps its whole large page-cache folio (hundreds of KiB) in this process's resident memory. Other indexes and
+  // calls are unaffected.
+  void read_listed_rows(bool on) { read_listed_rows_ = on; }
 
  private:
   VectorIndex(std::unique_ptr<GpuVectorIndex> gpu, int cuda_device);
@@ -97,6 +104,8 @@ class VectorIndex {
   Candidates block_top(const RowMatrix& queries, int want, const std::vector<int64_t>* row_filter) const;
   void rerank_exactly(const RowMatrix& queries, Candidates& best, int k) const;
   int64_t row_of(int64_t id) const;  // relmem::Error for an unknown id
+  // inner_products of listed rows read from row_file_ (see read_listed_rows).
+  void score_read_rows(const float* query, const std::vector<int64_t>& rows, float* out) const;
 
   int dim_;
   Metric metric_;
@@ -110,6 +119,9 @@ class VectorIndex {
   gpu::Precision precision_ = gpu::Precision::FP32;
   int cuda_device_ = -1;                // -1 on cpu
   std::unique_ptr<GpuVectorIndex> gpu_;  // set on cuda: everything is forwarded to it
+  std::shared_ptr<const MappedFile> row_file_;  // a mapped index's file, its rows at row_file_offset_
+  uint64_t row_file_offset_ = 0;
+  bool read_listed_rows_ = false;
 };
 
 }  // namespace relmem

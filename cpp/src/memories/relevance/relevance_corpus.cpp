@@ -121,6 +121,11 @@ EncodedCollection encode_collection(const Encoder& encoder, const Encoder* lexic
                                                      : encode_cached(encoder, column_texts, cache_dir);
   const RowMatrix lexical_rows = lexical ? encode_cached(*lexical, lexical_texts, cache_dir) : RowMatrix();
   collection.memory = memory_of(encoder, lexical, databases, rows, lexical_rows, column_rows);
+  // The model projects the table rows the memory serves from (int8 by default), so that training and serving agree.
+  for (size_t i = 0; i < databases.size(); ++i) {
+    const RowMatrix stored = collection.memory->vectors(databases[i].name).tables;
+    collection.tables.middleRows(collection.table_offsets[i], stored.rows()) = stored;
+  }
   for (size_t i = 0; i < databases.size(); ++i) collection.index_of[databases[i].name] = static_cast<int>(i);
   return collection;
 }

@@ -69,7 +69,7 @@ SelectionMemory::SelectionMemory(std::shared_ptr<const Encoder> encoder, const S
       options_(options),
       calibration_(default_calibration(nullptr)),
       cards_(dim_of(encoder_), Metric::Cosine),
-      tables_(encoder_->dim(), Metric::Cosine),
+      tables_(encoder_->dim(), Metric::Cosine, "cpu", options_.table_dtype),
       columns_(encoder_->dim(), Metric::Cosine, "cpu", options_.column_dtype),
       card_codes_(encoder_->dim()),
       lexical_cards_(lexical_ ? lexical_->dim() : 1),
@@ -295,8 +295,6 @@ std::shared_ptr<const SelectionMemory::LexicalWeights> SelectionMemory::lexical_
   const auto& table_df = lexical_tables_.document_frequency();
   for (size_t j = 0; j < df.size(); ++j) df[j] += table_df[j];
   weights->idf = inverse_document_frequencies(df, lexical_cards_.size() + lexical_tables_.size());
-  for (int64_t id : lexical_cards_.ids()) weights->card_norms[id] = lexical_cards_.weighted_norm(id, weights->idf);
-  for (int64_t id : lexical_tables_.ids()) weights->table_norms[id] = lexical_tables_.weighted_norm(id, weights->idf);
   lexical_cache_->weights = weights;
   return weights;
 }
@@ -417,6 +415,7 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
   size_t next_column = 0;
 
   std::vector<Candidate> out;
+  std::vector<std::pair<float, float>> table_dots;  // a candidate's lexical table dot products and norms
   for (size_t i = 0; i < entries.size(); ++i) {
     if (!chosen[i]) continue;
     const Entry& entry = *entries[i];
@@ -434,14 +433,19 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
       if (found != value_evidence->end()) raw.value = found->second;
     }
     if (lexical_) {
-      auto cosine = [](float dot, float norm) { return norm > 0.0f ? dot / norm : 0.0f; };
-      raw.lexical_card = cosine(lexical_cards_.dot(entry.id, weighted_question.data()), weights->card_norms.at(entry.id));
+      // A row's weighted norm is computed in the pass that reads it for the dot product: kept for every row, the
+      // norms would cost a pass over all of them whenever the collection changes (and after every load).
+      auto ratio = [](float dot, float norm) { return norm > 0.0f ? dot / norm : 0.0f; };
+      auto cosine = [&](const SparseVectors& rows, int64_t id) {
+        const auto [dot, norm] = rows.dot_and_weighted_norm(id, weighted_question.data(), weights->idf.data());
+        return ratio(dot, norm);
+      };
+      raw.lexical_card = cosine(lexical_cards_, entry.id);
       raw.lexical_table = count == 0 ? raw.lexical_card : -2.0f;
-      for (int64_t t = 0; t < count; ++t) {
-        const int64_t id = entry.first_table + t;
-        raw.lexical_table = std::max(raw.lexical_table, cosine(lexical_tables_.dot(id, weighted_question.data()),
-                                                               weights->table_norms.at(id)));
-      }
+      table_dots.resize(static_cast<size_t>(count));
+      lexical_tables_.dots_and_weighted_norms(entry.first_table, count, weighted_question.data(), weights->idf.data(),
+                                              table_dots.data());
+      for (const auto& [dot, norm] : table_dots) raw.lexical_table = std::max(raw.lexical_table, ratio(dot, norm));
     }
     out.push_back(candidate);
   }
@@ -756,6 +760,35 @@ std::vector<std::string> SelectionMemory::tables(const std::string& db) const {
   auto it = entries_.find(db);
   if (it == entries_.end()) throw Error("unknown database '" + db + "' in the selection memory");
   return it->second.tables;
+}
+
+DatabaseVectors SelectionMemory::vectors(const std::string& db) const {
+  std::shared_lock<std::shared_mutex> lock(*lock_);
+  auto it = entries_.find(db);
+  if (it == entries_.end()) throw Error("unknown database '" + db + "' in the selection memory");
+  const Entry& entry = it->second;
+  const int d = encoder_->dim();
+  const auto count = static_cast<int64_t>(entry.tables.size());
+  auto rows_of = [d](const VectorIndex& index, int64_t first, int64_t n) {
+    RowMatrix out(n, d);
+    for (int64_t i = 0; i < n; ++i) out.row(i) = Eigen::Map<const Eigen::RowVectorXf>(index.reconstruct(first + i).data(), d);
+    return out;
+  };
+  DatabaseVectors out;
+  out.card = cards_.reconstruct(entry.id);
+  out.table_names = entry.tables;
+  out.tables = rows_of(tables_, entry.first_table, count);
+  out.columns = rows_of(columns_, entry.first_column, entry.columns);
+  out.values = values_.values(entry.id);
+  if (lexical_) {
+    out.lexical_card = lexical_cards_.dense(entry.id);
+    out.lexical_tables = RowMatrix(count, lexical_->dim());
+    for (int64_t i = 0; i < count; ++i) {
+      const std::vector<float> row = lexical_tables_.dense(entry.first_table + i);
+      out.lexical_tables.row(i) = Eigen::Map<const Eigen::RowVectorXf>(row.data(), lexical_->dim());
+    }
+  }
+  return out;
 }
 
 }  // namespace relmem

@@ -1,5 +1,7 @@
-// A saved selection memory is a folder: manifest.json, cards.index, tables.index, columns.index, values.json and
-// optionally the lexical vectors and relevance.model. Version 1 folders (before columns and values) still load.
+// A saved selection memory is a folder: manifest.json, cards.index, tables.index, columns.index, values.postings and
+// optionally the lexical vectors and relevance.model. Everything but the manifest is binary and checksummed, and
+// the large files are memory-mapped on load. Folders of versions 1 (before columns and values) to 3 (values.json)
+// still load.
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -10,19 +12,24 @@
 #include <nlohmann/json.hpp>
 
 #include "../../common/atomic_folder.hpp"
+#include "database_list_file.hpp"
 #include "relmem/memories/selection/selection_memory.hpp"
 
 namespace relmem {
 namespace {
 
 constexpr const char* kFormat = "relmem-selection-memory";
-constexpr int kVersion = 3;  // 3: the manifest holds values.json's checksum
+// 4: databases.bin and values.postings replace the manifest's database list and values.json, the lexical vectors
+// are mapped (sparse vector files of version 2); 3: the manifest holds values.json's checksum.
+constexpr int kVersion = 4;
 constexpr int kFirstVersion = 1;
 constexpr const char* kManifest = "manifest.json";
 constexpr const char* kCards = "cards.index";
 constexpr const char* kTables = "tables.index";
 constexpr const char* kColumns = "columns.index";
-constexpr const char* kValues = "values.json";
+constexpr const char* kDatabases = "databases.bin";
+constexpr const char* kValues = "values.postings";
+constexpr const char* kValuesJson = "values.json";  // versions 2 and 3
 constexpr const char* kLexicalCards = "lexical_cards.sparse";
 constexpr const char* kLexicalTables = "lexical_tables.sparse";
 constexpr const char* kModel = "relevance.model";
@@ -38,8 +45,8 @@ void write_text(const std::string& path, const std::string& text) {
   if (!out) throw Error("failed writing " + path);
 }
 
-// values.json, checked against the checksum the manifest holds (none in folders saved before version 3).
-nlohmann::json read_values(const std::string& path, const std::string& checksum) {
+// values.json of versions 2 and 3, checked against the checksum the manifest holds (none before version 3).
+nlohmann::json read_values_json(const std::string& path, const std::string& checksum) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open selection memory file " + path);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -57,23 +64,13 @@ void SelectionMemory::save(const std::string& target) const {
   std::shared_lock<std::shared_mutex> lock(*lock_);
   AtomicFolder out(target);
   const std::string& folder = out.path();
-  nlohmann::json databases = nlohmann::json::array();
+  std::vector<SavedDatabase> databases;
+  databases.reserve(entries_.size());
   for (const auto& [name, entry] : entries_) {
-    databases.push_back({{"name", name},
-                         {"id", entry.id},
-                         {"first_table", entry.first_table},
-                         {"tables", entry.tables},
-                         {"first_column", entry.first_column},
-                         {"columns", entry.columns},
-                         {"description", entry.description},
-                         {"examples", entry.examples},
-                         {"path", entry.file.path},
-                         {"size", entry.file.stamp.size},
-                         {"mtime_ns", entry.file.stamp.mtime_ns}});
+    databases.push_back({name, entry.id, entry.first_table, entry.tables, entry.first_column, entry.columns,
+                         entry.description, entry.examples, entry.file.path, entry.file.stamp.size,
+                         entry.file.stamp.mtime_ns});
   }
-  nlohmann::json values = nlohmann::json::object();
-  for (const auto& [name, entry] : entries_) values[name] = values_.values(entry.id);
-  const std::string values_text = values.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   const nlohmann::json manifest = {
       {"format", kFormat},
       {"version", kVersion},
@@ -89,7 +86,8 @@ void SelectionMemory::save(const std::string& target) const {
         {"synonyms", options_.synonyms},
         {"split_sentences", options_.split_sentences},
         {"lexical_encoder", options_.lexical_encoder},
-        {"column_dtype", options_.column_dtype}}},
+        {"column_dtype", options_.column_dtype},
+        {"table_dtype", options_.table_dtype}}},
       {"calibration",
        {{"scale", calibration_.scale},
         {"bias", calibration_.bias},
@@ -99,12 +97,12 @@ void SelectionMemory::save(const std::string& target) const {
       {"next_card_id", next_card_id_},
       {"next_table_id", next_table_id_},
       {"next_column_id", next_column_id_},
-      {"checksums", {{kValues, content_checksum(values_text)}}},
-      {"databases", databases}};
+      {"databases", databases.size()}};
+  save_database_list(databases, join(folder, kDatabases));
   cards_.save(join(folder, kCards));
   tables_.save(join(folder, kTables));
   columns_.save(join(folder, kColumns));
-  write_text(join(folder, kValues), values_text);
+  values_.save(join(folder, kValues));
   if (lexical_) {
     lexical_cards_.save(join(folder, kLexicalCards));
     lexical_tables_.save(join(folder, kLexicalTables));
@@ -151,19 +149,28 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
     options.lexical_encoder = o.at("lexical_encoder").get<std::string>();
     options.values_per_column = has_columns ? o.at("values_per_column").get<int64_t>() : 0;
     options.column_dtype = o.value("column_dtype", "fp32");  // absent before compact columns
+    options.table_dtype = o.value("table_dtype", "fp32");    // absent before compact tables
     options.synonyms = o.value("synonyms", false);  // absent before synonyms existed
     options.split_sentences = o.value("split_sentences", true);
     SelectionMemory memory(encoder, options);
-    memory.cards_ = VectorIndex::load(join(folder, kCards));
-    memory.tables_ = VectorIndex::load(join(folder, kTables), "cpu", "", /*mmap=*/true);
-    nlohmann::json values = nlohmann::json::object();
+    memory.cards_ = VectorIndex::load(join(folder, kCards), "cpu", "", /*mmap=*/true);
+    // Read, not mapped: the pool reads the tables of 2,000 databases per question, so all of them are soon resident
+    // either way, and read at once they cost no page faults while questions are answered.
+    memory.tables_ = VectorIndex::load(join(folder, kTables));
+    nlohmann::json values = nlohmann::json::object();  // of versions 2 and 3
     if (has_columns) {
       memory.columns_ = VectorIndex::load(join(folder, kColumns), "cpu", "", /*mmap=*/true);
-      values = read_values(join(folder, kValues), version >= 3 ? manifest.at("checksums").at(kValues).get<std::string>() : "");
+      memory.columns_.read_listed_rows(true);  // the columns of up to 500 databases scattered over the file
+    }
+    if (version >= 4) {
+      memory.values_ = ValuePostings::load(join(folder, kValues), /*mmap=*/true);
+    } else if (has_columns) {
+      values = read_values_json(join(folder, kValuesJson),
+                                version >= 3 ? manifest.at("checksums").at(kValuesJson).get<std::string>() : "");
     }
     if (memory.lexical_) {
-      memory.lexical_cards_ = SparseVectors::load(join(folder, kLexicalCards));
-      memory.lexical_tables_ = SparseVectors::load(join(folder, kLexicalTables));
+      memory.lexical_cards_ = SparseVectors::load(join(folder, kLexicalCards), /*mmap=*/true);
+      memory.lexical_tables_ = SparseVectors::load(join(folder, kLexicalTables), /*mmap=*/true);
       if (memory.lexical_cards_.dim() != memory.lexical_->dim() ||
           memory.lexical_tables_.dim() != memory.lexical_->dim()) {
         throw Error("selection memory in " + folder + ": lexical vectors differ in dimension from encoder '" +
@@ -177,22 +184,47 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
     memory.next_card_id_ = manifest.at("next_card_id").get<int64_t>();
     memory.next_table_id_ = manifest.at("next_table_id").get<int64_t>();
     memory.next_column_id_ = has_columns ? manifest.at("next_column_id").get<int64_t>() : 0;
-    int64_t table_count = 0, column_count = 0;
-    for (const auto& item : manifest.at("databases")) {
-      Entry entry;
-      const std::string name = item.at("name").get<std::string>();
-      entry.id = item.at("id").get<int64_t>();
-      entry.first_table = item.at("first_table").get<int64_t>();
-      entry.tables = item.at("tables").get<std::vector<std::string>>();
-      if (has_columns) {
-        entry.first_column = item.at("first_column").get<int64_t>();
-        entry.columns = item.at("columns").get<int64_t>();
+    std::vector<SavedDatabase> databases;
+    if (version >= 4) {
+      databases = load_database_list(join(folder, kDatabases));
+      if (manifest.at("databases").get<uint64_t>() != databases.size())
+        throw Error("selection memory in " + folder + ": " + kDatabases + " does not match the manifest");
+    } else {
+      for (const auto& item : manifest.at("databases")) {
+        SavedDatabase db;
+        db.name = item.at("name").get<std::string>();
+        db.id = item.at("id").get<int64_t>();
+        db.first_table = item.at("first_table").get<int64_t>();
+        db.tables = item.at("tables").get<std::vector<std::string>>();
+        if (has_columns) {
+          db.first_column = item.at("first_column").get<int64_t>();
+          db.columns = item.at("columns").get<int64_t>();
+        }
+        db.description = item.value("description", "");
+        db.examples = item.value("examples", std::vector<std::string>{});
+        // Folders saved before refresh() existed lack the file: refresh() re-embeds their databases.
+        db.path = item.value("path", "");
+        db.size = item.value("size", int64_t{-1});
+        db.mtime_ns = item.value("mtime_ns", int64_t{0});
+        databases.push_back(std::move(db));
       }
-      entry.description = item.value("description", "");
-      entry.examples = item.value("examples", std::vector<std::string>{});
-      // Folders saved before refresh() existed lack the file: refresh() re-embeds their databases.
-      entry.file.path = item.value("path", "");
-      entry.file.stamp = FileStamp{item.value("size", int64_t{-1}), item.value("mtime_ns", int64_t{0})};
+    }
+    int64_t table_count = 0, column_count = 0;
+    memory.name_of_card_.reserve(databases.size());
+    memory.entry_of_card_.reserve(databases.size());
+    for (auto& db : databases) {
+      Entry entry;
+      const std::string& name = db.name;
+      entry.id = db.id;
+      entry.first_table = db.first_table;
+      entry.tables = std::move(db.tables);
+      entry.first_column = db.first_column;
+      entry.columns = db.columns;
+      if (entry.columns < 0) throw Error("selection memory in " + folder + ": '" + name + "' has a negative column count");
+      entry.description = std::move(db.description);
+      entry.examples = std::move(db.examples);
+      entry.file.path = std::move(db.path);
+      entry.file.stamp = FileStamp{db.size, db.mtime_ns};
       if (!memory.cards_.contains(entry.id) || (memory.lexical_ && !memory.lexical_cards_.contains(entry.id))) {
         throw Error("selection memory in " + folder + ": card of '" + name + "' is missing from " + kCards);
       }
@@ -211,7 +243,7 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
       table_count += static_cast<int64_t>(entry.tables.size());
       column_count += entry.columns;
       if (values.contains(name)) {
-        if (!values.at(name).is_array()) throw Error(join(folder, kValues) + " is malformed: '" + name + "' is not a list");
+        if (!values.at(name).is_array()) throw Error(join(folder, kValuesJson) + " is malformed: '" + name + "' is not a list");
         memory.values_.add(entry.id, values.at(name).get<std::vector<std::string>>());
       }
       auto [it, inserted] = memory.entries_.emplace(name, std::move(entry));

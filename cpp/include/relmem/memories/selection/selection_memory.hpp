@@ -46,6 +46,9 @@ struct SelectionOptions {
   int64_t values_per_column = 1000;
   // Storage of the column vectors, most of the memory's bytes: "int8" (a quarter of "fp32"), "fp16" or "fp32".
   std::string column_dtype = "int8";
+  // Storage of the table vectors, read for every table of the pool: "int8" (recall@k at 100,000 databases and on
+  // Spider dev as with "fp32": README), "fp16" or "fp32".
+  std::string table_dtype = "int8";
   // The lexical texts carry other words for table and column names (WordNet synonyms, expanded abbreviations) when
   // WordNet is installed (wordnet.hpp).
   bool synonyms = true;
@@ -61,6 +64,18 @@ struct QuestionSimilarities {
                                        // SelectionOptions::candidates, else the narrowed ones
   std::vector<RawSimilarities> raw;    // one per candidate
   RawSimilarities best;                // component-wise maxima over the candidates
+};
+
+// What the memory stores of one database, in the form add_vectors takes it (rows as stored: normalized, and
+// through the compact dtype's rounding where the store is compact).
+struct DatabaseVectors {
+  std::vector<float> card;
+  std::vector<std::string> table_names;
+  RowMatrix tables;
+  RowMatrix columns;
+  std::vector<std::string> values;  // normalized
+  std::vector<float> lexical_card;  // empty without a lexical encoder
+  RowMatrix lexical_tables;
 };
 
 struct DatabaseMatch {
@@ -137,9 +152,10 @@ class SelectionMemory {
   const SelectionCalibration& calibration() const { return calibration_; }
   void set_calibration(const SelectionCalibration& calibration);
 
-  // A folder: manifest.json (versioned), cards.index, tables.index, columns.index, values.json, lexical_cards.sparse
+  // A folder: manifest.json (versioned), cards.index, tables.index, columns.index, values.postings, lexical_cards.sparse
   // and lexical_tables.sparse (with a lexical encoder) and relevance.model (with a model). Folders saved before
-  // columns and values existed still load, without them.
+  // columns and values existed still load, without them, and so do those with values.json (versions 2 and 3).
+  // load maps the table, column, lexical and value files: they are read from disk as questions touch them.
   void save(const std::string& folder) const;
   // The encoders are reloaded by the names recorded in the manifest unless an encoder is given (its name and
   // dimension must match).
@@ -149,6 +165,7 @@ class SelectionMemory {
   bool contains(const std::string& db) const;
   size_t size() const;
   std::vector<std::string> tables(const std::string& db) const;
+  DatabaseVectors vectors(const std::string& db) const;  // unknown names throw
   // The question's cosine with every table and column of each of `dbs` (schema_scores.cpp); unknown names throw.
   std::vector<SchemaScores> schema_scores(const std::string& question, const std::vector<std::string>& dbs) const;
   const Encoder& encoder() const { return *encoder_; }
@@ -180,11 +197,10 @@ class SelectionMemory {
     RowMatrix lexical;  // empty without a lexical encoder
     RowMatrix tuned;    // through the model's fine-tuned encoder top; empty without one
   };
-  // IDF weights of the lexical channel and every stored lexical vector's weighted norm; they depend on the whole
-  // collection, so they are recomputed on the first question after an add or remove.
+  // IDF weights of the lexical channel; they depend on the whole collection, so they are recomputed (from the
+  // stored document frequencies) on the first question after an add or remove.
   struct LexicalWeights {
     std::vector<float> idf;
-    std::unordered_map<int64_t, float> card_norms, table_norms;
   };
   struct LexicalCache {
     std::mutex mutex;

@@ -16,8 +16,14 @@ class MappedFile {
 
   const uint8_t* data() const { return data_; }
   uint64_t size() const { return size_; }
+  // Copies `size` bytes at `offset` with pread, without mapping them: for parts read at random, of which a mapping
+  // would keep whole large page-cache folios (hundreds of KiB per row read) counted as this process's resident
+  // memory. relmem::Error on a read error or past the end.
+  void read_at(uint64_t offset, void* out, uint64_t size) const;
 
  private:
+  std::string path_;
+  int fd_ = -1;
   const uint8_t* data_ = nullptr;
   uint64_t size_ = 0;
 };
