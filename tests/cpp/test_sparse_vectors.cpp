@@ -33,8 +33,12 @@ TEST(SparseVectors, DotProductsAndNormsEqualDenseOnes) {
     }
     EXPECT_NEAR(vectors.dot(id, query.data()), want, 1e-5) << "nnz " << id;
     EXPECT_NEAR(vectors.weighted_norm(id, weights), std::sqrt(norm), 1e-5);
+    double covered = 0.0;  // the query's entries where the row has a value, whatever the value
+    for (int j = 0; j < dim; ++j) covered += dense[id][j] != 0.0f ? query[j] : 0.0f;
+    EXPECT_NEAR(vectors.covered(id, query.data()), covered, 1e-5);
   }
   EXPECT_THROW(vectors.dot(99, query.data()), Error);
+  EXPECT_THROW(vectors.covered(99, query.data()), Error);
 }
 
 TEST(SparseVectors, FrequenciesFollowChangesAndFilesRoundTrip) {

@@ -12,6 +12,7 @@
 #include "relmem/memories/relevance/database_texts.hpp"
 #include "relmem/memories/text/lexical_weighting.hpp"
 #include "relmem/memories/text/question_parts.hpp"
+#include "relmem/memories/text/question_spans.hpp"
 
 namespace relmem {
 namespace {
@@ -361,8 +362,8 @@ std::vector<const SelectionMemory::Entry*> SelectionMemory::pool(const float* qu
 }
 
 std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
-    const float* question, const float* lexical_question,
-    const std::unordered_map<int64_t, float>* value_evidence) const {
+    const float* question, const float* lexical_question, const std::unordered_map<int64_t, float>* value_evidence,
+    const RowMatrix* words) const {
   const std::vector<const Entry*> entries = pool(question);
   // Exact cosines of every card and table of the pool.
   std::vector<int64_t> card_ids, table_ids;
@@ -393,20 +394,25 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
   }
 
   // The lexical cosine is cos(q ∘ idf, row ∘ idf) = (q ∘ idf²) . row / (|q ∘ idf| |row ∘ idf|).
+  // A lexical coverage sums the question's share of (q ∘ idf)² over the dimensions a card has.
   std::shared_ptr<const LexicalWeights> weights;
-  std::vector<float> weighted_question;
+  std::vector<float> weighted_question, question_mass;
   if (lexical_) {
     weights = lexical_weights();
     const int ld = lexical_->dim();
     weighted_question.resize(static_cast<size_t>(ld));
+    question_mass.resize(static_cast<size_t>(ld));
     double norm = 0.0;
     for (int j = 0; j < ld; ++j) {
       const double w = static_cast<double>(lexical_question[j]) * weights->idf[static_cast<size_t>(j)];
       norm += w * w;
       weighted_question[static_cast<size_t>(j)] = static_cast<float>(w) * weights->idf[static_cast<size_t>(j)];
+      question_mass[static_cast<size_t>(j)] = static_cast<float>(w * w);
     }
-    if (norm > 0.0)
+    if (norm > 0.0) {
       for (float& v : weighted_question) v = static_cast<float>(v / std::sqrt(norm));
+      for (float& v : question_mass) v = static_cast<float>(v / norm);
+    }
   }
   // Exact cosines of the chosen databases' columns.
   std::vector<int64_t> column_ids;
@@ -415,6 +421,12 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
   std::vector<float> column_scores(column_ids.size());
   columns_.inner_products(question, column_ids.data(), static_cast<int64_t>(column_ids.size()), column_scores.data());
   size_t next_column = 0;
+  // And of each of the question's words: row w holds word w's cosines with the same columns.
+  const int64_t word_count = words ? words->rows() : 0;
+  RowMatrix word_scores(word_count, static_cast<int64_t>(column_ids.size()));
+  for (int64_t w = 0; w < word_count; ++w)
+    columns_.inner_products(words->row(w).data(), column_ids.data(), static_cast<int64_t>(column_ids.size()),
+                            word_scores.row(w).data());
 
   std::vector<Candidate> out;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -428,6 +440,10 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     raw.table = count == 0 ? raw.card : -2.0f;
     for (int64_t t = 0; t < count; ++t) raw.table = std::max(raw.table, table_scores[first_table_of[i] + t]);
     raw.column = entry.columns == 0 ? raw.table : -2.0f;
+    if (entry.columns > 0 && word_count > 0) {
+      const auto own = word_scores.middleCols(static_cast<int64_t>(next_column), entry.columns);
+      raw.word_column = own.rowwise().maxCoeff().mean();
+    }
     for (int64_t c = 0; c < entry.columns; ++c) raw.column = std::max(raw.column, column_scores[next_column++]);
     if (value_evidence) {
       auto found = value_evidence->find(entry.id);
@@ -437,10 +453,13 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
       auto cosine = [](float dot, float norm) { return norm > 0.0f ? dot / norm : 0.0f; };
       raw.lexical_card = cosine(lexical_cards_.dot(entry.id, weighted_question.data()), weights->card_norms.at(entry.id));
       raw.lexical_table = count == 0 ? raw.lexical_card : -2.0f;
+      raw.lexical_table_coverage = count == 0 ? lexical_cards_.covered(entry.id, question_mass.data()) : 0.0f;
       for (int64_t t = 0; t < count; ++t) {
         const int64_t id = entry.first_table + t;
         raw.lexical_table = std::max(raw.lexical_table, cosine(lexical_tables_.dot(id, weighted_question.data()),
                                                                weights->table_norms.at(id)));
+        raw.lexical_table_coverage =
+            std::max(raw.lexical_table_coverage, lexical_tables_.covered(id, question_mass.data()));
       }
     }
     out.push_back(candidate);
@@ -450,7 +469,8 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
 
 std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, const float* lexical_question, int k,
                                                   const float* tuned_question,
-                                                  const std::unordered_map<int64_t, float>* value_evidence) const {
+                                                  const std::unordered_map<int64_t, float>* value_evidence,
+                                                  const RowMatrix* words) const {
   if (k < 1) throw Error("k must be >= 1");
   if (lexical_ && !lexical_question) {
     throw Error("this selection memory has the lexical encoder '" + lexical_->name() +
@@ -458,7 +478,7 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
   }
   const int d = encoder_->dim();
   const Eigen::RowVectorXf question = unit_row(question_in, d);
-  const std::vector<Candidate> found = candidates(question.data(), lexical_question, value_evidence);
+  const std::vector<Candidate> found = candidates(question.data(), lexical_question, value_evidence, words);
   std::vector<DatabaseMatch> matches(found.size());
   if (model_) {
     if (model_->fine_tunes_encoder() && !tuned_question) {
@@ -507,7 +527,8 @@ std::vector<QuestionSimilarities> SelectionMemory::similarities(const std::vecto
     const auto row = static_cast<int64_t>(i);
     const Eigen::RowVectorXf question = unit_row(encoded.vectors.row(row).data(), encoder_->dim());
     const std::vector<Candidate> found =
-        candidates(question.data(), lexical_ ? encoded.lexical.row(row).data() : nullptr, &encoded.value_evidence[i]);
+        candidates(question.data(), lexical_ ? encoded.lexical.row(row).data() : nullptr, &encoded.value_evidence[i],
+                   &encoded.words[i]);
     QuestionSimilarities s;
     for (const auto& candidate : found) {
       s.databases.push_back(*name_of_card_.at(candidate.entry->id));
@@ -530,10 +551,31 @@ SelectionMemory::EncodedQuestions SelectionMemory::encode_questions(const std::v
   const auto collection = static_cast<int64_t>(entries_.size());
   for (const auto& question : questions)
     encoded.value_evidence.push_back(values_.question_evidence(question, collection));
+  encoded.words = encode_words(questions);
   if (model_ && model_->fine_tunes_encoder()) {
     encoded.tuned = dynamic_cast<const UseLiteEncoder&>(*encoder_).encode_with_top(questions, model_->encoder_top());
   }
   return encoded;
+}
+
+std::vector<RowMatrix> SelectionMemory::encode_words(const std::vector<std::string>& questions) const {
+  std::vector<std::vector<std::string>> words_of;
+  std::vector<std::string> distinct;
+  std::unordered_map<std::string, int64_t> row_of;
+  for (const auto& question : questions) {
+    words_of.push_back(question_phrases(question, 1));
+    for (const auto& word : words_of.back())
+      if (row_of.emplace(word, static_cast<int64_t>(distinct.size())).second) distinct.push_back(word);
+  }
+  const RowMatrix rows = distinct.empty() ? RowMatrix(0, encoder_->dim()) : encoder_->encode(distinct);
+  std::vector<RowMatrix> out;
+  for (const auto& words : words_of) {
+    RowMatrix vectors(static_cast<int64_t>(words.size()), encoder_->dim());
+    for (size_t w = 0; w < words.size(); ++w)
+      vectors.row(static_cast<int64_t>(w)) = unit_row(rows.row(row_of.at(words[w])).data(), encoder_->dim());
+    out.push_back(std::move(vectors));
+  }
+  return out;
 }
 
 std::vector<DatabaseMatch> SelectionMemory::select(const std::string& question, int k) const {
@@ -565,7 +607,8 @@ std::vector<SelectionMemory::PartRankings> SelectionMemory::rank_parts(const std
   auto rank = [&](size_t text, int depth) {
     const auto row = static_cast<int64_t>(text);
     return score(encoded.vectors.row(row).data(), lexical_ ? encoded.lexical.row(row).data() : nullptr, depth,
-                 encoded.tuned.size() ? encoded.tuned.row(row).data() : nullptr, &encoded.value_evidence[text]);
+                 encoded.tuned.size() ? encoded.tuned.row(row).data() : nullptr, &encoded.value_evidence[text],
+                 &encoded.words[text]);
   };
   std::vector<PartRankings> out(questions.size());
   size_t next = 0;

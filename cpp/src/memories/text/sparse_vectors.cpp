@@ -38,6 +38,14 @@ bool SparseVectors::remove(int64_t id) {
   return true;
 }
 
+float SparseVectors::covered(int64_t id, const float* query) const {
+  auto it = rows_.find(id);
+  if (it == rows_.end()) throw Error("sparse vectors: unknown id " + std::to_string(id));
+  float sum = 0.0f;
+  for (const auto& [index, _] : it->second) sum += query[index];
+  return sum;
+}
+
 float SparseVectors::weighted_norm(int64_t id, const std::vector<float>& weights) const {
   auto it = rows_.find(id);
   if (it == rows_.end()) throw Error("sparse vectors: unknown id " + std::to_string(id));

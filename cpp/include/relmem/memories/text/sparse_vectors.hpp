@@ -21,6 +21,9 @@ class SparseVectors {
   bool remove(int64_t id);
   // Dot product of the row with a dense query of dim() floats; relmem::Error for an unknown id.
   float dot(int64_t id, const float* query) const;
+  // The sum of the query's entries where the row is non-zero (the row's values ignored); relmem::Error for an
+  // unknown id.
+  float covered(int64_t id, const float* query) const;
   // |row ∘ weights| for weights of dim() floats.
   float weighted_norm(int64_t id, const std::vector<float>& weights) const;
   // Per dimension, how many rows have a non-zero there.
