@@ -559,20 +559,25 @@ SelectionMemory::EncodedQuestions SelectionMemory::encode_questions(const std::v
 }
 
 std::vector<RowMatrix> SelectionMemory::encode_words(const std::vector<std::string>& questions) const {
+  const int d = encoder_->dim();
   std::vector<std::vector<std::string>> words_of;
-  std::vector<std::string> distinct;
-  std::unordered_map<std::string, int64_t> row_of;
-  for (const auto& question : questions) {
-    words_of.push_back(question_phrases(question, 1));
-    for (const auto& word : words_of.back())
-      if (row_of.emplace(word, static_cast<int64_t>(distinct.size())).second) distinct.push_back(word);
+  for (const auto& question : questions) words_of.push_back(question_phrases(question, 1));
+  std::lock_guard<std::mutex> lock(word_cache_->mutex);
+  auto& cache = word_cache_->vectors;
+  std::vector<std::string> missing;
+  std::unordered_set<std::string> seen;
+  for (const auto& words : words_of)
+    for (const auto& word : words)
+      if (!cache.count(word) && seen.insert(word).second) missing.push_back(word);
+  if (cache.size() + missing.size() > kCachedWords) cache.clear();
+  if (!missing.empty()) {
+    const RowMatrix rows = encoder_->encode(missing);
+    for (size_t w = 0; w < missing.size(); ++w) cache[missing[w]] = unit_row(rows.row(static_cast<int64_t>(w)).data(), d);
   }
-  const RowMatrix rows = distinct.empty() ? RowMatrix(0, encoder_->dim()) : encoder_->encode(distinct);
   std::vector<RowMatrix> out;
   for (const auto& words : words_of) {
-    RowMatrix vectors(static_cast<int64_t>(words.size()), encoder_->dim());
-    for (size_t w = 0; w < words.size(); ++w)
-      vectors.row(static_cast<int64_t>(w)) = unit_row(rows.row(row_of.at(words[w])).data(), encoder_->dim());
+    RowMatrix vectors(static_cast<int64_t>(words.size()), d);
+    for (size_t w = 0; w < words.size(); ++w) vectors.row(static_cast<int64_t>(w)) = cache.at(words[w]);
     out.push_back(std::move(vectors));
   }
   return out;

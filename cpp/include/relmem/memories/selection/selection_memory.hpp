@@ -191,6 +191,13 @@ class SelectionMemory {
     std::mutex mutex;
     std::shared_ptr<const LexicalWeights> weights;  // null when stale
   };
+  // Unit vectors of question words already encoded (encode_words): words recur across questions, and encoding
+  // them anew would cost more than the rest of the ranking. Emptied when it reaches kCachedWords.
+  struct WordCache {
+    std::mutex mutex;
+    std::unordered_map<std::string, Eigen::RowVectorXf> vectors;
+  };
+  static constexpr size_t kCachedWords = 100000;
   std::shared_ptr<const LexicalWeights> lexical_weights() const;
   void lexical_changed();
 
@@ -216,8 +223,8 @@ class SelectionMemory {
                                    const std::unordered_map<int64_t, float>* value_evidence = nullptr,
                                    const RowMatrix* words = nullptr) const;
   EncodedQuestions encode_questions(const std::vector<std::string>& questions, const RowMatrix* vectors = nullptr) const;
-  // Per question, the unit vectors of its content words (question_phrases of one word), each distinct word encoded
-  // once.
+  // Per question, the unit vectors of its content words (question_phrases of one word), each new word encoded once
+  // (word_cache_).
   std::vector<RowMatrix> encode_words(const std::vector<std::string>& questions) const;
   // A question's rankings: of each part (question_parts.hpp), every candidate, or the question's best k when it has
   // one part; and beside sentence parts (not marked ones), the whole question's best database. The parts pick set
@@ -247,6 +254,7 @@ class SelectionMemory {
   SparseVectors lexical_cards_;   // same ids as cards_
   SparseVectors lexical_tables_;  // same ids as tables_
   std::unique_ptr<LexicalCache> lexical_cache_ = std::make_unique<LexicalCache>();
+  std::unique_ptr<WordCache> word_cache_ = std::make_unique<WordCache>();
   std::unique_ptr<std::shared_mutex> lock_ = std::make_unique<std::shared_mutex>();  // see the class comment
   std::map<std::string, Entry> entries_;
   std::unordered_map<int64_t, const std::string*> name_of_card_;
