@@ -17,9 +17,11 @@
 namespace relmem {
 namespace {
 
-// Until calibrate() runs, an untrained memory maps a fused cosine of 0.5 to probability 0.5.
+// Until calibrate() runs, an untrained memory maps a score of 0.8 to probability 0.5: a fused cosine of 0.5 plus
+// the late-interaction term of a typical match. (Calibrated on 2,500 train_spider.json questions, the score of
+// probability 0.5 moved from 0.57 to 0.87 when that term joined the score; the default keeps its place just below.)
 constexpr float kUntrainedScale = 10.0f;
-constexpr float kUntrainedBias = -5.0f;
+constexpr float kUntrainedBias = -8.0f;
 
 // Databases are encoded together until their texts reach this many rows: few encoder calls, bounded memory, and
 // progress every few databases.
