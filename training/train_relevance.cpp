@@ -34,6 +34,7 @@ constexpr const char* kUsage =
     "  --hard-fraction X     share of hard negatives (default 0.5)\n"
     "  --heldout X           share of databases held out (default 0.1)\n"
     "  --weight-decay X      decay toward the initial weights (default 0)\n"
+    "  --listwise X          weight of the listwise term (softmax over a question's pairs) beside BCE (default 0)\n"
     "  --projection-lr-scale X  projections' learning rate relative to --lr (default 0.05)\n"
     "  --direct-lr-scale X   the direct path's learning rate relative to --lr (default 20)\n"
     "  --projection-dim N    (default 256)\n"
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
       {"--hard-fraction", [&](const std::string& v) { options.hard_fraction = parse_number<float>("--hard-fraction", v); }},
       {"--heldout", [&](const std::string& v) { options.heldout_fraction = parse_number<float>("--heldout", v); }},
       {"--weight-decay", [&](const std::string& v) { options.weight_decay = parse_number<float>("--weight-decay", v); }},
+      {"--listwise", [&](const std::string& v) { options.listwise_weight = parse_number<float>("--listwise", v); }},
       {"--projection-lr-scale",
        [&](const std::string& v) { options.projection_lr_scale = parse_number<float>("--projection-lr-scale", v); }},
       {"--direct-lr-scale",

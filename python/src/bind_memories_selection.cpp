@@ -85,6 +85,7 @@ TrainingOptions training_options(const py::kwargs& kwargs) {
       {"hard_fraction", [&](const py::handle& v) { o.hard_fraction = v.cast<float>(); }},
       {"heldout", [&](const py::handle& v) { o.heldout_fraction = v.cast<float>(); }},
       {"weight_decay", [&](const py::handle& v) { o.weight_decay = v.cast<float>(); }},
+      {"listwise", [&](const py::handle& v) { o.listwise_weight = v.cast<float>(); }},
       {"projection_lr_scale", [&](const py::handle& v) { o.projection_lr_scale = v.cast<float>(); }},
       {"direct_lr_scale", [&](const py::handle& v) { o.direct_lr_scale = v.cast<float>(); }},
       {"projection_dim", [&](const py::handle& v) { o.projection_dim = v.cast<int>(); }},
@@ -461,7 +462,7 @@ void bind_relevance(py::module_& m) {
       py::arg("values_per_column") = SelectionOptions{}.values_per_column, py::arg("progress") = nullptr,
       "Trains a RelevanceModel on the catalog's databases (as relmem-train-relevance does); returns (model, report). "
       "Training options are keywords named as relmem-train-relevance's flags: epochs, lr, batch, max_composite, "
-      "composite_ratio, negatives, hard_fraction, heldout, weight_decay, projection_lr_scale, direct_lr_scale, "
+      "composite_ratio, negatives, hard_fraction, heldout, weight_decay, listwise, projection_lr_scale, direct_lr_scale, "
       "projection_dim, hidden, seed, threads, device, cache, finetune_layers, finetune_lr_scale.");
 
   py::class_<LabeledQuestion>(m, "LabeledQuestion", "A question and the database(s) that answer it; unpacks as "

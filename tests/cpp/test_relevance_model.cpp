@@ -35,7 +35,8 @@ RelevanceBatch make_batch(int dim, std::mt19937_64& rng) {
   for (int q = 0; q < 3; ++q)
     for (int d = 0; d < 4; ++d)
       batch.pairs.push_back(
-          {q, d, (q + d) % 3 == 0 ? 1.0f : 0.0f, {raw(rng), raw(rng), raw(rng), raw(rng), raw(rng), 3 * raw(rng)}});
+          {q, d, (q + d) % 3 == 0 ? 1.0f : 0.0f,
+           {raw(rng), raw(rng), raw(rng), raw(rng), raw(rng), 3 * raw(rng), raw(rng), raw(rng)}});
   return batch;
 }
 
@@ -50,10 +51,11 @@ RelevanceModel perturbed_model(const RelevanceConfig& config, uint64_t seed) {
 // Central differences around float parameters. Where an entry disagrees, its one-sided slopes tell a ReLU or a max
 // over tables switching within the step (they differ: such entries are counted and must stay rare) from a wrong
 // gradient (they agree with each other).
-void expect_gradient_matches(const RelevanceConfig& config, uint64_t seed) {
+void expect_gradient_matches(const RelevanceConfig& config, uint64_t seed, float listwise_weight = 0.0f) {
   omp_set_num_threads(1);  // tiny batches: thread start-up would dominate the thousands of loss evaluations
   std::mt19937_64 rng(seed);
-  const RelevanceBatch batch = make_batch(config.input_dim, rng);
+  RelevanceBatch batch = make_batch(config.input_dim, rng);
+  batch.listwise_weight = listwise_weight;
   RelevanceModel model = perturbed_model(config, seed);
   auto cpu = gpu::make_cpu_matrix_multiplier();
   RelevanceParameters gradient(config);
@@ -106,6 +108,58 @@ TEST(RelevanceGradient, ProjectionAsWideAsInput) {
   config.projection_dim = 6;
   config.hidden_dim = 3;
   expect_gradient_matches(config, 23);
+}
+
+TEST(RelevanceGradient, WithTheListwiseTerm) {
+  RelevanceConfig config;
+  config.input_dim = 6;
+  config.projection_dim = 4;
+  config.hidden_dim = 3;
+  expect_gradient_matches(config, 37, 0.25f);
+}
+
+// The listwise term is the softmax cross-entropy of each question's pairs against its positives.
+TEST(RelevanceModel, ListwiseTermIsTheSoftmaxCrossEntropy) {
+  std::mt19937_64 rng(3);
+  RelevanceConfig config;
+  config.input_dim = 6;
+  config.projection_dim = 4;
+  config.hidden_dim = 3;
+  const RelevanceModel model = perturbed_model(config, 3);
+  auto cpu = gpu::make_cpu_matrix_multiplier();
+  RelevanceBatch batch = make_batch(config.input_dim, rng);
+  const float pointwise = model.loss(batch, *cpu);
+  batch.listwise_weight = 0.5f;
+  const float combined = model.loss(batch, *cpu);
+  // Each pair's logit z from its own one-pair batch: its loss labelled 0 minus its loss labelled 1 is
+  // log(1 + exp(z)) - log(1 + exp(-z)) = z.
+  auto logit_of = [&](const RelevanceBatch::Pair& pair) {
+    RelevanceBatch single = batch;
+    single.listwise_weight = 0.0f;
+    single.pairs = {pair};
+    double z = 0.0;
+    for (float label : {0.0f, 1.0f}) {
+      single.pairs[0].label = label;
+      z += (label > 0.0f ? -1.0 : 1.0) * model.loss(single, *cpu);
+    }
+    return z;
+  };
+  double listwise = 0.0;
+  for (int q = 0; q < 3; ++q) {
+    std::vector<double> logits, labels;
+    for (const auto& pair : batch.pairs) {
+      if (pair.question != q) continue;
+      logits.push_back(logit_of(pair));
+      labels.push_back(pair.label);
+    }
+    double sum = 0.0, positives = 0.0;
+    for (size_t i = 0; i < logits.size(); ++i) {
+      sum += std::exp(logits[i]);
+      positives += labels[i];
+    }
+    for (size_t i = 0; i < logits.size(); ++i) listwise -= labels[i] / positives * (logits[i] - std::log(sum));
+  }
+  EXPECT_NEAR(combined - pointwise, 0.5 * listwise / 3.0, 1e-4);  // every question has a positive
 }
 
 TEST(RelevanceGradient, ModelsWithoutColumnAndValueFeatures) {
@@ -367,7 +421,7 @@ TEST_F(RelevanceModelFile, FileBytesFollowTheDocumentedLayout) {
   model.set_training_info_json(R"({"epochs": 3})");
   const std::string header = R"({"encoder":"hashing:8","encoder_top":null,"format":"relmem-relevance-model",)"
                              R"("hidden_dim":3,"input_dim":8,"lexical_encoder":"hashing:64","projection_dim":4,)"
-                             R"("scalar_features":17,"threshold":0.25,"training":{"epochs":3},"version":3})";
+                             R"("scalar_features":21,"threshold":0.25,"training":{"epochs":3},"version":3})";
   std::string expected = "RMRM";
   auto append = [&](const auto& value) { expected.append(reinterpret_cast<const char*>(&value), sizeof value); };
   append(uint32_t{3});

@@ -15,6 +15,7 @@
 #include "../../cpp/src/memories/selection/database_list_file.hpp"
 #include "relmem/encoders/hashing_encoder.hpp"
 #include "relmem/memories/selection/selection_memory.hpp"
+#include "relmem/memories/text/question_spans.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;
@@ -404,13 +405,22 @@ TEST_F(SelectionMemoryTest, ColumnVectorsJoinTheScore) {
   // The best column scores 1; without columns, the best table stands in for it.
   EXPECT_NEAR(matches[0].score, 0.5f * (card_cosine + table_cosine) + kColumnWeight * 1.0f, 1e-5);
   EXPECT_NEAR(matches[1].score, 0.5f * (card_cosine + table_cosine) + kColumnWeight * table_cosine, 1e-5);
-  // The question's text brings the stored values in: 'mercy general' is stored by one of the two databases.
+  // The question's text brings the stored values in ('mercy general' is stored by one of the two databases) and
+  // its words, each meeting its best column.
   const std::string text = "doctor specialty at Mercy General";
+  const std::vector<std::string> words = question_phrases(text, 1);
+  ASSERT_EQ(words, (std::vector<std::string>{"doctor", "general", "mercy", "specialty"}));
+  RowMatrix word_rows = encoder->encode(words), column_rows = columns;
+  word_rows.rowwise().normalize();
+  column_rows.rowwise().normalize();
+  const float word_column = (word_rows * column_rows.transpose()).rowwise().maxCoeff().mean();
+  EXPECT_GT(word_column, 0.1f);
   const RowMatrix encoded = encoder->encode({text});
   const auto by_text = memory.select(text, 1), by_vector = memory.select_vector(encoded.data(), 1);
   ASSERT_EQ(by_text[0].database, "with_columns");
   ASSERT_EQ(by_vector[0].database, "with_columns");
-  EXPECT_NEAR(by_text[0].score - by_vector[0].score, kValueWeight * std::log(2.0f), 1e-5);
+  EXPECT_NEAR(by_text[0].score - by_vector[0].score,
+              kValueWeight * std::log(2.0f) + kWordColumnWeight * word_column, 1e-5);
   const RowMatrix wrong(1, 7);
   EXPECT_THROW(memory.add_vectors("x", card.data(), {}, RowMatrix(0, 256), nullptr, nullptr, &wrong), Error);
 }

@@ -11,6 +11,14 @@
 
 using namespace relmem;
 
+namespace {
+
+bool same(const SparseVectors::RowPass& a, const SparseVectors::RowPass& b) {
+  return a.dot == b.dot && a.weighted_norm == b.weighted_norm && a.covered == b.covered;
+}
+
+}  // namespace
+
 TEST(SparseVectors, DotProductsAndNormsEqualDenseOnes) {
   const int dim = 64;
   std::mt19937 rng(5);
@@ -33,11 +41,16 @@ TEST(SparseVectors, DotProductsAndNormsEqualDenseOnes) {
       norm += double(dense[id][j] * weights[j]) * (dense[id][j] * weights[j]);
     }
     EXPECT_NEAR(vectors.dot(id, query.data()), want, 1e-5) << "nnz " << id;
-    const auto [dot, weighted_norm] = vectors.dot_and_weighted_norm(id, query.data(), weights.data());
-    EXPECT_NEAR(dot, want, 1e-5);
-    EXPECT_NEAR(weighted_norm, std::sqrt(norm), 1e-5);
+    double covered = 0.0;  // the mass's entries where the row has a value, whatever the value
+    for (int j = 0; j < dim; ++j) covered += dense[id][j] != 0.0f ? query[j] : 0.0f;
+    const SparseVectors::RowPass pass = vectors.pass(id, query.data(), weights.data(), query.data());
+    EXPECT_NEAR(pass.dot, want, 1e-5);
+    EXPECT_NEAR(pass.weighted_norm, std::sqrt(norm), 1e-5);
+    EXPECT_NEAR(pass.covered, covered, 1e-5);
+    EXPECT_EQ(vectors.pass(id, query.data(), weights.data()).covered, 0.0f);
   }
   EXPECT_THROW(vectors.dot(99, query.data()), Error);
+  EXPECT_THROW(vectors.pass(99, query.data(), weights.data()), Error);
 }
 
 TEST(SparseVectors, FrequenciesFollowChangesAndFilesRoundTrip) {
@@ -107,8 +120,8 @@ TEST(SparseVectors, MappedFilesMatchReadOnesAndDamageIsRefused) {
   for (int64_t id : {0, 3, 897, 1797}) {
     EXPECT_EQ(mapped.dot(id, query.data()), vectors.dot(id, query.data()));
     EXPECT_EQ(read.dot(id, query.data()), vectors.dot(id, query.data()));
-    EXPECT_EQ(mapped.dot_and_weighted_norm(id, query.data(), weights.data()),
-              vectors.dot_and_weighted_norm(id, query.data(), weights.data()));
+    EXPECT_TRUE(same(mapped.pass(id, query.data(), weights.data(), query.data()),
+                     vectors.pass(id, query.data(), weights.data(), query.data())));
   }
   EXPECT_FALSE(mapped.contains(1));
   EXPECT_THROW(mapped.dot(1, query.data()), Error);
@@ -143,7 +156,7 @@ TEST(SparseVectors, MappedFilesMatchReadOnesAndDamageIsRefused) {
   EXPECT_THROW(SparseVectors::load(dir.file("bad.sparse")), Error);
   const SparseVectors damaged_mapped = SparseVectors::load(dir.file("bad.sparse"), true);
   EXPECT_THROW(damaged_mapped.dot(1797, query.data()), Error);
-  EXPECT_THROW(damaged_mapped.dot_and_weighted_norm(1797, query.data(), weights.data()), Error);
+  EXPECT_THROW(damaged_mapped.pass(1797, query.data(), weights.data()), Error);
   EXPECT_EQ(damaged_mapped.dot(0, query.data()), vectors.dot(0, query.data()));
   // Consecutive ids (the selection memory's): rows are found by position.
   SparseVectors run(dim);
@@ -161,14 +174,14 @@ TEST(SparseVectors, MappedFilesMatchReadOnesAndDamageIsRefused) {
   EXPECT_EQ(mapped_run.dot(609, query.data()), run.dot(609, query.data()));
   EXPECT_THROW(mapped_run.dot(-5, query.data()), Error);
   // Rows of consecutive ids at once (one read of a mapped file) equal them one by one, mapped or not.
-  std::vector<std::pair<float, float>> many(40);
+  std::vector<SparseVectors::RowPass> many(40);
   for (const SparseVectors* set : std::initializer_list<const SparseVectors*>{&run, &mapped_run}) {
-    set->dots_and_weighted_norms(12, 40, query.data(), weights.data(), many.data());
+    set->passes(12, 40, query.data(), weights.data(), query.data(), many.data());
     for (int64_t i = 0; i < 40; ++i)
-      EXPECT_EQ(many[static_cast<size_t>(i)], set->dot_and_weighted_norm(12 + i, query.data(), weights.data()));
+      EXPECT_TRUE(same(many[static_cast<size_t>(i)], set->pass(12 + i, query.data(), weights.data(), query.data())));
   }
-  EXPECT_NE(many[0], many[1]);
-  EXPECT_THROW(mapped_run.dots_and_weighted_norms(600, 40, query.data(), weights.data(), many.data()), Error);
+  EXPECT_FALSE(same(many[0], many[1]));
+  EXPECT_THROW(mapped_run.passes(600, 40, query.data(), weights.data(), nullptr, many.data()), Error);
 
   relmem_test::write_bytes(dir.file("short.sparse"), bytes.substr(0, bytes.size() - 9));
   EXPECT_THROW(SparseVectors::load(dir.file("short.sparse"), true), Error);

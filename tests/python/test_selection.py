@@ -110,7 +110,7 @@ def test_train_relevance_writes_a_model_the_memory_loads(tmp_path, catalog):
     epochs = []
     model, report = relmem.train_relevance(
         catalog, questions, databases, encoder="hashing", epochs=2, batch=8, heldout=0.3, projection_dim=32,
-        hidden=8, seed=1, threads=1, progress=epochs.append)
+        hidden=8, listwise=1.0, seed=1, threads=1, progress=epochs.append)
     assert [e["epoch"] for e in epochs] == [1, 2] == [e["epoch"] for e in report["epochs"]]
     assert all(e["loss"] > 0 for e in epochs)
     assert report["heldout_databases"] and 1 <= report["best_epoch"] <= 2

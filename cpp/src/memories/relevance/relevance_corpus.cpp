@@ -91,13 +91,10 @@ EncodedQuestions EncodedQuestions::bottom_rows(int64_t count) const {
   EncodedQuestions out;
   out.vectors = vectors.bottomRows(count);
   out.databases.assign(databases.end() - count, databases.end());
-  out.raw_card = raw_card.bottomRows(count);
-  out.raw_table = raw_table.bottomRows(count);
-  out.lexical_card = lexical_card.bottomRows(count);
-  out.lexical_table = lexical_table.bottomRows(count);
-  out.raw_column = raw_column.bottomRows(count);
-  out.value = value.bottomRows(count);
-  out.candidate = candidate.bottomRows(count);
+  out.databases_per_question = databases_per_question;
+  const auto first = static_cast<int64_t>(cell(vectors.rows() - count, 0));
+  out.raws.assign(raws.begin() + first, raws.end());
+  out.candidates.assign(candidates.begin() + first, candidates.end());
   out.best.assign(best.end() - count, best.end());
   return out;
 }
@@ -138,22 +135,16 @@ EncodedQuestions encode_questions(const Encoder& encoder, const std::vector<std:
   q.vectors = encode_cached(encoder, texts, cache_dir);
   const auto n = static_cast<int64_t>(texts.size());
   const int m = collection.size();
-  for (RowMatrix* matrix : {&q.raw_card, &q.raw_table, &q.lexical_card, &q.lexical_table, &q.raw_column, &q.value,
-                            &q.candidate})
-    *matrix = RowMatrix::Zero(n, m);
+  q.databases_per_question = m;
+  q.raws.assign(static_cast<size_t>(n) * static_cast<size_t>(m), RawSimilarities{});
+  q.candidates.assign(q.raws.size(), 0);
   const std::vector<QuestionSimilarities> similarities = collection.memory->similarities(texts, &q.vectors);
   for (int64_t i = 0; i < n; ++i) {
     const QuestionSimilarities& s = similarities[static_cast<size_t>(i)];
     for (size_t c = 0; c < s.databases.size(); ++c) {
-      const int db = collection.index_of.at(s.databases[c]);
-      const RawSimilarities& raw = s.raw[c];
-      q.raw_card(i, db) = raw.card;
-      q.raw_table(i, db) = raw.table;
-      q.lexical_card(i, db) = raw.lexical_card;
-      q.lexical_table(i, db) = raw.lexical_table;
-      q.raw_column(i, db) = raw.column;
-      q.value(i, db) = raw.value;
-      q.candidate(i, db) = 1.0f;
+      const size_t cell = q.cell(i, collection.index_of.at(s.databases[c]));
+      q.raws[cell] = s.raw[c];
+      q.candidates[cell] = 1;
     }
     q.best.push_back(s.best);
   }
@@ -161,7 +152,7 @@ EncodedQuestions encode_questions(const Encoder& encoder, const std::vector<std:
 }
 
 RowMatrix fused_scores(const EncodedQuestions& questions, SimilarityFusion fusion, bool lexical) {
-  RowMatrix scores(questions.raw_card.rows(), questions.raw_card.cols());
+  RowMatrix scores(questions.vectors.rows(), questions.databases_per_question);
   for (int64_t q = 0; q < scores.rows(); ++q)
     for (int d = 0; d < static_cast<int>(scores.cols()); ++d)
       scores(q, d) = questions.is_candidate(q, d) ? untrained_score(fusion, questions.raw(q, d), lexical)

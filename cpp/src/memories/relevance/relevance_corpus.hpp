@@ -30,16 +30,18 @@ struct EncodedCollection {
 struct EncodedQuestions {
   RowMatrix vectors;                        // (questions, d)
   std::vector<std::vector<int>> databases;  // indices into the collection
-  // (questions, databases) raw similarities (SelectionMemory::similarities) of the memory's candidates; candidate
-  // is 1 where the database is one of them (the others are never scored: zeros).
-  RowMatrix raw_card, raw_table, lexical_card, lexical_table, raw_column, value, candidate;
+  // Raw similarities (SelectionMemory::similarities) of the memory's candidates, row-major (questions x
+  // databases); the other databases are never scored (candidate 0, zeros).
+  std::vector<RawSimilarities> raws;
+  std::vector<char> candidates;
+  int databases_per_question = 0;
   std::vector<RawSimilarities> best;  // per question: the maxima over its candidates
 
-  RawSimilarities raw(int64_t question, int database) const {
-    return {raw_card(question, database),      raw_table(question, database), lexical_card(question, database),
-            lexical_table(question, database), raw_column(question, database), value(question, database)};
+  size_t cell(int64_t question, int database) const {
+    return static_cast<size_t>(question) * static_cast<size_t>(databases_per_question) + static_cast<size_t>(database);
   }
-  bool is_candidate(int64_t question, int database) const { return candidate(question, database) > 0.0f; }
+  const RawSimilarities& raw(int64_t question, int database) const { return raws[cell(question, database)]; }
+  bool is_candidate(int64_t question, int database) const { return candidates[cell(question, database)] != 0; }
   EncodedQuestions bottom_rows(int64_t count) const;
 };
 

@@ -45,10 +45,16 @@ int features_forward(const float* question_hat, const DatabaseView& database, co
     x[13] = database.raw.column - database.best.column;
     x[14] = database.raw.value - database.best.value;
   }
-  if (config.scalar_features == RelevanceConfig::kScalarFeatures) {
+  if (config.scalar_features >= RelevanceConfig::kScalarFeaturesWithoutCoverage) {
     const bool lexical = !config.lexical_encoder.empty();
     x[15] = untrained_score(SimilarityFusion::Mean, database.raw, lexical);
     x[16] = x[15] - untrained_score(SimilarityFusion::Mean, database.best, lexical);
+  }
+  if (config.scalar_features == RelevanceConfig::kScalarFeatures) {
+    x[17] = database.raw.word_column;
+    x[18] = database.raw.lexical_table_coverage;
+    x[19] = database.raw.word_column - database.best.word_column;
+    x[20] = database.raw.lexical_table_coverage - database.best.lexical_table_coverage;
   }
   float* card_product = x + config.scalar_features;
   float* table_product = card_product + p;

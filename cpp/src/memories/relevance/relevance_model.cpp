@@ -1,6 +1,8 @@
 #include "relmem/memories/relevance/relevance_model.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include <Eigen/QR>
@@ -55,7 +57,6 @@ struct Forward {
 
 Forward forward(const RelevanceConfig& config, const RelevanceParameters& parameters, const RelevanceBatch& batch,
                 gpu::MatrixMultiplier& multiplier) {
-  const int p = config.projection_dim;
   const int64_t n = static_cast<int64_t>(batch.pairs.size());
   Forward f;
   const RowMatrix wq = parameters.question_projection();
@@ -86,12 +87,49 @@ Forward forward(const RelevanceConfig& config, const RelevanceParameters& parame
   return f;
 }
 
-float mean_loss(const Eigen::VectorXf& logits, const std::vector<RelevanceBatch::Pair>& pairs) {
+// Mean binary cross-entropy over the pairs, plus batch.listwise_weight x the mean over questions of the softmax
+// cross-entropy of each question's pairs against its positives (each 1 / positives); with `d_logits`, also
+// d(loss)/d(logits).
+float objective(const Eigen::VectorXf& logits, const RelevanceBatch& batch, Eigen::VectorXf* d_logits) {
+  const auto& pairs = batch.pairs;
+  if (d_logits) d_logits->setZero(static_cast<int64_t>(pairs.size()));
   if (pairs.empty()) return 0.0f;
+  const auto n = static_cast<double>(pairs.size());
   double total = 0.0;
-  for (size_t i = 0; i < pairs.size(); ++i)
-    total += binary_cross_entropy_with_logit(logits[static_cast<int64_t>(i)], pairs[i].label);
-  return static_cast<float>(total / static_cast<double>(pairs.size()));
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const float z = logits[static_cast<int64_t>(i)];
+    total += binary_cross_entropy_with_logit(z, pairs[i].label);
+    if (d_logits) (*d_logits)[static_cast<int64_t>(i)] = static_cast<float>((sigmoid(z) - pairs[i].label) / n);
+  }
+  total /= n;
+  if (batch.listwise_weight <= 0.0f) return static_cast<float>(total);
+  std::vector<std::vector<size_t>> groups(static_cast<size_t>(batch.questions.rows()));
+  for (size_t i = 0; i < pairs.size(); ++i) groups[static_cast<size_t>(pairs[i].question)].push_back(i);
+  int64_t questions = 0;
+  for (const auto& group : groups) questions += std::any_of(group.begin(), group.end(), [&](size_t i) {
+    return pairs[i].label > 0.0f;
+  });
+  double listwise = 0.0;
+  for (const auto& group : groups) {
+    double positives = 0.0, top = -std::numeric_limits<double>::infinity();
+    for (size_t i : group) {
+      positives += pairs[i].label;
+      top = std::max(top, static_cast<double>(logits[static_cast<int64_t>(i)]));
+    }
+    if (positives <= 0.0) continue;
+    double sum = 0.0;
+    for (size_t i : group) sum += std::exp(logits[static_cast<int64_t>(i)] - top);
+    const double log_sum = top + std::log(sum);
+    for (size_t i : group) {
+      const double z = logits[static_cast<int64_t>(i)], target = pairs[i].label / positives;
+      listwise -= target * (z - log_sum);
+      if (d_logits) {
+        (*d_logits)[static_cast<int64_t>(i)] += static_cast<float>(
+            batch.listwise_weight * (std::exp(z - log_sum) - target) / static_cast<double>(questions));
+      }
+    }
+  }
+  return static_cast<float>(total + batch.listwise_weight * listwise / static_cast<double>(questions));
 }
 
 }  // namespace
@@ -139,7 +177,7 @@ RelevanceModel::RelevanceModel(const RelevanceConfig& config, uint64_t seed) : c
   parameters_.output_weights() = gaussian(h, 1, 0.1f / std::sqrt(static_cast<float>(h)), rng);
   auto ws = parameters_.scalar_weights();
   ws.setZero();
-  if (config.scalar_features == RelevanceConfig::kScalarFeatures) {
+  if (config.scalar_features >= RelevanceConfig::kScalarFeaturesWithoutCoverage) {
     ws[15] = kInitialCosineWeight;  // the untrained memory's score
     return;
   }
@@ -211,7 +249,7 @@ std::vector<float> RelevanceModel::logits(const float* question_hat, const std::
 
 float RelevanceModel::loss(const RelevanceBatch& batch, gpu::MatrixMultiplier& multiplier) const {
   batch.validate(config_.input_dim);
-  return mean_loss(forward(config_, parameters_, batch, multiplier).logits, batch.pairs);
+  return objective(forward(config_, parameters_, batch, multiplier).logits, batch, nullptr);
 }
 
 float RelevanceModel::loss_and_gradient(const RelevanceBatch& batch, RelevanceParameters& gradient,
@@ -226,10 +264,8 @@ float RelevanceModel::loss_and_gradient(const RelevanceBatch& batch, RelevancePa
   const int64_t n = static_cast<int64_t>(batch.pairs.size());
   Forward f = forward(config_, parameters_, batch, multiplier);
 
-  Eigen::VectorXf d_logits(n);
-  for (int64_t i = 0; i < n; ++i) {
-    d_logits[i] = (sigmoid(f.logits[i]) - batch.pairs[static_cast<size_t>(i)].label) / static_cast<float>(n);
-  }
+  Eigen::VectorXf d_logits;
+  const float loss = objective(f.logits, batch, &d_logits);
   const RowMatrix hidden = f.hidden_pre.cwiseMax(0.0f);
   gradient.output_weights() += hidden.transpose() * d_logits;
   gradient.output_bias() += d_logits.sum();
@@ -271,7 +307,7 @@ float RelevanceModel::loss_and_gradient(const RelevanceBatch& batch, RelevancePa
   multiplier.gemm(Transpose::Yes, Transpose::No, 1.0f, d_cards, batch.cards, 0.0f, d_projection);
   multiplier.gemm(Transpose::Yes, Transpose::No, 1.0f, d_tables, batch.tables, 1.0f, d_projection);
   gradient.database_projection() += d_projection;
-  return mean_loss(f.logits, batch.pairs);
+  return loss;
 }
 
 }  // namespace relmem

@@ -3,8 +3,8 @@
 //   | u64 encoder top parameter count | f32 encoder top parameters[count]   (version >= 2; count 0 = frozen)
 //   | u64 FNV-1a checksum of every byte before it.
 // The header's "encoder_top" holds the fine-tuned layers' shape (null when the encoder is frozen). Version 3 added
-// the header's "scalar_features" (15: with the column and value features; 17: with the untrained score too);
-// earlier files have 11.
+// the header's "scalar_features" (15: with the column and value features; 17: with the untrained score too; 21:
+// with the word-column and lexical-coverage interactions); earlier files have 11.
 #include <nlohmann/json.hpp>
 
 #include "../../common/checksummed_file.hpp"

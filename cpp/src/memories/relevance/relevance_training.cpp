@@ -133,6 +133,7 @@ class BatchBuilder {
 
   RelevanceBatch build(const std::vector<const Example*>& examples, std::mt19937_64& rng) {
     RelevanceBatch batch;
+    batch.listwise_weight = options_.listwise_weight;
     std::vector<int> databases;
     std::vector<int> question_rows;
     auto local_database = [&](int db) {
@@ -203,7 +204,7 @@ void check_options(const TrainingOptions& o) {
   if (!(o.learning_rate > 0.0f) || !(o.heldout_fraction >= 0.0f && o.heldout_fraction < 1.0f) ||
       !(o.hard_fraction >= 0.0f && o.hard_fraction <= 1.0f) || !(o.composite_ratio >= 0.0f) ||
       !(o.weight_decay >= 0.0f) || !(o.projection_lr_scale >= 0.0f) || !(o.direct_lr_scale >= 0.0f) ||
-      !(o.finetune_lr_scale >= 0.0f)) {
+      !(o.finetune_lr_scale >= 0.0f) || !(o.listwise_weight >= 0.0f)) {
     throw Error("training: learning rate must be > 0, held-out and hard fractions in [0, 1), ratios >= 0");
   }
   if (o.finetune_layers < 0 || o.finetune_layers > 2) {
@@ -218,7 +219,8 @@ std::string training_info(const TrainingOptions& o, const TrainingResult& r, int
     << ",\"batch\":" << o.batch << ",\"max_composite\":" << o.max_composite
     << ",\"composite_ratio\":" << o.composite_ratio << ",\"negatives\":" << o.negatives
     << ",\"hard_fraction\":" << o.hard_fraction << ",\"heldout_fraction\":" << o.heldout_fraction
-    << ",\"weight_decay\":" << o.weight_decay << ",\"projection_lr_scale\":" << o.projection_lr_scale
+    << ",\"weight_decay\":" << o.weight_decay << ",\"listwise_weight\":" << o.listwise_weight
+    << ",\"projection_lr_scale\":" << o.projection_lr_scale
     << ",\"direct_lr_scale\":" << o.direct_lr_scale << ",\"finetune_layers\":" << o.finetune_layers
     << ",\"finetune_lr_scale\":" << o.finetune_lr_scale << ",\"seed\":" << o.seed << ",\"databases\":" << databases
     << ",\"training_questions\":" << train_questions << ",\"training_composites\":" << train_composites
@@ -242,7 +244,7 @@ float initial_bias(const RelevanceModel& model, const EncodedQuestions& question
         (w[0] + w[3]) * raw.card + (w[1] + w[4]) * raw.table + w[5] * raw.lexical_card + w[6] * raw.lexical_table;
     const bool lexical = !model.config().lexical_encoder.empty();
     return cosines + w[11] * raw.column + w[12] * raw.value +
-           w[15] * untrained_score(SimilarityFusion::Mean, raw, lexical);  // a fresh model has 17 features
+           w[15] * untrained_score(SimilarityFusion::Mean, raw, lexical);  // a fresh model has 21 features
   };
   double positive = 0.0, negative = 0.0;
   int64_t positives = 0, negatives = 0;

@@ -45,13 +45,15 @@ void RawSimilarities::keep_max(const RawSimilarities& other) {
   lexical_table = std::max(lexical_table, other.lexical_table);
   column = std::max(column, other.column);
   value = std::max(value, other.value);
+  word_column = std::max(word_column, other.word_column);
+  lexical_table_coverage = std::max(lexical_table_coverage, other.lexical_table_coverage);
 }
 
 float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool lexical) {
   const float semantic = fuse_similarities(fusion, raw.card, raw.table);
   const float fused =
       lexical ? 0.5f * (semantic + fuse_similarities(fusion, raw.lexical_card, raw.lexical_table)) : semantic;
-  return fused + kColumnWeight * raw.column + kValueWeight * raw.value;
+  return fused + kColumnWeight * raw.column + kValueWeight * raw.value + kWordColumnWeight * raw.word_column;
 }
 
 }  // namespace relmem

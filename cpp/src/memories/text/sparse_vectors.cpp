@@ -194,31 +194,34 @@ float SparseVectors::dot(int64_t id, const float* query) const {
 namespace {
 
 template <typename Entry>
-std::pair<float, float> dot_and_norm(const Entry* entries, size_t size, const float* query, const float* weights) {
-  float dots[2] = {0.0f, 0.0f}, squares[2] = {0.0f, 0.0f};
+SparseVectors::RowPass row_pass(const Entry* entries, size_t size, const float* query, const float* weights,
+                                const float* mass) {
+  float dots[2] = {0.0f, 0.0f}, squares[2] = {0.0f, 0.0f}, covered = 0.0f;
   for (size_t i = 0; i < size; ++i) {
     const Entry& e = entries[i];
     const float weighted = e.value * weights[e.index];
     dots[i & 1] += e.value * query[e.index];
     squares[i & 1] += weighted * weighted;
   }
-  return {dots[0] + dots[1], std::sqrt(squares[0] + squares[1])};
+  if (mass)
+    for (size_t i = 0; i < size; ++i) covered += mass[entries[i].index];
+  return {dots[0] + dots[1], std::sqrt(squares[0] + squares[1]), covered};
 }
 
 }  // namespace
 
-std::pair<float, float> SparseVectors::dot_and_weighted_norm(int64_t id, const float* query,
-                                                             const float* weights) const {
+SparseVectors::RowPass SparseVectors::pass(int64_t id, const float* query, const float* weights,
+                                           const float* mass) const {
   const Row r = row(id, scratch());
-  return dot_and_norm(r.entries, r.size, query, weights);
+  return row_pass(r.entries, r.size, query, weights, mass);
 }
 
-void SparseVectors::dots_and_weighted_norms(int64_t first, int64_t count, const float* query, const float* weights,
-                                            std::pair<float, float>* out) const {
+void SparseVectors::passes(int64_t first, int64_t count, const float* query, const float* weights, const float* mass,
+                           RowPass* out) const {
   if (count <= 0) return;
   uint64_t begin = 0, size = 0, last = 0, last_size = 0;
   if (!mapped_ || !mapped_consecutive_ || !locate(first, begin, size) || !locate(first + count - 1, last, last_size)) {
-    for (int64_t i = 0; i < count; ++i) out[i] = dot_and_weighted_norm(first + i, query, weights);
+    for (int64_t i = 0; i < count; ++i) out[i] = pass(first + i, query, weights, mass);
     return;
   }
   // Consecutive ids are consecutive rows of the file: one read for all of them.
@@ -229,7 +232,7 @@ void SparseVectors::dots_and_weighted_norms(int64_t first, int64_t count, const 
   const auto r = static_cast<size_t>(first - mapped_ids_[0]);
   for (int64_t i = 0; i < count; ++i) {
     const uint64_t from = mapped_offsets_[r + static_cast<size_t>(i)], to = mapped_offsets_[r + static_cast<size_t>(i) + 1];
-    out[i] = dot_and_norm(buffer.data() + (from - begin), static_cast<size_t>(to - from), query, weights);
+    out[i] = row_pass(buffer.data() + (from - begin), static_cast<size_t>(to - from), query, weights, mass);
   }
 }
 

@@ -8,11 +8,13 @@
 // stored-value evidence) (see similarity_fusion.hpp), and r_best, s_best the same features' maxima over every
 // candidate database of the question (how far this database is behind the best one tells more than the cosine
 // alone, across collections), u = untrained_score(mean fusion, r, s) the untrained memory's score and u_best the
-// same of r_best, s_best, and
+// same of r_best, s_best, v = (mean over the question's words of their best column's cosine, best lexical table
+// coverage), the token-level interaction of the question with the schema (similarity_fusion.hpp), and
+//   x = [..., u, u - u_best, v, v - v_best, p (û ⊙ ĉ), p (û ⊙ t̂_j*)],
 //   logit = w2 · relu(W1 x + b1) + ws · x[0:S] + b2,   probability = sigmoid(logit),
-// with S = 17 scalar features. A fresh model is a residual over the untrained memory: ws weighs u alone and the MLP
-// starts small, so training starts from the untrained ranking. Older model files have S = 15 (without u) or 11
-// (without s and u).
+// with S = 21 scalar features. A fresh model is a residual over the untrained memory: ws weighs u alone and the MLP
+// starts small, so training starts from the untrained ranking. Older model files have S = 17 (without v), 15
+// (without u and v) or 11 (without s, u and v).
 // Forward and backward passes are written by hand; tests check every gradient against finite differences.
 #include <cstdint>
 #include <string>
@@ -32,10 +34,11 @@ struct RelevanceConfig {
   std::string encoder;       // name of the encoder the model was trained with, e.g. "use-lite"
   std::string lexical_encoder;  // name of the lexical encoder of features 5 and 6, e.g. "hashing:4096"; "" = none
 
-  static constexpr int kScalarFeatures = 17;
+  static constexpr int kScalarFeatures = 21;
+  static constexpr int kScalarFeaturesWithoutCoverage = 17;
   static constexpr int kScalarFeaturesWithoutUntrainedScore = 15;
   static constexpr int kScalarFeaturesWithoutColumnsAndValues = 11;
-  int scalar_features = kScalarFeatures;  // S: 17, or 15 or 11 in older model files
+  int scalar_features = kScalarFeatures;  // S: 21, or 17, 15 or 11 in older model files
   int feature_dim() const { return scalar_features + 2 * projection_dim; }
   // Number of floats in the flat parameter vector.
   int64_t parameter_count() const;
@@ -102,6 +105,9 @@ struct RelevanceBatch {
   RowMatrix tables;                   // (nt, d), database i owns rows [table_offsets[i], table_offsets[i+1])
   std::vector<int> table_offsets{0};  // ndb + 1 entries
   std::vector<Pair> pairs;
+  // Weight of the listwise term beside the pairs' binary cross-entropy: the softmax cross-entropy of each
+  // question's pairs against its positive ones, which rewards ranking the right databases above the wrong ones.
+  float listwise_weight = 0.0f;
 
   void validate(int dim) const;  // relmem::Error on inconsistent shapes or indices
 };
@@ -140,8 +146,8 @@ class RelevanceModel {
   // Logits of one projected question (p floats) against each database.
   std::vector<float> logits(const float* question_hat, const std::vector<DatabaseView>& databases) const;
 
-  // Mean binary cross-entropy over the batch's pairs; adds d(loss)/d(parameters) into `gradient` (which must have
-  // this model's config). Products run on `multiplier` (CPU or CUDA). With `question_gradient`, also
+  // Mean binary cross-entropy over the batch's pairs (plus its listwise term); adds d(loss)/d(parameters) into
+  // `gradient` (which must have this model's config). Products run on `multiplier` (CPU or CUDA). With `question_gradient`, also
   // d(loss)/d(batch.questions), for training the encoder below.
   float loss_and_gradient(const RelevanceBatch& batch, RelevanceParameters& gradient,
                           gpu::MatrixMultiplier& multiplier, RowMatrix* question_gradient = nullptr) const;

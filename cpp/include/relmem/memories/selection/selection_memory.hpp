@@ -196,6 +196,7 @@ class SelectionMemory {
     std::vector<std::unordered_map<int64_t, float>> value_evidence;  // per question: card id -> evidence
     RowMatrix lexical;  // empty without a lexical encoder
     RowMatrix tuned;    // through the model's fine-tuned encoder top; empty without one
+    std::vector<RowMatrix> words;  // per question: unit vectors of its content words (question_words)
   };
   // IDF weights of the lexical channel; they depend on the whole collection, so they are recomputed (from the
   // stored document frequencies) on the first question after an add or remove.
@@ -206,6 +207,13 @@ class SelectionMemory {
     std::mutex mutex;
     std::shared_ptr<const LexicalWeights> weights;  // null when stale
   };
+  // Unit vectors of question words already encoded (encode_words): words recur across questions, and encoding
+  // them anew would cost more than the rest of the ranking. Emptied when it reaches kCachedWords.
+  struct WordCache {
+    std::mutex mutex;
+    std::unordered_map<std::string, Eigen::RowVectorXf> vectors;
+  };
+  static constexpr size_t kCachedWords = 100000;
   std::shared_ptr<const LexicalWeights> lexical_weights() const;
   void lexical_changed();
 
@@ -220,14 +228,20 @@ class SelectionMemory {
   void project(Entry& entry) const;
   std::vector<const Entry*> pool(const float* question) const;
   static RawSimilarities best_of(const std::vector<Candidate>& candidates);
+  // `words`: unit vectors of the question's content words, for the late-interaction feature (none without).
   std::vector<Candidate> candidates(const float* question, const float* lexical_question,
-                                    const std::unordered_map<int64_t, float>* value_evidence) const;
+                                    const std::unordered_map<int64_t, float>* value_evidence,
+                                    const RowMatrix* words) const;
   // `tuned_question`: the question through the model's fine-tuned encoder top (required with one).
-  // `value_evidence`: of the question's text (none without).
+  // `value_evidence` and `words`: of the question's text (none without).
   std::vector<DatabaseMatch> score(const float* question, const float* lexical_question, int k,
                                    const float* tuned_question = nullptr,
-                                   const std::unordered_map<int64_t, float>* value_evidence = nullptr) const;
+                                   const std::unordered_map<int64_t, float>* value_evidence = nullptr,
+                                   const RowMatrix* words = nullptr) const;
   EncodedQuestions encode_questions(const std::vector<std::string>& questions, const RowMatrix* vectors = nullptr) const;
+  // Per question, the unit vectors of its content words (question_phrases of one word), each new word encoded once
+  // (word_cache_).
+  std::vector<RowMatrix> encode_words(const std::vector<std::string>& questions) const;
   // A question's rankings: of each part (question_parts.hpp), every candidate, or the question's best k when it has
   // one part; and beside sentence parts (not marked ones), the whole question's best database. The parts pick set
   // members and calibrate.
@@ -256,6 +270,7 @@ class SelectionMemory {
   SparseVectors lexical_cards_;   // same ids as cards_
   SparseVectors lexical_tables_;  // same ids as tables_
   std::unique_ptr<LexicalCache> lexical_cache_ = std::make_unique<LexicalCache>();
+  std::unique_ptr<WordCache> word_cache_ = std::make_unique<WordCache>();
   std::unique_ptr<std::shared_mutex> lock_ = std::make_unique<std::shared_mutex>();  // see the class comment
   std::map<std::string, Entry> entries_;
   std::unordered_map<int64_t, const std::string*> name_of_card_;

@@ -30,13 +30,18 @@ class SparseVectors {
   bool remove(int64_t id);
   // Dot product of the row with a dense query of dim() floats; relmem::Error for an unknown id.
   float dot(int64_t id, const float* query) const;
-  // The dot product with `query` and |row ∘ weights| (weights of dim() floats), in one pass over the row.
-  std::pair<float, float> dot_and_weighted_norm(int64_t id, const float* query, const float* weights) const;
+  // What one pass over a row gives: its dot product with `query`, |row ∘ weights| (weights of dim() floats) and,
+  // when `mass` is given, the sum of mass's entries where the row is non-zero, whatever its values (how much of the
+  // question the row covers).
+  struct RowPass {
+    float dot = 0.0f, weighted_norm = 0.0f, covered = 0.0f;
+  };
+  RowPass pass(int64_t id, const float* query, const float* weights, const float* mass = nullptr) const;
+  // The same for the rows first .. first + count - 1 (a read of a mapped file's consecutive rows at once), into out.
+  void passes(int64_t first, int64_t count, const float* query, const float* weights, const float* mass,
+              RowPass* out) const;
   // The row as dim() floats (zeros where it stores none); relmem::Error for an unknown id.
   std::vector<float> dense(int64_t id) const;
-  // The same for the rows first .. first + count - 1 (a read of a mapped file's consecutive rows at once), into out.
-  void dots_and_weighted_norms(int64_t first, int64_t count, const float* query, const float* weights,
-                               std::pair<float, float>* out) const;
   // Per dimension, how many rows have a non-zero there.
   const std::vector<int64_t>& document_frequency() const { return document_frequency_; }
   std::vector<int64_t> ids() const;  // ascending
