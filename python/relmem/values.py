@@ -72,6 +72,14 @@ class ValueMemory(Memory):
         ones. Returns a RefreshReport (added, updated, removed, unchanged)."""
         return self._core.refresh(catalog, progress=progress)
 
+    def add(self, catalog, db):
+        """Indexes (or re-indexes) one database of `catalog`."""
+        self._core.add_database(catalog, db)
+
+    def remove(self, db):
+        """Forgets one database; False when the memory did not hold it."""
+        return self._core.remove_database(db)
+
     def lookup(self, db, table, column, value, k=10):
         """The k stored values of db.table.column most similar to `value`, best first, as ValueMatch objects
         (value, score, components, table, column). Empty for columns without indexed text."""
