@@ -48,7 +48,7 @@ class WordNet {
   struct Synset {
     std::vector<std::string> words;
     std::vector<Link> broader;
-    // "!" (antonym: "good" / "bad") and "\\" (an adjective's pertainym: "republican" / the Republican Party), read
+    // "!" (antonym: "good" / "bad") and "\" (an adjective's pertainym: "republican" / the Republican Party), read
     // synset to synset: the value memory's test that two related words name contrasting things.
     std::vector<uint32_t> antonyms;
     std::vector<uint32_t> pertains_to;
