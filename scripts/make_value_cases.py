@@ -17,10 +17,14 @@ Categories: case, typo, abbreviation, expansion, synonym, semantic (the value by
 'France', "Alaska" for 'AK', "women" for 'F', "false" for 'F' in Is_Male, "October 23, 2010" for '2010-10-23'; from
 train databases only, so dev stays unseen), dropped_token, punctuation, spacing, inflection, accent,
 unchanged (the literal as stored: post-processing must leave it alone) and absent (a value the column does not
-store, taken from a column of the same name elsewhere, and none of the ways this script writes a stored value
-by its meaning; gold_sql is the perturbed SQL itself, since a question may
-ask for a value a database lacks, and gold_value is null). A perturbed value that the column happens to store is
-dropped: it would not be a mismatch. Deterministic for a given --seed.
+store, taken from a column of the same name elsewhere; gold_sql is the perturbed SQL itself, since a question may
+ask for a value a database lacks, and gold_value is null). An absent value must not write a stored value in any way
+this script or the database itself does (stored_as_written): not the same after folding case, accents,
+punctuation and spacing ("Kohler" / 'Köhler'), not one of this script's own ways of writing a value by its meaning
+("USA" / 'United States'), and not the name a linked table of the database gives a stored code ("Paper" for 'PR'
+in Ref_Document_Types); such cases are dropped after drawing and sampling, so every other case stays as it was.
+A perturbed value that the column happens to store is dropped: it would not be a mismatch. Deterministic for a
+given --seed.
 
     .venv/bin/python scripts/make_value_cases.py --spider ../shared/data/spider --out value_cases.jsonl
 """
@@ -321,6 +325,62 @@ def _stored(catalog, db, table, column, value, ignore_case=False, as_text=False)
     return result.ok and len(result.rows) > 0
 
 
+def folded(text):
+    """`text` without the differences the case, accent, punctuation and spacing categories make: those write a
+    stored value, so a literal that folds to a stored value is that value, not an absent one ("Kohler" / 'Köhler')."""
+    stripped = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return re.sub(r"[\W_]+", "", stripped.casefold())
+
+
+def _quoted(name):
+    return '"' + name.replace('"', '""') + '"'
+
+
+def linked_columns(schema, table, column):
+    """(table, column) pairs of other tables that hold the same things as table.column: a column of the same name, or
+    either end of a foreign key with it."""
+    out = set()
+    for t in schema.tables:
+        if t.name.lower() != table.lower():
+            out.update((t.name, c.name) for c in t.columns if c.name.lower() == column.lower())
+        for fk in t.foreign_keys:
+            if t.name.lower() == table.lower() and fk.from_column.lower() == column.lower():
+                out.add((fk.to_table, fk.to_column))
+            if fk.to_table.lower() == table.lower() and fk.to_column.lower() == column.lower():
+                out.add((t.name, fk.from_column))
+    return sorted(p for p in out if p[0].lower() != table.lower())
+
+
+def described_value(catalog, db, table, column, literal):
+    """Whether the database itself names one of table.column's stored values by `literal`: a row of another table
+    holding such a value in a linked column (linked_columns) has `literal` in one of its text columns, as a code
+    table names its codes ('PR' is "Paper" in Ref_Document_Types)."""
+    schema = catalog.schema(db)
+    for other_table, other_column in linked_columns(schema, table, column):
+        for text_column in schema.table(other_table).columns:
+            if text_column.name.lower() == other_column.lower():
+                continue
+            sql = (f"SELECT 1 FROM {_quoted(other_table)} WHERE lower({_quoted(text_column.name)}) = lower(?1) "
+                   f"AND {_quoted(other_column)} IN (SELECT {_quoted(column)} FROM {_quoted(table)}) LIMIT 1")
+            sql = sql.replace("?1", "'" + literal.replace("'", "''") + "'")
+            result = catalog.execute(db, sql)
+            if result.ok and result.rows:
+                return True
+    return False
+
+
+def stored_as_written(catalog, db, table, column, literal):
+    """Whether `literal` writes a value table.column stores: the same after folding (folded), by one of this script's
+    own tables of meanings (meaning_variants), or by the database's own description of its codes
+    (described_value). An "absent" case must be none of these, or its label is wrong."""
+    result = catalog.execute(db, f"SELECT DISTINCT {_quoted(column)} FROM {_quoted(table)} "
+                                 f"WHERE typeof({_quoted(column)}) = 'text'")
+    stored = {folded(row[0]) for row in result.rows} if result.ok else set()
+    if folded(literal) in stored or any(folded(m) in stored for m in meaning_variants(literal)):
+        return True
+    return described_value(catalog, db, table, column, literal)
+
+
 def gold_conditions(catalog, spider_dir):
     """(split, item, condition, conditions) for every `column = 'literal'` of the gold queries, in file order."""
     from relmem.values import value_conditions
@@ -399,6 +459,9 @@ def make_cases(catalog, spider_dir, seed=0, per_category=250, categories=CATEGOR
         if per_category and len(chosen) > per_category:
             chosen = _rng(seed, "sample", category).sample(chosen, per_category)
             chosen.sort(key=lambda c: (c["db_id"], c["table"], c["column"], c["perturbed_value"]))
+        if category == "absent":  # dropped after the draws and the sample, so that every other case stays as it was
+            chosen = [c for c in chosen
+                      if not stored_as_written(catalog, c["db_id"], c["table"], c["column"], c["perturbed_value"])]
         out.extend(chosen)
     return out
 

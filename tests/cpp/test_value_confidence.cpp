@@ -45,6 +45,11 @@ TEST(ValueConfidence, GatesStopWhatSpellingAloneCannotSay) {
   EXPECT_EQ(gate("Iceland", "Ireland", "lexical"), "known_words");  // two countries, not a typo
   EXPECT_EQ(gate("Democrat", "Democratic", "lexical"), "");          // one word derived from the other
   EXPECT_EQ(replacement_confidence(replacement_evidence("Iceland", {candidate("Ireland", 0.86, "lexical")}, 20)), 0);
+  // WordNet or the encoder relate members of one class; a contrasting word is another member.
+  EXPECT_EQ(gate("Republican", "Democratic", "wordnet", 0.74), "contrast");
+  EXPECT_EQ(gate("Spanish", "French", "semantic", 0.6), "contrast");
+  EXPECT_EQ(gate("quick", "fast", "wordnet"), "");              // one sense
+  EXPECT_EQ(gate("Charge card", "Credit Card", "wordnet"), "");  // one WordNet phrase, though the words differ
 }
 
 TEST(ValueConfidence, GrowsWithScoreAndMargin) {

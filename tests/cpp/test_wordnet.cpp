@@ -119,6 +119,58 @@ TEST(WordNet, ValueLexiconReadsTheSameSynsets) {
   EXPECT_EQ(without.missing_sources().size(), 3u);
 }
 
+// Two parties, kinds of one party; two adjectives that pertain to them; "bad" the antonym of "good".
+std::string make_contrast_wordnet(const relmem_test::TempDir& dir) {
+  const std::string folder = dir.file("contrast");
+  std::filesystem::create_directories(folder);
+  const std::string party = offset_field(kLicense.size());
+  const auto nouns = write_data(folder + "/data.noun",
+                                {"14 n 01 party 0 000 | an organization to gain political power",
+                                 "14 n 01 Republican_Party 0 001 @ " + party + " n 0000 | one party",
+                                 "14 n 01 Democratic_Party 0 001 @ " + party + " n 0000 | another party"});
+  const std::string good = offset_field(kLicense.size());
+  const auto adjectives = write_data(
+      folder + "/data.adj",
+      {"00 a 01 good 0 000 | having desirable qualities", "00 a 01 bad 0 001 ! " + good + " a 0101 | not good",
+       "01 a 01 republican 0 001 \\ " + offset_field(nouns[1]) + " n 0101 | of the Republican Party",
+       "01 a 01 democratic 0 001 \\ " + offset_field(nouns[2]) + " n 0101 | of the Democratic Party"});
+  std::string index_noun = kLicense, index_adj = kLicense;
+  const char* noun_names[] = {"party", "republican_party", "democratic_party"};
+  for (size_t i = 0; i < nouns.size(); ++i)
+    index_noun += std::string(noun_names[i]) + " n 1 0 1 0 " + std::to_string(nouns[i]) + "\n";
+  const char* adjective_names[] = {"good", "bad", "republican", "democratic"};
+  for (size_t i = 0; i < adjectives.size(); ++i)
+    index_adj += std::string(adjective_names[i]) + " a 1 0 1 0 " + std::to_string(adjectives[i]) + "\n";
+  relmem_test::write_bytes(folder + "/index.noun", index_noun);
+  relmem_test::write_bytes(folder + "/index.adj", index_adj);
+  for (const char* part : {"verb", "adv"}) {
+    relmem_test::write_bytes(folder + "/index." + std::string(part), "");
+    relmem_test::write_bytes(folder + "/data." + std::string(part), "");
+  }
+  return folder;
+}
+
+// Antonyms and pertainyms are read apart from the broader synsets; the value lexicon tells contrasting words by them.
+TEST(WordNet, AntonymsPertainymsAndContrastingWords) {
+  relmem_test::TempDir dir;
+  const std::string folder = make_contrast_wordnet(dir);
+  const WordNet wordnet(folder);
+  const auto& synsets = wordnet.synsets();
+  ASSERT_EQ(synsets.size(), 7u);
+  EXPECT_EQ(synsets[1].broader.size(), 1u);  // Republican Party is a kind of party
+  EXPECT_EQ(synsets[4].antonyms, std::vector<uint32_t>{3});  // bad / good
+  EXPECT_TRUE(synsets[4].broader.empty());
+  EXPECT_EQ(synsets[5].pertains_to, std::vector<uint32_t>{1});  // republican / Republican Party
+  const ValueLexicon lexicon = ValueLexicon::load({dir.file("no-iso"), folder, dir.file("no-data")});
+  EXPECT_TRUE(lexicon.contrasts("republican", "democratic"));  // the parties they pertain to are siblings
+  EXPECT_TRUE(lexicon.contrasts("republicanparty", "democraticparty"));
+  EXPECT_TRUE(lexicon.contrasts("good", "bad"));  // antonyms, either way round
+  EXPECT_TRUE(lexicon.contrasts("bad", "good"));
+  EXPECT_FALSE(lexicon.contrasts("republicanparty", "party"));  // a kind of it, not a sibling
+  EXPECT_FALSE(lexicon.contrasts("good", "good"));
+  EXPECT_FALSE(lexicon.contrasts("good", "unlisted"));
+}
+
 TEST(WordNet, MissingFilesAreAClearError) {
   relmem_test::TempDir dir;
   EXPECT_FALSE(WordNet::available(dir.file("none")));

@@ -43,3 +43,24 @@ def test_fit_separates_and_the_threshold_keeps_the_absent_budget():
         assert ((p >= t) & absent).sum() <= budget * absent.sum()
     assert fit.pick_threshold(p, right, absent, int(absent.sum()), 0.2) <= fit.pick_threshold(
         p, right, absent, int(absent.sum()), 0.0)
+
+
+def test_cross_validation_chooses_a_setting_within_the_absent_target():
+    fit = load_script("fit_value_confidence")
+    rng = np.random.default_rng(1)
+    n = 600
+    absent = rng.random(n) < 0.3
+    right = ~absent & (rng.random(n) < 0.8)
+    x = np.column_stack([np.ones(n), np.where(right, 1.0, -1.0) + rng.normal(0, 1.0, n)])
+    gated = np.zeros(n, dtype=bool)
+    dbs = [f"db{i % 20}" for i in range(n)]
+    row_groups = np.array([fit.database_group(db, 4) for db in dbs])
+    case_groups = [(bool(a), int(g)) for a, g in zip(absent, row_groups)]
+    results = fit.cross_validate(x, gated, right, absent, case_groups, row_groups, 4, [0.01, 1.0], [0.0, 0.05])
+    assert len(results) == 4 and all(r["absent"] == int(absent.sum()) for r in results)
+    for r in results:  # every held-back case counted once, by database group
+        assert 0 <= r["absent_replaced"] <= r["absent"] and r["right"] <= n
+    strict = [r for r in results if r["budget"] == 0.0]
+    loose = [r for r in results if r["budget"] == 0.05]
+    assert sum(r["absent_replaced"] for r in strict) <= sum(r["absent_replaced"] for r in loose)
+    assert all(fit.database_group(db, 4) == fit.database_group(db, 4) for db in dbs)

@@ -184,3 +184,28 @@ def test_spider_cases_and_benchmark(tmp_path):
     assert report["databases"] == 2 and report["build_seconds"] > 0 and report["thresholds"]["min_confidence"] == CORRECTION_DEFAULTS["min_confidence"]
     assert report["n"] <= 5 and {"recall@1", "recall@10", "ex_before", "ex_after", "by_category", "ms_per_case"} <= \
         set(report)
+
+
+def test_absent_values_that_write_a_stored_value_are_not_absent(tmp_path):
+    """make_value_cases' labelling rule: a literal that folds to a stored value (case, accents, punctuation,
+    spacing) or that the database's own code table gives as a stored code's name is not an absent value."""
+    import sqlite3
+    maker = load_script("make_value_cases")
+    assert maker.folded("Köhler") == maker.folded("kohler") == maker.folded("KOH-LER")
+    assert maker.folded("Kohler") != maker.folded("Koehler")
+    path = tmp_path / "docs.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript("""
+            CREATE TABLE Ref_Types (type_code TEXT PRIMARY KEY, type_name TEXT);
+            CREATE TABLE Documents (id INTEGER, type_code TEXT REFERENCES Ref_Types(type_code), author TEXT);
+            INSERT INTO Ref_Types VALUES ('PR', 'Paper'), ('BK', 'Book'), ('XX', 'Poster');
+            INSERT INTO Documents VALUES (1, 'PR', 'Köhler'), (2, 'BK', 'Smith');
+        """)
+    catalog = relmem.Catalog([str(path)])
+    written = lambda column, literal: maker.stored_as_written(catalog, "docs", "Documents", column, literal)
+    assert written("author", "Kohler") and written("author", "SMITH")
+    assert not written("author", "Jones")
+    assert written("type_code", "Paper") and written("type_code", "book")  # the code table names the stored code
+    assert not written("type_code", "Poster")  # named there, but its code is not stored in Documents
+    assert not written("type_code", "Review")
+    assert maker.linked_columns(catalog.schema("docs"), "Documents", "type_code") == [("Ref_Types", "type_code")]

@@ -131,7 +131,7 @@ WordNet::WordNet(const std::string& folder) {
     uint32_t synset;
     int part;
     size_t offset;
-    bool hypernym;
+    char symbol;  // '@', '&', '!' or '\\'
   };
   std::vector<Pointer> pointers;
   std::array<std::unordered_map<size_t, uint32_t>, kParts> by_offset;
@@ -161,8 +161,8 @@ WordNet::WordNet(const std::string& folder) {
         if (fields.next().empty()) break;  // source/target, the last of the four
         size_t target_offset = 0;
         std::from_chars(target.data(), target.data() + target.size(), target_offset);
-        if (symbol == "@" || symbol == "&")
-          pointers.push_back(Pointer{id, part_of(pos[0]), target_offset, symbol == "@"});
+        if (symbol == "@" || symbol == "&" || symbol == "!" || (symbol == "\\" && part == 2))  // 2: adjectives
+          pointers.push_back(Pointer{id, part_of(pos[0]), target_offset, symbol[0]});
       }
       synsets_.push_back(std::move(synset));
     });
@@ -199,8 +199,14 @@ WordNet::WordNet(const std::string& folder) {
   for (const auto& pointer : pointers) {
     if (pointer.part < 0) continue;
     auto found = by_offset[pointer.part].find(pointer.offset);
-    if (found != by_offset[pointer.part].end())
-      synsets_[pointer.synset].broader.push_back(Link{found->second, pointer.hypernym});
+    if (found == by_offset[pointer.part].end()) continue;
+    Synset& synset = synsets_[pointer.synset];
+    if (pointer.symbol == '!')
+      synset.antonyms.push_back(found->second);
+    else if (pointer.symbol == '\\')
+      synset.pertains_to.push_back(found->second);
+    else
+      synset.broader.push_back(Link{found->second, pointer.symbol == '@'});
   }
 }
 

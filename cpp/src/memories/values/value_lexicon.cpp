@@ -190,7 +190,11 @@ void ValueLexicon::read_wordnet(const std::string& dir) {
   synset_related_.resize(synsets.size());
   synset_hypernyms_.resize(synsets.size());
   synset_hyponyms_.resize(synsets.size());
+  synset_antonyms_.resize(synsets.size());
+  synset_pertains_to_.resize(synsets.size());
   for (uint32_t id = 0; id < synsets.size(); ++id) {
+    synset_antonyms_[id] = synsets[id].antonyms;
+    synset_pertains_to_[id] = synsets[id].pertains_to;
     auto& lemmas = synset_lemmas_[id];
     for (const auto& word : synsets[id].words) {
       const std::string key = key_of(word);
@@ -234,6 +238,37 @@ std::vector<std::string> ValueLexicon::base_forms(const std::string& key) const 
       add(key.substr(0, key.size() - n) + replacement);
   }
   return out;
+}
+
+bool ValueLexicon::contrasts(const std::string& a, const std::string& b) const {
+  // The senses of a word, and the nouns its adjective senses pertain to.
+  const auto senses = [&](const std::string& key) {
+    std::vector<uint32_t> out;
+    for (const auto& base : base_forms(key))
+      for (uint32_t synset : synsets_by_key_.at(base)) {
+        out.push_back(synset);
+        out.insert(out.end(), synset_pertains_to_[synset].begin(), synset_pertains_to_[synset].end());
+      }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  };
+  const std::vector<uint32_t> left = senses(a), right = senses(b);
+  const auto in_right = [&](uint32_t synset) { return std::binary_search(right.begin(), right.end(), synset); };
+  if (left.empty() || right.empty() || std::any_of(left.begin(), left.end(), in_right)) return false;
+  const auto in_left = [&](uint32_t synset) { return std::binary_search(left.begin(), left.end(), synset); };
+  std::vector<uint32_t> right_parents;
+  for (uint32_t synset : right) {
+    if (std::any_of(synset_antonyms_[synset].begin(), synset_antonyms_[synset].end(), in_left)) return true;
+    right_parents.insert(right_parents.end(), synset_hypernyms_[synset].begin(), synset_hypernyms_[synset].end());
+  }
+  std::sort(right_parents.begin(), right_parents.end());
+  for (uint32_t synset : left) {
+    if (std::any_of(synset_antonyms_[synset].begin(), synset_antonyms_[synset].end(), in_right)) return true;
+    for (uint32_t parent : synset_hypernyms_[synset])
+      if (std::binary_search(right_parents.begin(), right_parents.end(), parent)) return true;
+  }
+  return false;
 }
 
 bool ValueLexicon::knows(const std::string& key) const {

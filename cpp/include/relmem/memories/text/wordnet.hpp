@@ -39,7 +39,8 @@ class WordNet {
   std::vector<std::string> synonyms(const std::string& word, int senses = 1, bool nouns = false) const;
 
   // A line of data.<part>: its words as written (spaces between the words of a phrase, adjective markers such as
-  // "(a)" removed) and the synsets its "@" (hypernym) and "&" (similar adjective) pointers name, in file order.
+  // "(a)" removed), the synsets its "@" (hypernym) and "&" (similar adjective) pointers name, in file order, and its
+  // antonyms and pertainyms.
   struct Link {
     uint32_t synset;  // an index into synsets()
     bool hypernym;    // "@"; else "&"
@@ -47,6 +48,10 @@ class WordNet {
   struct Synset {
     std::vector<std::string> words;
     std::vector<Link> broader;
+    // "!" (antonym: "good" / "bad") and "\" (an adjective's pertainym: "republican" / the Republican Party), read
+    // synset to synset: the value memory's test that two related words name contrasting things.
+    std::vector<uint32_t> antonyms;
+    std::vector<uint32_t> pertains_to;
   };
   // Every synset, part by part in the files' order and within a part in file order.
   const std::vector<Synset>& synsets() const { return synsets_; }

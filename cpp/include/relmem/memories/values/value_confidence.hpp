@@ -6,14 +6,17 @@
 // WordNet, encoder, abbreviation, spelling), its score and its margin over the runner-up, the column's number of
 // distinct values, and whether the literal is short.
 //
-// Three gates come first, for matches that spelling (or the encoder) alone cannot make, whatever their score:
+// Four gates come first, for matches that spelling, WordNet or the encoder alone cannot make, whatever their score:
 // "more_specific" (every stored word written, and more: "West Germany" / 'Germany'), "known_words" (the written
 // words a lexical match changes are words or names in their own right, four letters or more: "Iceland" /
-// 'Ireland', "Robin CV" / 'Robbin CV', not the typo "Frnace") and "other_number" (the digits differ: "337" /
-// '338'). A meaning channel (a concept, a learned alias, a date or number format) passes them.
+// 'Ireland', "Robin CV" / 'Robbin CV', not the typo "Frnace"), "other_number" (the digits differ: "337" /
+// '338') and "contrast" (a WordNet or encoder match whose one changed word names a contrasting thing, an antonym or a
+// sibling under one broader sense: "Republican" / 'Democratic', "Spanish" / 'French'). A meaning channel (a concept, a
+// learned alias, a date or number format) passes them.
 //
-// The weights are fit by scripts/fit_value_confidence.py on the "tune" fold of scripts/make_value_cases.py (half of
-// the Spider databases, chosen by a seeded hash); the other half ("heldout") is never seen while fitting.
+// The weights, the L2 penalty and the threshold's budget of absent values are fit by scripts/fit_value_confidence.py
+// on the "tune" fold of scripts/make_value_cases.py (half of the Spider databases, chosen by a seeded hash), the
+// settings by cross-validation inside it; the other half ("heldout") is not read while fitting.
 #include <array>
 #include <string>
 #include <vector>

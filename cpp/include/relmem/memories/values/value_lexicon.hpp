@@ -57,6 +57,10 @@ class ValueLexicon {
   };
   std::vector<Synonym> synonyms_of(const std::string& key) const;
   std::vector<std::string> base_forms(const std::string& key) const;
+  // Whether the two name contrasting things although WordNet relates them: no sense of one is a sense of the other,
+  // and some senses are antonyms ("win" / "loss") or siblings, kinds of one broader thing ("Republican" /
+  // "Democratic": an adjective's sense is also read as the noun it pertains to, here two political parties).
+  bool contrasts(const std::string& a, const std::string& b) const;
   // Whether `key` is a word or name in its own right: a WordNet lemma, an irregular form WordNet lists ("feet"),
   // or a concept's form ("iceland", "robin"; not "frnace", nor "enginer" though "engine" + "-er" could be).
   bool knows(const std::string& key) const;
@@ -77,6 +81,7 @@ class ValueLexicon {
   std::vector<std::vector<std::string>> synset_lemmas_;
   std::vector<std::vector<uint32_t>> synset_related_;  // hypernyms, hyponyms (nouns, verbs), similar adjectives
   std::vector<std::vector<uint32_t>> synset_hypernyms_, synset_hyponyms_;
+  std::vector<std::vector<uint32_t>> synset_antonyms_, synset_pertains_to_;
   std::unordered_map<std::string, std::vector<std::string>> exceptions_;  // inflected form -> base forms
   std::unordered_map<std::string, std::vector<uint32_t>> synsets_by_key_;
   std::vector<std::string> missing_;
