@@ -103,6 +103,18 @@ void bind_hybrid(py::module_& m) {
         }
         return json_to_python(report.to_json());
       }, "Fills every row of every declared column and relation (HQDL's baseline); returns the fill report.")
+      .def("prefill", [](HybridSession& s, const std::string& target, py::handle keys, std::vector<std::string> columns) {
+        std::vector<nlohmann::json> rows;
+        for (const auto& key : python_to_json(keys)) rows.push_back(key);
+        FillReport report;
+        {
+          py::gil_scoped_release release;
+          report = s.prefill(target, rows, columns);
+        }
+        return json_to_python(report.to_json());
+      }, "target"_a, "keys"_a, "columns"_a = std::vector<std::string>{},
+         "Fills the named virtual columns of `target` (a table, or a relation: no columns) for the rows whose key\n"
+         "values are given (list of {key column: value}), where the store lacks them; returns the fill report.")
       .def_property("mode",
                     [](HybridSession& s) { return s.options().mode == FillMode::Lazy ? "lazy" : "whole"; },
                     [](HybridSession& s, const std::string& mode) { s.options().mode = parse_mode(mode); })

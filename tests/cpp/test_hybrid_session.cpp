@@ -39,6 +39,38 @@ TEST_F(HybridFixture, LazyAsksOnlyForTheColumnsTheQueryReads) {
   EXPECT_EQ(cell(both.result), "20");  // heroes 3, 6, ...: eye colour 1 + i % 3 = 1, Blue
 }
 
+TEST_F(HybridFixture, LazySendsAReachedRowOnceForEveryVirtualColumnTheQueryReads) {
+  auto s = session(filler(oracle()));
+  // Round 1 reads the nationality of every hero (unfilled: NULL, so the eye colour is never reached); the query
+  // also reads the eye colour, so each hero's key travels once with both columns instead of once per column.
+  const auto out = s->execute(
+      "SELECT COUNT(*) FROM superhero s JOIN colour c ON c.id = s.eye_colour_id "
+      "WHERE s.nationality = 'German' AND c.colour = 'Blue'");
+  EXPECT_EQ(cell(out.result), "20");
+  EXPECT_EQ(out.stats.rounds, 2);
+  ASSERT_EQ(out.stats.requests.size(), 1u);
+  EXPECT_EQ(out.stats.requests[0]["answers"], json::array({"eye_colour_id", "nationality"}));
+  EXPECT_EQ(out.stats.fills.items, kHeroes);
+  EXPECT_EQ(out.stats.fills.requests, 2);  // 40 rows per request
+}
+
+TEST_F(HybridFixture, PrefillFillsTheGivenRowsOnce) {
+  auto s = session(filler(oracle()));
+  const std::vector<json> keys = {{{"superhero_name", "Hero 3"}}, {{"superhero_name", "Hero 4"}}};
+  auto report = s->prefill("superhero", keys, {"nationality", "eye_colour_id"});
+  EXPECT_EQ(report.items, 2);
+  EXPECT_EQ(report.values, 4);
+  EXPECT_EQ(report.requests, 1);
+  EXPECT_EQ(s->prefill("superhero", keys, {"nationality"}).requests, 0);  // stored already
+  EXPECT_EQ(s->prefill("hero_power", keys, {}).items, 2);
+  const auto out = s->execute("SELECT nationality FROM superhero WHERE superhero_name = 'Hero 3'");
+  EXPECT_EQ(cell(out.result), "German");
+  EXPECT_EQ(out.stats.fills.requests, 0);
+  EXPECT_THROW(s->prefill("villains", keys, {}), Error);
+  EXPECT_THROW(s->prefill("superhero", keys, {"height"}), Error);
+  EXPECT_THROW(s->prefill("superhero", {{{"name", "Hero 3"}}}, {"nationality"}), Error);
+}
+
 TEST_F(HybridFixture, WholeModeFillsEveryRowOfATouchedColumn) {
   auto s = session(filler(oracle()), FillMode::Whole);
   const auto out = s->execute("SELECT nationality FROM superhero WHERE superhero_name = 'Hero 3'");

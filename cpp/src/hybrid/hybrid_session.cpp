@@ -309,13 +309,19 @@ struct HybridSession::Core {
   }
 
   // Whole (HQDL): every row of the table, for every virtual column it lacks (its key is sent once). Lazy: the rows
-  // the query reached, for the columns it read there (those were unfilled when read), so a column no question reads
-  // is never asked for.
+  // the query reached, for every virtual column of the table the query reads that the row lacks, so a row's key is
+  // sent once per query instead of once per column, and a column no question reads is never asked for.
   std::map<std::string, Missing::Row> rows_to_fill(int t, const std::map<std::string, Missing::Row>& reached,
-                                                   bool whole) {
-    if (!whole) return reached;
-    std::map<std::string, Missing::Row> out;
+                                                   bool whole, const std::set<int>& read = {}) {
     const auto& columns = state.tables[t].columns;
+    if (!whole) {
+      std::map<std::string, Missing::Row> out = reached;
+      for (auto& [key, row] : out)
+        for (int c : read)
+          if (!state.values(columns[c].scope).count(key)) row.columns.insert(c);
+      return out;
+    }
+    std::map<std::string, Missing::Row> out;
     for (auto& [key, shown] : all_rows(state.tables[t].base)) {
       Missing::Row row{shown, {}};
       for (size_t c = 0; c < columns.size(); ++c)
@@ -418,11 +424,42 @@ struct HybridSession::Core {
     run_fill(stats, task, function.instruction, items);
   }
 
-  void fill_missing(HybridStats& stats) {
+  // The virtual columns of each extended table that `sql` reads anywhere (select list, predicates, joins, sorts),
+  // as SQLite's authorizer reports the column reads when it compiles the statement. Called only after the query
+  // ran under execute_readonly's checks; the statement is compiled here, never stepped.
+  std::map<int, std::set<int>> read_virtual_columns(const std::string& sql) {
+    struct Reads {
+      const std::vector<TableState>* tables;
+      std::map<int, std::set<int>> out;
+    } reads{&state.tables, {}};
+    auto collect = [](void* data, int action, const char* table, const char* column, const char*, const char*) {
+      auto* r = static_cast<Reads*>(data);
+      if (action != SQLITE_READ || !table || !column) return SQLITE_OK;
+      for (size_t t = 0; t < r->tables->size(); ++t) {
+        const auto& state = (*r->tables)[t];
+        if (to_lower(state.base.name) != to_lower(table)) continue;
+        for (size_t c = 0; c < state.columns.size(); ++c)
+          if (to_lower(state.columns[c].declaration.name) == to_lower(column))
+            r->out[static_cast<int>(t)].insert(static_cast<int>(c));
+      }
+      return SQLITE_OK;
+    };
+    sqlite3_set_authorizer(state.db, collect, &reads);
+    sqlite3_stmt* statement = nullptr;
+    sqlite3_prepare_v2(state.db, sql.c_str(), static_cast<int>(sql.size()), &statement, nullptr);
+    sqlite3_finalize(statement);
+    sqlite3_set_authorizer(state.db, nullptr, nullptr);
+    return reads.out;
+  }
+
+  void fill_missing(HybridStats& stats, const std::map<int, std::set<int>>& read) {
     Missing missing = std::move(state.missing);
     state.missing = Missing{};
-    for (const auto& [t, rows] : missing.table_rows)
-      fill_rows(stats, t, rows_to_fill(t, rows, options.mode == FillMode::Whole));
+    for (const auto& [t, rows] : missing.table_rows) {
+      const auto found = read.find(t);
+      fill_rows(stats, t, rows_to_fill(t, rows, options.mode == FillMode::Whole,
+                                       found == read.end() ? std::set<int>{} : found->second));
+    }
     for (const auto& [r, rows] : missing.relation_rows) {
       const auto& relation = state.relations[r];
       fill_relation(stats, r, options.mode == FillMode::Whole ? unfilled_rows(relation.owner, relation.scope) : rows);
@@ -455,11 +492,13 @@ HybridResult HybridSession::execute(const std::string& sql) {
   HybridResult out;
   auto& state = core_->state;
   state.missing = Missing{};
+  std::map<int, std::set<int>> read;  // virtual columns the query reads, per table
   for (int round = 1; round <= core_->options.max_rounds; ++round) {
     out.stats.rounds = round;
     out.result = execute_readonly_on(state.db, sql, core_->options.exec);
     if (!out.result.ok() || state.missing.empty()) return out;
-    core_->fill_missing(out.stats);
+    if (round == 1) read = core_->read_virtual_columns(sql);
+    core_->fill_missing(out.stats, read);
   }
   state.missing = Missing{};
   out.result.error = SqlError{SqlErrorKind::Runtime, "hybrid query still reached unfilled values after " +
@@ -475,6 +514,54 @@ FillReport HybridSession::fill_all() {
   for (size_t r = 0; r < state.relations.size(); ++r)
     core_->fill_relation(stats, r, core_->unfilled_rows(state.relations[r].owner, state.relations[r].scope));
   return stats.fills;
+}
+
+FillReport HybridSession::prefill(const std::string& target, const std::vector<nlohmann::json>& keys,
+                                  const std::vector<std::string>& columns) {
+  HybridStats stats;
+  auto& state = core_->state;
+  auto rows_of = [&](const std::vector<std::string>& key_columns) {
+    std::map<std::string, nlohmann::json> rows;
+    for (const auto& key : keys) {
+      nlohmann::json shown = nlohmann::json::object();
+      for (const auto& column : key_columns) {
+        if (!key.is_object() || !key.contains(column))
+          throw Error("hybrid prefill: a row of " + target + " lacks its key column '" + column + "'");
+        shown[column] = key.at(column);
+      }
+      rows.emplace(item_key(shown), std::move(shown));
+    }
+    return rows;
+  };
+  for (size_t r = 0; r < state.relations.size(); ++r) {
+    if (to_lower(state.relations[r].declaration.name) != to_lower(target)) continue;
+    const auto& known = state.values(state.relations[r].scope);
+    auto rows = rows_of(state.relations[r].declaration.key_columns);
+    for (auto it = rows.begin(); it != rows.end();) it = known.count(it->first) ? rows.erase(it) : std::next(it);
+    core_->fill_relation(stats, r, rows);
+    return stats.fills;
+  }
+  for (size_t t = 0; t < state.tables.size(); ++t) {
+    const auto& table = state.tables[t];
+    if (to_lower(table.base.name) != to_lower(target)) continue;
+    std::set<int> wanted;
+    for (const auto& name : columns) {
+      size_t c = 0;
+      while (c < table.columns.size() && to_lower(table.columns[c].declaration.name) != to_lower(name)) ++c;
+      if (c == table.columns.size()) throw Error("hybrid prefill: " + target + " has no virtual column '" + name + "'");
+      wanted.insert(static_cast<int>(c));
+    }
+    std::map<std::string, Missing::Row> rows;
+    for (auto& [key, shown] : rows_of(table.declaration.key_columns)) {
+      Missing::Row row{shown, {}};
+      for (int c : wanted)
+        if (!state.values(table.columns[c].scope).count(key)) row.columns.insert(c);
+      if (!row.columns.empty()) rows.emplace(key, std::move(row));
+    }
+    core_->fill_rows(stats, static_cast<int>(t), rows);
+    return stats.fills;
+  }
+  throw Error("hybrid prefill: no virtual table or relation '" + target + "'");
 }
 
 const HybridSchema& HybridSession::schema() const { return core_->schema; }

@@ -10,7 +10,9 @@ folder); the originals are only read. Ground truth: each question's gold SQL on 
   questions run (its tokens, calls and rows are reported as `upfront_fill` and included in the mode's and each
   database's totals); lazy fills only the virtual columns each query reads, in the rows it reads them. Each mode
   has its own fill store for the run, shared by its questions. A second lazy run over the same store measures
-  reuse (its tokens should be 0).
+  reuse (its tokens should be 0). `foresight_floor` refills the cells the lazy run filled into a fresh store, each
+  row's key sent once with every column any question needed there: what lazy filling would cost if it knew all the
+  questions in advance (`floor_to_hqdl_tokens`), the least any lazy policy that fills rows by their keys can spend.
 - lazy-alone (only when asked for): lazy with a fresh fill store per question: what each question needs by itself,
   and which questions read a virtual column in (nearly) every row of a table, so that no laziness can narrow them.
 - udf: SWAN's BlendSQL hybrid queries translated into llm_map / llm_qa, on the curated database, with a fresh fill
@@ -117,6 +119,45 @@ def _alone(prepared, questions, gold, oracle, work, args):
     return rows, out
 
 
+def _needed_cells(store, database):
+    """What a store holds for `database`: {(kind, target): {row key json: {column}}} (a relation's column is '')."""
+    needed = {}
+    for scope in store.scopes():
+        kind, _, rest = scope.partition(":")
+        name = rest.split("#", 1)[0]
+        if kind not in ("column", "relation") or not name.startswith(database + "."):
+            continue
+        parts = name[len(database) + 1:].split(".", 1) if kind == "column" else [name[len(database) + 1:], ""]
+        rows = needed.setdefault((kind, parts[0]), {})
+        for key in store.values(scope):
+            rows.setdefault(key, set()).add(parts[1])
+    return needed
+
+
+def _foresight_floor(prepared, lazy_store, oracle, work, args):
+    """What lazy filling would cost if it knew every question in advance: the cells the lazy run filled, each row's
+    key sent once with all the columns any question needed there, into a fresh store. No lazy policy that fills
+    rows by their keys can spend less on these questions; HQDL's excess over it is what laziness can save."""
+    by_database = {}
+    for db, (curated, schema) in prepared.items():
+        s = session(db, curated, schema, oracle, FillStore(str(work / "floor" / f"{db}.sqlite")),
+                    batch_size=args.batch_size, timeout=args.timeout, max_rows=100000)
+        total = {"tokens": 0, "calls": 0, "rows_filled": 0}
+        for (kind, target), rows in _needed_cells(lazy_store, db).items():
+            groups = {}
+            for key, columns in rows.items():
+                groups.setdefault(tuple(sorted(columns)), []).append(json.loads(key))
+            for columns, keys in groups.items():
+                report = s.prefill(target, keys, [c for c in columns if c])
+                total["tokens"] += report["total_tokens"]
+                total["calls"] += report["requests"]
+                total["rows_filled"] += report["items"]
+        by_database[db] = total
+    out = {key: sum(d[key] for d in by_database.values()) for key in ("tokens", "calls", "rows_filled")}
+    out["by_database"] = by_database
+    return out
+
+
 def _summary(rows):
     n = len(rows)
     out = {"questions": n,
@@ -205,6 +246,7 @@ def run(args):
                 out["second_run"] = {"tokens": sum(r["tokens"] for r in second),
                                      "execution_accuracy": sum(r["correct"] for r in second) / len(second)
                                      if second else None}
+                out["foresight_floor"] = _foresight_floor(prepared, store, oracle, work, args)
         elif mode == ALONE:
             rows, out = _alone(prepared, questions, gold, oracle, work, args)
             for row in rows:
@@ -252,6 +294,11 @@ def run(args):
             db: lazy["tokens"] / hqdl["tokens"] if hqdl["tokens"] else None
             for db, lazy, hqdl in ((db, report["modes"]["lazy"]["by_database"][db],
                                     report["modes"]["hqdl"]["by_database"][db]) for db in prepared)}
+        floor = report["modes"]["lazy"]["foresight_floor"]
+        report["floor_to_hqdl_tokens"] = floor["tokens"] / hqdl_tokens if hqdl_tokens else None
+        report["floor_to_hqdl_tokens_by_database"] = {
+            db: floor["by_database"][db]["tokens"] / report["modes"]["hqdl"]["by_database"][db]["tokens"]
+            if report["modes"]["hqdl"]["by_database"][db]["tokens"] else None for db in prepared}
     report["per_question"] = per_question
     report["seconds"] = time.perf_counter() - started
     scratch.cleanup()

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +59,13 @@ class HybridSession {
 
   // HQDL's baseline: fills every row of every declared virtual column and relation.
   FillReport fill_all();
+
+  // Fills the given rows of `target` (a table with virtual columns, or a relation), each row identified by its key
+  // values ({key column: value}, schema()'s resolved key columns), for the named virtual columns (ignored for a
+  // relation) that the fill store lacks; each row's key travels once. For callers that know which rows they will
+  // read (warming a store; the SWAN bench's foresight floor). Throws relmem::Error on unknown names.
+  FillReport prefill(const std::string& target, const std::vector<nlohmann::json>& keys,
+                     const std::vector<std::string>& columns);
 
   const HybridSchema& schema() const;  // as declared, with resolved key columns
   const std::string& database() const;
