@@ -15,6 +15,7 @@ import re
 import sqlite3
 
 from .._relmem import Error
+from .sql_scope import Scopes
 
 _BLOCK = re.compile(r"\{\{(.*?)\}\}", re.S)
 _SECOND_WITH = re.compile(r"\)\s*,\s*WITH\s+", re.I)
@@ -66,12 +67,13 @@ def _arguments(text):
     return positional, keywords
 
 
-def _column(reference):
-    """'T::column' -> "T"."column"; None when it is not a column reference."""
+def _column(reference, name_of=lambda table: table):
+    """'T::column' -> "T"."column", T written as `name_of` says it is known where the call sits (a FROM clause may
+    rename it); None when it is not a column reference."""
     if "::" not in reference:
         return None
     table, column = (part.strip().strip("`\"") for part in reference.strip().split("::", 1))
-    return f'"{table}"."{column}"' if table and column else None
+    return f'"{name_of(table)}"."{column}"' if table and column else None
 
 
 def _literal(text):
@@ -96,7 +98,7 @@ def _subquery_columns(connection, subquery):
     return [d[0] for d in cursor.description]
 
 
-def _translate_call(call, connection):
+def _translate_call(call, connection, name_of):
     match = re.match(r"\s*(LLMMap|LLMQA|LLMJoin)\s*\((.*)\)\s*$", call, re.S)
     if not match:
         raise Error(f"not a BlendSQL ingredient call: {call.strip()[:80]}")
@@ -104,7 +106,7 @@ def _translate_call(call, connection):
     positional, keywords = _arguments(body)
     options = keywords.get("options")
     if name == "LLMJoin":
-        left, right = _column(keywords["left_on"][1]), keywords["right_on"][1]
+        left, right = _column(keywords["left_on"][1], name_of), keywords["right_on"][1]
         table, column = (p.strip() for p in right.split("::", 1))
         return (f'"{table}" ON "{table}"."{column}" = llm_match({_literal("the same entity")}, {left}, '
                 f"{_literal(table + '.' + column)})")
@@ -117,7 +119,7 @@ def _translate_call(call, connection):
     kind, source = rest[0]
     function = ("llm_map" if name == "LLMMap" else "llm_qa") + ("_in" if options else "")
     head = f"{function}({_literal(instruction)}" + (f", {_domain(options)}" if options else "")
-    column = _column(source)
+    column = _column(source, name_of)
     if name == "LLMMap":
         if column is None:
             raise Error(f"LLMMap needs a 'table::column' reference: {call.strip()[:80]}")
@@ -132,7 +134,10 @@ def _translate_call(call, connection):
 def translate(sql, connection):
     """The BlendSQL query `sql` in relmem's SQL functions; `connection` (sqlite3, read-only) compiles LLMQA's
     subqueries to name their columns. Raises relmem.Error on calls it cannot read."""
-    translated = _BLOCK.sub(lambda m: _translate_call(m.group(1), connection), sql).strip().rstrip(";")
+    scopes = Scopes(_BLOCK.sub(lambda m: "x" * len(m.group(0)), sql))  # calls masked: their parentheses and quotes
+    translated = _BLOCK.sub(lambda m: _translate_call(m.group(1), connection,
+                                                      lambda table: scopes.name_at(m.start(), table)), sql)
+    translated = translated.strip().rstrip(";")
     if translated.startswith("("):  # a query that is only an LLMQA call
         translated = "SELECT " + translated
     return _COMMA_BEFORE_FROM.sub(r"\1", _SECOND_WITH.sub("), ", translated))
