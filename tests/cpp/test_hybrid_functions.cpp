@@ -92,6 +92,66 @@ TEST_F(HybridFixture, TheOracleAnswersFunctionsAboutDroppedColumns) {
   EXPECT_EQ(oracle_llm->unanswered_items(), unanswered + 1);
 }
 
+// Schools whose magnet flag and opening date were dropped; two rows share words across key columns.
+class SchoolsFixture : public HybridFixture {
+ protected:
+  void SetUp() override {
+    HybridFixture::SetUp();
+    schools_original_ = (folder_ / "schools_original.sqlite").string();
+    schools_curated_ = (folder_ / "schools_curated.sqlite").string();
+    const std::string rows = "(1, 'Oak High', NULL, '1 Elm Road'), (2, 'Oak High East', 'Oak High', '9 Ash Road'),"
+                             "(3, 'Pine Middle', NULL, '5 Fir Lane')";
+    run_sql(schools_original_, "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
+                               "TEXT, magnet INTEGER, opened DATE); INSERT INTO schools (id, school, former_name, "
+                               "street) VALUES " + rows + "; UPDATE schools SET magnet = CASE id WHEN 1 THEN 1 "
+                               "WHEN 2 THEN 0 END, opened = CASE id WHEN 1 THEN '1999-09-01' WHEN 2 THEN "
+                               "'2004-01-15' ELSE '1987-09-01' END");
+    run_sql(schools_curated_, "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
+                              "TEXT); INSERT INTO schools VALUES " + rows);
+    OracleSource source{"schools", schools_original_, {}, {}};
+    source.dropped = {{"schools.magnet", "1 if the school is a magnet school, else 0"},
+                      {"schools.opened", "the date the school opened"}};
+    source.keys = {{"schools", {"school", "former_name", "street"}}};
+    oracle_ = std::make_shared<OracleFiller>(std::vector<OracleSource>{source});
+    schools_ = std::make_unique<HybridSession>("schools", schools_curated_, HybridSchema{}, filler(oracle_),
+                                               HybridOptions{});
+  }
+
+  std::string schools_original_, schools_curated_;
+  std::shared_ptr<OracleFiller> oracle_;
+  std::unique_ptr<HybridSession> schools_;
+};
+
+TEST_F(SchoolsFixture, AnInputNamingItsColumnIdentifiesRowsByThatColumnOnly) {
+  // 'Oak High' is school 1's name and school 2's former name: as bare text it names two schools that disagree.
+  auto out = schools_->execute("SELECT llm_map('Is it a magnet school?', school) FROM schools WHERE id = 1");
+  EXPECT_EQ(cell(out.result), "NULL");
+  EXPECT_EQ(oracle_->unanswered_items(), 1);
+  out = schools_->execute(
+      "SELECT llm_map('Is it a magnet school?', json_object('school', school)) FROM schools ORDER BY id");
+  ASSERT_TRUE(out.result.ok()) << out.result.error->message;
+  EXPECT_EQ(cell(out.result, 0), "1");
+  EXPECT_EQ(cell(out.result, 1), "0");
+  EXPECT_EQ(cell(out.result, 2), "NULL");  // its flag is unknown: answered unknown, not left unanswered
+  EXPECT_EQ(oracle_->unanswered_items(), 1);
+  EXPECT_EQ(out.stats.fills.items, 3);
+  EXPECT_EQ(out.stats.requests.at(0).at("items"), 3);
+  out = schools_->execute("SELECT llm_map('Is it a magnet school?', json_object('school', NULL))");
+  EXPECT_EQ(cell(out.result), "NULL");  // an object of NULLs is NULL: nothing asked
+  EXPECT_TRUE(out.stats.requests.empty());
+}
+
+TEST_F(SchoolsFixture, YesNoQuestionsCompareDaysAndReadFlags) {
+  auto out = schools_->execute("SELECT school FROM schools WHERE llm_map('Was the school opened on 09-01?', "
+                               "json_object('street', street)) = TRUE ORDER BY id");
+  ASSERT_EQ(out.result.rows.size(), 2u) << cell(out.result);
+  EXPECT_EQ(cell(out.result, 1), "Pine Middle");
+  out = schools_->execute("SELECT COUNT(*) FROM schools WHERE llm_map('Was it opened on 2004-01-15?', "
+                          "json_object('street', street))");
+  EXPECT_EQ(cell(out.result), "1");
+  EXPECT_EQ(oracle_->unanswered_items(), 0);
+}
+
 TEST_F(HybridFixture, LlmMatchPicksTheStoredValueForJoins) {
   auto s = session(filler(oracle()));
   const auto out = s->execute(

@@ -86,16 +86,23 @@ def test_blendsql_translation(tmp_path):
     with sqlite3.connect(f"file:{curated}?mode=ro", uri=True) as db:
         sql = blendsql.translate("SELECT COUNT(*) FROM superhero AS T1 WHERE {{ LLMMap('Is it bad?' 'T1::name ') }}"
                                  " = TRUE", db)
-        assert sql == "SELECT COUNT(*) FROM superhero AS T1 WHERE llm_map('Is it bad?', \"T1\".\"name\") = TRUE"
+        assert sql == ("SELECT COUNT(*) FROM superhero AS T1 WHERE llm_map('Is it bad?', "
+                       "json_object('name', \"T1\".\"name\")) = TRUE")
         sql = blendsql.translate("SELECT {{LLMQA('Which?', (SELECT superhero_name FROM superhero LIMIT 2), "
                                  "options=(superpower::power_name))}}", db)
-        assert "llm_qa_in('Which?', 'superpower.power_name', \"superhero_name\")" in sql
+        assert "llm_qa_in('Which?', 'superpower.power_name', json_object('superhero_name', \"superhero_name\"))" in sql
         sql = blendsql.translate("WITH a AS (SELECT superhero_name AS k, FROM superhero), WITH b AS (SELECT 1) "
                                  "SELECT {{LLMMap('Which?', 'a::k')}} FROM a", db)
         assert sql == "WITH a AS (SELECT superhero_name AS k FROM superhero), b AS (SELECT 1) " \
-                      "SELECT llm_map('Which?', \"a\".\"k\") FROM a"
+                      "SELECT llm_map('Which?', json_object('k', \"a\".\"k\")) FROM a"
         assert blendsql.translate("{{LLMQA('Who?', (SELECT superhero_name FROM superhero))}}", db).startswith(
-            "SELECT (SELECT llm_qa('Who?', \"superhero_name\") FROM (")
+            "SELECT (SELECT llm_qa('Who?', json_object('superhero_name', \"superhero_name\")) FROM (")
+        # a table named by itself where its FROM clause renames it is written by its alias, in that SELECT only
+        sql = blendsql.translate("WITH t AS (SELECT * FROM superhero) SELECT {{LLMMap('Tall?', 't::full_name')}} "
+                                 "FROM t AS T1 JOIN colour AS c ON c.id = T1.id WHERE {{LLMMap('Blue?', 'colour::colour')}}"
+                                 " UNION SELECT {{LLMMap('Tall?', 't::full_name')}} FROM t", db)
+        assert sql.count('"T1"."full_name"') == 1 and '"c"."colour"' in sql and sql.count('"t"."full_name"') == 1
+        db.execute(f"SELECT 1 FROM ({sql.replace('llm_map', 'coalesce')}) LIMIT 0")  # it compiles
         with pytest.raises(relmem.Error, match="does not compile"):
             blendsql.translate("SELECT {{LLMQA('Which?', (SELECT nothing FROM nowhere))}}", db)
 

@@ -1,5 +1,6 @@
 // How the oracle filler answers SQL function calls (llm_map, llm_qa, llm_match), whose requests name no column: it
-// finds the rows the input's values identify (values of a table's key columns found in the input's text), picks the
+// finds the rows the input identifies (by the columns an object input names, else values of a table's key columns
+// found in the input's text), picks the
 // dropped column or relation the instruction is about (words of its name and meaning, or one of its values named
 // in the instruction), and answers from the original row: the value itself, or for a yes/no instruction whether
 // the value is the one named (or passes the comparison stated). Anything else it leaves unanswered.
@@ -120,6 +121,20 @@ std::vector<Identified> identify(const OracleDatabase& db, const std::string& te
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return std::tie(a.covered, a.keys) > std::tie(b.covered, b.keys);
   });
+  return out;
+}
+
+// Rows an input that names its columns ({"superhero_name": "James Bond"}) identifies: in each table with keys that
+// has every named column, the rows holding exactly those values (the lookup that fills virtual columns). Empty
+// when no table has the columns or no row the values.
+std::vector<Identified> identify_named(const OracleDatabase& db, const json& input) {
+  std::vector<Identified> out;
+  for (const auto& [table_in, _] : db.source().keys) {
+    const std::string table = db.table_name(table_in);
+    if (table.empty()) continue;
+    auto rows = db.rows_with(table, input);
+    if (!rows.empty()) out.push_back({table, std::move(rows), input.size(), static_cast<int>(input.size())});
+  }
   return out;
 }
 
@@ -253,9 +268,16 @@ std::optional<bool> compare(const std::string& instruction, const json& truth) {
   static const std::regex between("between\\s+(\\d+(?:\\.\\d+)?)\\s+and\\s+(\\d+(?:\\.\\d+)?)");
   static const std::regex above("(greater|more|taller|older|higher|larger|over|above|after)\\s+(than\\s+)?(\\d+(?:\\.\\d+)?)");
   static const std::regex below("(less|fewer|shorter|younger|lower|smaller|under|below|before)\\s+(than\\s+)?(\\d+(?:\\.\\d+)?)");
+  static const std::regex on_day("\\bon\\s+(?:(\\d{4})-)?(\\d{1,2})-(\\d{1,2})\\b");
   const std::string text = to_lower(instruction);
   const json value = truth.is_array() ? json(static_cast<int64_t>(truth.size())) : truth;
   std::smatch m;
+  if (std::regex_search(text, m, on_day) && value.is_string()) {  // "on 07-16", "on 2015-11-29": a date's day
+    const std::string t = value.get<std::string>();
+    char day[6];
+    std::snprintf(day, sizeof day, "%02d-%02d", std::stoi(m[2].str()), std::stoi(m[3].str()));
+    return t.size() >= 10 && t.substr(5, 5) == day && (!m[1].matched || t.substr(0, 4) == m[1].str());
+  }
   if (std::regex_search(text, m, in_month) && value.is_string()) {
     const std::string t = value.get<std::string>();
     const auto month = std::find(months.begin(), months.end(), m[1].str()) - months.begin() + 1;
@@ -281,6 +303,29 @@ std::optional<bool> compare(const std::string& instruction, const json& truth) {
     if (!v) return std::nullopt;
     return *v < std::stod(m[3].str());
   }
+  return std::nullopt;
+}
+
+const std::set<std::string>& flag_words(bool yes) {
+  static const std::set<std::string> yes_words = {"1", "y", "yes", "true", "t"}, no_words = {"0", "n", "no", "false", "f"};
+  return yes ? yes_words : no_words;
+}
+
+// Whether a target holds a flag: 1/0, Y/N, yes/no or true/false in every row ("Is it a magnet school?").
+bool is_flag(const OracleDatabase& db, const Target& target) {
+  if (!target.relation.empty()) return false;
+  const auto domain = target_domain(db, target);
+  return !domain.empty() && std::all_of(domain.begin(), domain.end(), [](const std::string& value) {
+    return flag_words(true).count(to_lower(value)) || flag_words(false).count(to_lower(value));
+  });
+}
+
+// A flag's value as a yes/no answer; nullopt when the truth is no flag.
+std::optional<bool> flag_of(const json& truth) {
+  if (truth.is_boolean()) return truth.get<bool>();
+  const std::string t = to_lower(text_of(truth));
+  if (flag_words(true).count(t)) return true;
+  if (flag_words(false).count(t)) return false;
   return std::nullopt;
 }
 
@@ -312,16 +357,33 @@ const OracleChoice& choose_target(const OracleDatabase& db, const std::string& i
   double best_score = 0;
   for (const auto& target : targets_of(db, table)) {
     std::string mentioned = yes_no ? longest_mentioned(instruction, target_domain(db, target)) : "";
-    const double score = word_score(instruction, target) + (mentioned.empty() ? 0.0 : 2.0) +
-                         (domain_matches(db, target, spec) ? 3.0 : 0.0);
+    const double words = word_score(instruction, target);
+    // between targets its words match equally, a yes/no question asks for the flag ("Is this a charter school?":
+    // Charter School (Y/N), not the charter number)
+    const double flag = yes_no && words > 0 && is_flag(db, target) ? 0.5 : 0.0;
+    const double score = words + flag + (mentioned.empty() ? 0.0 : 2.0) + (domain_matches(db, target, spec) ? 3.0 : 0.0);
     if (score > best_score) choice = {target, mentioned}, best_score = score;
   }
   return db.choices[id] = choice;
 }
 
-std::optional<json> answer_for_text(const OracleDatabase& db, const std::string& instruction, const std::string& text,
-                                    const json& spec) {
-  for (const auto& found : identify(db, text)) {
+std::string input_text(const json& input) {
+  if (!input.is_array() && !input.is_object()) return text_of(input);
+  std::string out;
+  for (const auto& part : input) out += (out.empty() ? "" : " | ") + input_text(part);
+  return out;
+}
+
+// The rows an input identifies: by the columns it names, else by key values found in its text.
+std::vector<Identified> identify_input(const OracleDatabase& db, const json& input) {
+  if (input.is_object())
+    if (auto named = identify_named(db, input); !named.empty()) return named;
+  return identify(db, input_text(input));
+}
+
+std::optional<json> answer_for(const OracleDatabase& db, const std::string& instruction, const json& input,
+                               const json& spec) {
+  for (const auto& found : identify_input(db, input)) {
     const bool yes_no = is_yes_no(instruction);
     const OracleChoice& choice = choose_target(db, instruction, found.table, spec, yes_no);
     if (!choice.target) continue;
@@ -333,7 +395,7 @@ std::optional<json> answer_for_text(const OracleDatabase& db, const std::string&
       one.rows = {found.rows[i]};
       if (truth_for(db, *best, one) != truth) return std::nullopt;
     }
-    if (!yes_no) return truth;
+    if (!yes_no || truth.is_null()) return truth;  // an unknown fact answers every yes/no question "unknown"
     if (!best_value.empty()) {
       if (truth.is_array()) {
         for (const auto& item : truth)
@@ -343,16 +405,11 @@ std::optional<json> answer_for_text(const OracleDatabase& db, const std::string&
       return json(to_lower(text_of(truth)) == to_lower(best_value));
     }
     if (const auto verdict = compare(instruction, truth)) return json(*verdict);
+    if (is_flag(db, *best))
+      if (const auto flag = flag_of(truth)) return json(*flag);
     return std::nullopt;
   }
   return std::nullopt;
-}
-
-std::string input_text(const json& input) {
-  if (!input.is_array()) return text_of(input);
-  std::string out;
-  for (const auto& part : input) out += (out.empty() ? "" : " | ") + input_text(part);
-  return out;
 }
 
 }  // namespace
@@ -367,10 +424,10 @@ std::optional<json> true_function_answer(const OracleDatabase& db, const std::st
   }
   if (kind == "qa" && input.is_array()) {  // the first row of the group that identifies something
     for (const auto& row : input)
-      if (auto answer = answer_for_text(db, instruction, input_text(row), spec)) return answer;
+      if (auto answer = answer_for(db, instruction, row, spec)) return answer;
     return std::nullopt;
   }
-  return answer_for_text(db, instruction, input_text(input), spec);
+  return answer_for(db, instruction, input, spec);
 }
 
 }  // namespace relmem::hybrid

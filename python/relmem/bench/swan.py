@@ -14,7 +14,8 @@ folder); the originals are only read. Ground truth: each question's gold SQL on 
 - lazy-alone (only when asked for): lazy with a fresh fill store per question: what each question needs by itself,
   and which questions read a virtual column in (nearly) every row of a table, so that no laziness can narrow them.
 - udf: SWAN's BlendSQL hybrid queries translated into llm_map / llm_qa, on the curated database, with a fresh fill
-  store per question. A question is "covered" when the filler answered every function item it was asked.
+  store per question. A question is "covered" when its query ran and the filler answered every function item it
+  was asked (each input identified rows of a dropped column that agree on the value asked about).
 Execution accuracy: the result equals the gold result as a set of rows (floats rounded to 6 decimals), as SWAN
 and BIRD compare them. Data factuality: see relmem.hybrid.factuality.
 
@@ -227,7 +228,7 @@ def run(args):
                     s = session(q.database, curated, {}, oracle, store, batch_size=args.batch_size,
                                 timeout=args.timeout, max_rows=100000)
                     row = _run_query(s, sql, gold[q.id])
-                    row["covered"] = oracle.unanswered_items == unanswered
+                    row["covered"] = row["ok"] and oracle.unanswered_items == unanswered
                     row["sql"] = sql
                 row.update(database=q.database)
                 row.setdefault("covered", False)

@@ -1,9 +1,12 @@
 """Translates BlendSQL hybrid queries (SWAN's baseline) into relmem's SQL functions.
 
-    {{LLMMap('question', 'T::column', options='a;b')}}   ->  llm_map_in('question', 'a;b', "T"."column")
-    {{LLMMap('question', 'T::column')}}                  ->  llm_map('question', "T"."column")
-    {{LLMQA('question', (SELECT ...), options=(t::c)}}   ->  (SELECT llm_qa_in('question', 't.c', c1, ...)
-                                                              FROM (SELECT ...))
+    {{LLMMap('question', 'T::column', options='a;b')}}   ->  llm_map_in('question', 'a;b',
+                                                                         json_object('column', "T"."column"))
+    {{LLMMap('question', 'T::column')}}                  ->  llm_map('question', json_object('column', "T"."column"))
+    {{LLMQA('question', (SELECT ...), options=(t::c)}}   ->  (SELECT llm_qa_in('question', 't.c',
+                                                              json_object('c1', "c1", ...)) FROM (SELECT ...))
+
+Each input names the columns its values come from (json_object), as BlendSQL tells its LLM the column it maps.
     {{LLMJoin(left_on='a::x', right_on='b::y')}}         ->  "b" ON "b"."y" = llm_match('same entity', "a"."x", 'b.y')
 
 SWAN's files need a little tolerance, applied here: an instruction and a column written as adjacent literals without
@@ -70,10 +73,22 @@ def _arguments(text):
 def _column(reference, name_of=lambda table: table):
     """'T::column' -> "T"."column", T written as `name_of` says it is known where the call sits (a FROM clause may
     rename it); None when it is not a column reference."""
+    named = _column_name(reference)
+    return f'"{name_of(named[0])}"."{named[1]}"' if named else None
+
+
+def _column_name(reference):
+    """'T::column' -> (T, column); None when it is not a column reference."""
     if "::" not in reference:
         return None
     table, column = (part.strip().strip("`\"") for part in reference.strip().split("::", 1))
-    return f'"{name_of(table)}"."{column}"' if table and column else None
+    return (table, column) if table and column else None
+
+
+def _named(pairs):
+    """The input of an LLM function as an object naming its columns, as BlendSQL tells its LLM which column a value
+    comes from: json_object('column', value, ...)."""
+    return "json_object(" + ", ".join(f"{_literal(name)}, {value}" for name, value in pairs) + ")"
 
 
 def _literal(text):
@@ -120,14 +135,12 @@ def _translate_call(call, connection, name_of):
     function = ("llm_map" if name == "LLMMap" else "llm_qa") + ("_in" if options else "")
     head = f"{function}({_literal(instruction)}" + (f", {_domain(options)}" if options else "")
     column = _column(source, name_of)
-    if name == "LLMMap":
-        if column is None:
-            raise Error(f"LLMMap needs a 'table::column' reference: {call.strip()[:80]}")
-        return f"{head}, {column})"
-    if column is not None:  # LLMQA over a column of the current query
-        return f"{head}, {column})"
+    if name == "LLMMap" and column is None:
+        raise Error(f"LLMMap needs a 'table::column' reference: {call.strip()[:80]}")
+    if column is not None:  # LLMMap, or LLMQA over a column of the current query
+        return f"{head}, {_named([(_column_name(source)[1], column)])})"
     subquery = source.strip().rstrip(";")
-    columns = ", ".join(f'"{c}"' for c in _subquery_columns(connection, subquery))
+    columns = _named((c, '"' + c.replace('"', '""') + '"') for c in _subquery_columns(connection, subquery))
     return f"(SELECT {head}, {columns}) FROM ({subquery}))"
 
 
