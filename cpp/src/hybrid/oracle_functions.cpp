@@ -58,7 +58,7 @@ const std::set<std::string>& stopwords() {
   static const std::set<std::string> words = {
       "the", "a", "an", "is", "of", "for", "this", "that", "provide", "what", "which", "does", "doe", "doee", "do",
       "has", "have", "in", "on", "at", "based", "to", "and", "or", "it", "its", "be", "was", "are", "id", "give",
-      "each", "who", "how", "many", "much", "name", "with", "by", "from", "their", "his", "her", "int", "float"};
+      "each", "who", "how", "many", "much", "with", "by", "from", "their", "his", "her", "int", "float"};
   return words;
 }
 
@@ -195,22 +195,26 @@ std::string longest_mentioned(const std::string& instruction, const std::vector<
   return best;
 }
 
+bool same_word(const std::string& a, const std::string& b) {
+  return a == b || (a.size() >= 3 && b.size() >= 3 && (a.rfind(b, 0) == 0 || b.rfind(a, 0) == 0));
+}
+
+// How well an instruction's words name a target: 2 per word of its name ("county name": County Name), 1 per word
+// only its meaning has ("street address": the city of the school's street address).
 double word_score(const std::string& instruction, const Target& target) {
   std::set<std::string> wanted;
   for (const auto& w : words(instruction))
     if (!stopwords().count(w)) wanted.insert(w);
-  std::set<std::string> have;
+  std::set<std::string> named, meant;
   for (const auto& w : name_words(target.column.empty() ? target.relation : target.column))
-    if (!stopwords().count(w)) have.insert(w);
+    if (!stopwords().count(w)) named.insert(w);
   for (const auto& w : words(target.meaning))
-    if (!stopwords().count(w)) have.insert(w);
+    if (!stopwords().count(w)) meant.insert(w);
+  auto any_same = [](const std::string& w, const std::set<std::string>& set) {
+    return std::any_of(set.begin(), set.end(), [&](const std::string& h) { return same_word(w, h); });
+  };
   double score = 0;
-  for (const auto& w : wanted)
-    for (const auto& h : have)
-      if (w == h || (w.size() >= 3 && h.size() >= 3 && (w.rfind(h, 0) == 0 || h.rfind(w, 0) == 0))) {
-        score += 1;
-        break;
-      }
+  for (const auto& w : wanted) score += any_same(w, named) ? 2.0 : any_same(w, meant) ? 1.0 : 0.0;
   return score;
 }
 
@@ -361,7 +365,7 @@ const OracleChoice& choose_target(const OracleDatabase& db, const std::string& i
     // between targets its words match equally, a yes/no question asks for the flag ("Is this a charter school?":
     // Charter School (Y/N), not the charter number)
     const double flag = yes_no && words > 0 && is_flag(db, target) ? 0.5 : 0.0;
-    const double score = words + flag + (mentioned.empty() ? 0.0 : 2.0) + (domain_matches(db, target, spec) ? 3.0 : 0.0);
+    const double score = words + flag + (mentioned.empty() ? 0.0 : 4.0) + (domain_matches(db, target, spec) ? 6.0 : 0.0);
     if (score > best_score) choice = {target, mentioned}, best_score = score;
   }
   return db.choices[id] = choice;
