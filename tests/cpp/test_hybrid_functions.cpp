@@ -101,12 +101,14 @@ class SchoolsFixture : public HybridFixture {
     schools_curated_ = (folder_ / "schools_curated.sqlite").string();
     const std::string rows = "(1, 'Oak High', NULL, '1 Elm Road'), (2, 'Oak High East', 'Oak High', '9 Ash Road'),"
                              "(3, 'Pine Middle', NULL, '5 Fir Lane')";
-    run_sql(schools_original_, "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
+    const std::string districts = "CREATE TABLE districts (id INTEGER PRIMARY KEY, name TEXT, opened DATE);"
+                                  "INSERT INTO districts VALUES (1, 'North', '1950-01-01');";
+    run_sql(schools_original_, districts + "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
                                "TEXT, magnet INTEGER, opened DATE); INSERT INTO schools (id, school, former_name, "
                                "street) VALUES " + rows + "; UPDATE schools SET magnet = CASE id WHEN 1 THEN 1 "
                                "WHEN 2 THEN 0 END, opened = CASE id WHEN 1 THEN '1999-09-01' WHEN 2 THEN "
                                "'2004-01-15' ELSE '1987-09-01' END");
-    run_sql(schools_curated_, "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
+    run_sql(schools_curated_, districts + "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
                               "TEXT); INSERT INTO schools VALUES " + rows);
     OracleSource source{"schools", schools_original_, {}, {}};
     source.dropped = {{"schools.magnet", "1 if the school is a magnet school, else 0"},
@@ -150,6 +152,17 @@ TEST_F(SchoolsFixture, YesNoQuestionsCompareDaysAndReadFlags) {
                           "json_object('street', street))");
   EXPECT_EQ(cell(out.result), "1");
   EXPECT_EQ(oracle_->unanswered_items(), 0);
+}
+
+TEST_F(SchoolsFixture, AnInstructionAboutAStoredColumnOfAnotherTableIsNotAnswered) {
+  auto out = schools_->execute("SELECT llm_map('When was the school opened?', json_object('school', school)) "
+                               "FROM schools WHERE id = 1");
+  EXPECT_EQ(cell(out.result), "1999-09-01");
+  // districts.opened is stored: the dropped schools.opened is not what this asks
+  out = schools_->execute("SELECT llm_map('When was its district opened?', json_object('school', school)) "
+                          "FROM schools WHERE id = 1");
+  EXPECT_EQ(cell(out.result), "NULL");
+  EXPECT_EQ(oracle_->unanswered_items(), 1);
 }
 
 TEST_F(HybridFixture, LlmMatchPicksTheStoredValueForJoins) {

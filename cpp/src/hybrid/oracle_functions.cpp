@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "../common/sqlite_statement.hpp"
 #include "oracle_answers.hpp"
 #include "relmem/hybrid/hybrid_schema.hpp"
 #include "text.hpp"
@@ -351,6 +352,48 @@ bool domain_matches(const OracleDatabase& db, const Target& target, const json& 
   return !allowed.empty() && shared * 2 >= allowed.size();
 }
 
+// Whether the instruction asks for a stored column of a table other than the identified one and the target's: it
+// names that table with a word the target's name and meaning lack and, with another word, one of its stored
+// columns ("Provide the wiki season URL." about a race asks for seasons.url, not for the race's dropped url). The
+// filler answers only about dropped columns.
+bool asks_stored_column_elsewhere(const OracleDatabase& db, const std::string& instruction, const std::string& identified,
+                                  const Target& target) {
+  std::set<std::string> skip = {to_lower(identified), to_lower(target.table), to_lower(target.relation)};
+  if (const auto fk = target.column.empty() ? std::nullopt : db.foreign_key(target.table, target.column))
+    skip.insert(to_lower(fk->table));
+  if (!target.relation.empty())
+    for (const auto& column : db.columns(target.relation))
+      if (const auto fk = db.foreign_key(target.relation, column)) skip.insert(to_lower(fk->table));
+  std::set<std::string> dropped;
+  for (const auto& [name, _] : db.source().dropped) dropped.insert(to_lower(name));
+  std::vector<std::string> wanted;
+  for (const auto& w : words(instruction))
+    if (!stopwords().count(w)) wanted.push_back(w);
+  auto target_words = name_words(target.column.empty() ? target.relation : target.column);
+  for (const auto& w : words(target.meaning)) target_words.push_back(w);
+  auto about_target = [&](const std::string& w) {
+    return std::any_of(target_words.begin(), target_words.end(), [&](const auto& t) { return same_word(w, t); });
+  };
+  SqliteStatement tables(db.handle(), "SELECT name FROM sqlite_master WHERE type = 'table'", "oracle filler");
+  while (tables.step()) {
+    const std::string table = tables.text(0);
+    if (skip.count(to_lower(table))) continue;
+    for (const auto& table_word : name_words(table)) {
+      for (size_t i = 0; i < wanted.size(); ++i) {
+        if (!same_word(wanted[i], table_word) || about_target(wanted[i])) continue;
+        for (const auto& column : db.columns(table)) {
+          if (dropped.count(to_lower(table + "." + column))) continue;
+          for (const auto& column_word : name_words(column))
+            for (size_t j = 0; j < wanted.size(); ++j)
+              if (j != i && wanted[j] != wanted[i] && !stopwords().count(column_word) && same_word(wanted[j], column_word))
+                return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 // The dropped column or relation of `table` an instruction is about, chosen once per instruction and table.
 const OracleChoice& choose_target(const OracleDatabase& db, const std::string& instruction, const std::string& table,
                                   const json& spec, bool yes_no) {
@@ -368,6 +411,7 @@ const OracleChoice& choose_target(const OracleDatabase& db, const std::string& i
     const double score = words + flag + (mentioned.empty() ? 0.0 : 4.0) + (domain_matches(db, target, spec) ? 6.0 : 0.0);
     if (score > best_score) choice = {target, mentioned}, best_score = score;
   }
+  if (choice.target && asks_stored_column_elsewhere(db, instruction, table, *choice.target)) choice = {};
   return db.choices[id] = choice;
 }
 
