@@ -104,15 +104,17 @@ class SchoolsFixture : public HybridFixture {
     const std::string districts = "CREATE TABLE districts (id INTEGER PRIMARY KEY, name TEXT, opened DATE);"
                                   "INSERT INTO districts VALUES (1, 'North', '1950-01-01');";
     run_sql(schools_original_, districts + "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
-                               "TEXT, magnet INTEGER, opened DATE); INSERT INTO schools (id, school, former_name, "
+                               "TEXT, magnet INTEGER, opened DATE, funding TEXT); INSERT INTO schools (id, school, former_name, "
                                "street) VALUES " + rows + "; UPDATE schools SET magnet = CASE id WHEN 1 THEN 1 "
                                "WHEN 2 THEN 0 END, opened = CASE id WHEN 1 THEN '1999-09-01' WHEN 2 THEN "
-                               "'2004-01-15' ELSE '1987-09-01' END");
+                               "'2004-01-15' ELSE '1987-09-01' END, funding = CASE id WHEN 2 THEN 'Locally funded' ELSE "
+                               "'Directly funded' END");
     run_sql(schools_curated_, districts + "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
                               "TEXT); INSERT INTO schools VALUES " + rows);
     OracleSource source{"schools", schools_original_, {}, {}};
     source.dropped = {{"schools.magnet", "1 if the school is a magnet school, else 0"},
-                      {"schools.opened", "the date the school opened"}};
+                      {"schools.opened", "the date the school opened"},
+                      {"schools.funding", "how the school is funded"}};
     source.keys = {{"schools", {"school", "former_name", "street"}}};
     oracle_ = std::make_shared<OracleFiller>(std::vector<OracleSource>{source});
     schools_ = std::make_unique<HybridSession>("schools", schools_curated_, HybridSchema{}, filler(oracle_),
@@ -151,6 +153,9 @@ TEST_F(SchoolsFixture, YesNoQuestionsCompareDaysAndReadFlags) {
   out = schools_->execute("SELECT COUNT(*) FROM schools WHERE llm_map('Was it opened on 2004-01-15?', "
                           "json_object('street', street))");
   EXPECT_EQ(cell(out.result), "1");
+  out = schools_->execute("SELECT COUNT(*) FROM schools WHERE llm_map('Is the school funded directly?', "
+                          "json_object('street', street))");  // the value 'Directly funded', in other words
+  EXPECT_EQ(cell(out.result), "2");
   EXPECT_EQ(oracle_->unanswered_items(), 0);
 }
 

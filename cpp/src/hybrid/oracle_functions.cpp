@@ -189,10 +189,22 @@ std::vector<std::string> target_domain(const OracleDatabase& db, const Target& t
   return db.distinct_texts(target.table, target.column);
 }
 
+// Whether every word of a value of two or more words is in the text, in any order ("funded directly": the value
+// "Directly funded").
+bool contains_words(const std::string& text, const std::string& value) {
+  const auto wanted = words(value);
+  const auto have = words(text);
+  return wanted.size() >= 2 && std::all_of(wanted.begin(), wanted.end(), [&](const std::string& w) {
+    return std::find(have.begin(), have.end(), w) != have.end();
+  });
+}
+
+// The longest value the instruction names, as a phrase or word by word.
 std::string longest_mentioned(const std::string& instruction, const std::vector<std::string>& domain) {
   std::string best;
   for (const auto& value : domain)
-    if (value.size() > best.size() && contains_phrase(instruction, value)) best = value;
+    if (value.size() > best.size() && (contains_phrase(instruction, value) || contains_words(instruction, value)))
+      best = value;
   return best;
 }
 
