@@ -103,7 +103,10 @@ class SchoolsFixture : public HybridFixture {
                              "(3, 'Pine Middle', NULL, '5 Fir Lane')";
     const std::string districts = "CREATE TABLE districts (id INTEGER PRIMARY KEY, name TEXT, opened DATE);"
                                   "INSERT INTO districts VALUES (1, 'North', '1950-01-01');";
-    run_sql(schools_original_, districts + "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
+    const std::string reports = "CREATE TABLE reports (id INTEGER PRIMARY KEY, school_id INTEGER REFERENCES "
+                                "schools(id), rating TEXT); INSERT INTO reports VALUES (1, 1, 'good'), (2, 1, 'poor'),"
+                                " (3, 3, 'fair');";
+    run_sql(schools_original_, districts + reports + "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
                                "TEXT, magnet INTEGER, opened DATE, funding TEXT); INSERT INTO schools (id, school, former_name, "
                                "street) VALUES " + rows + "; UPDATE schools SET magnet = CASE id WHEN 1 THEN 1 "
                                "WHEN 2 THEN 0 END, opened = CASE id WHEN 1 THEN '1999-09-01' WHEN 2 THEN "
@@ -114,7 +117,8 @@ class SchoolsFixture : public HybridFixture {
     OracleSource source{"schools", schools_original_, {}, {}};
     source.dropped = {{"schools.magnet", "1 if the school is a magnet school, else 0"},
                       {"schools.opened", "the date the school opened"},
-                      {"schools.funding", "how the school is funded"}};
+                      {"schools.funding", "how the school is funded"},
+                      {"reports.rating", "the rating an inspection report gave the school"}};
     source.keys = {{"schools", {"school", "former_name", "street"}}};
     oracle_ = std::make_shared<OracleFiller>(std::vector<OracleSource>{source});
     schools_ = std::make_unique<HybridSession>("schools", schools_curated_, HybridSchema{}, filler(oracle_),
@@ -157,6 +161,14 @@ TEST_F(SchoolsFixture, YesNoQuestionsCompareDaysAndReadFlags) {
                           "json_object('street', street))");  // the value 'Directly funded', in other words
   EXPECT_EQ(cell(out.result), "2");
   EXPECT_EQ(oracle_->unanswered_items(), 0);
+}
+
+TEST_F(SchoolsFixture, AFactOfRowsReferencingTheIdentifiedRowIsAnsweredOnlyWhereTheyAgree) {
+  const auto out = schools_->execute("SELECT llm_map('Provide the inspection rating.', json_object('school', school)) "
+                                     "FROM schools WHERE id IN (1, 3) ORDER BY id");
+  EXPECT_EQ(cell(out.result, 0), "NULL");  // two reports of Oak High disagree
+  EXPECT_EQ(cell(out.result, 1), "fair");
+  EXPECT_EQ(oracle_->unanswered_items(), 1);
 }
 
 TEST_F(SchoolsFixture, AnInstructionAboutAStoredColumnOfAnotherTableIsNotAnswered) {

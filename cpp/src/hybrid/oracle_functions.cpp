@@ -231,8 +231,9 @@ double word_score(const std::string& instruction, const Target& target) {
   return score;
 }
 
-// The target's true value(s) for the first identified row, as labels.
-json truth_for(const OracleDatabase& db, const Target& target, const Identified& found) {
+// The target's true value(s) for the first identified row, as labels; nullopt when the rows of the target's table
+// that reference the row disagree (a team's matches have many scores).
+std::optional<json> truth_for(const OracleDatabase& db, const Target& target, const Identified& found) {
   const int64_t row = found.rows.front();
   if (!target.relation.empty()) {
     json key = json::object();
@@ -253,7 +254,9 @@ json truth_for(const OracleDatabase& db, const Target& target, const Identified&
     value = db.value(target.table, row, target.column);
   } else {
     const json id = db.value(found.table, row, target.referenced_column);
-    value = db.lookup(target.table, target.via_column, id, target.column);
+    const auto values = db.lookup_distinct(target.table, target.via_column, id, target.column, 2);
+    if (values.size() > 1) return std::nullopt;
+    value = values.empty() ? json() : values.front();
   }
   if (const auto fk = db.foreign_key(target.table, target.column); fk && !value.is_null()) {
     const std::string label = db.first_text_column(fk->table);
@@ -449,11 +452,13 @@ std::optional<json> answer_for(const OracleDatabase& db, const std::string& inst
     if (!choice.target) continue;
     const Target* best = &*choice.target;
     const std::string& best_value = choice.mentioned;
-    const json truth = truth_for(db, *best, found);
+    const auto truth_or_none = truth_for(db, *best, found);
+    if (!truth_or_none) return std::nullopt;
+    const json& truth = *truth_or_none;
     for (size_t i = 1; i < found.rows.size(); ++i) {  // rows the input cannot tell apart must agree
       Identified one = found;
       one.rows = {found.rows[i]};
-      if (truth_for(db, *best, one) != truth) return std::nullopt;
+      if (truth_for(db, *best, one) != truth_or_none) return std::nullopt;
     }
     if (!yes_no || truth.is_null()) return truth;  // an unknown fact answers every yes/no question "unknown"
     if (!best_value.empty()) {

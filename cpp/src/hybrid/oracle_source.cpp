@@ -158,6 +158,18 @@ json OracleDatabase::lookup(const std::string& table, const std::string& column,
   return select.step() ? column_json(select.handle(), 0) : json();
 }
 
+std::vector<json> OracleDatabase::lookup_distinct(const std::string& table, const std::string& column,
+                                                  const json& value, const std::string& label_column,
+                                                  int limit) const {
+  SqliteStatement select(db_, "SELECT DISTINCT " + quote_identifier(label_column) + " FROM " +
+                                  quote_identifier(table) + " WHERE " + quote_identifier(column) + " = ? LIMIT " +
+                                  std::to_string(limit), "oracle filler");
+  bind_json(select.handle(), 1, value);
+  std::vector<json> out;
+  while (select.step()) out.push_back(column_json(select.handle(), 0));
+  return out;
+}
+
 std::vector<std::string> OracleDatabase::distinct_texts(const std::string& table, const std::string& column) const {
   const std::string id = table + "\x1f" + column;
   auto it = distinct_cache_.find(id);

@@ -144,13 +144,28 @@ def _translate_call(call, connection, name_of):
     return f"(SELECT {head}, {columns}) FROM ({subquery}))"
 
 
+_ALIAS_AFTER = re.compile(r"\s+AS\s+(\w+)", re.I)
+_BOOLEAN_TEXT = {"t": "TRUE", "f": "FALSE", "true": "TRUE", "false": "FALSE"}
+
+
+def _booleans_compared_as_text(sql, names):
+    """A yes/no answer compared with 't' or 'f' (boolean literals of DuckDB and Postgres, where some SWAN queries
+    were written) is compared with TRUE or FALSE: SQLite's functions answer 1 or 0. `names`: the columns that hold
+    function answers (their AS names)."""
+    for name in names:
+        pattern = re.compile(rf"((?<![\w.])(?:\w+\.)?{re.escape(name)}\s*(?:=|!=|<>)\s*)'(t|f|true|false)'", re.I)
+        sql = pattern.sub(lambda m: m.group(1) + _BOOLEAN_TEXT[m.group(2).lower()], sql)
+    return sql
+
+
 def translate(sql, connection):
     """The BlendSQL query `sql` in relmem's SQL functions; `connection` (sqlite3, read-only) compiles LLMQA's
     subqueries to name their columns. Raises relmem.Error on calls it cannot read."""
     scopes = Scopes(_BLOCK.sub(lambda m: "x" * len(m.group(0)), sql))  # calls masked: their parentheses and quotes
     translated = _BLOCK.sub(lambda m: _translate_call(m.group(1), connection,
                                                       lambda table: scopes.name_at(m.start(), table)), sql)
-    translated = translated.strip().rstrip(";")
+    answers = {m.group(1) for block in _BLOCK.finditer(sql) if (m := _ALIAS_AFTER.match(sql, block.end()))}
+    translated = _booleans_compared_as_text(translated, answers).strip().rstrip(";")
     if translated.startswith("("):  # a query that is only an LLMQA call
         translated = "SELECT " + translated
     return _COMMA_BEFORE_FROM.sub(r"\1", _SECOND_WITH.sub("), ", translated))
