@@ -106,7 +106,12 @@ class SchoolsFixture : public HybridFixture {
     const std::string reports = "CREATE TABLE reports (id INTEGER PRIMARY KEY, school_id INTEGER REFERENCES "
                                 "schools(id), rating TEXT); INSERT INTO reports VALUES (1, 1, 'good'), (2, 1, 'poor'),"
                                 " (3, 3, 'fair');";
-    run_sql(schools_original_, districts + reports + "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
+    const std::string games = "CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO teams VALUES "
+                              "(1, 'Red Lions'), (2, 'Blue Hawks'); CREATE TABLE games (id INTEGER PRIMARY KEY, "
+                              "home_id INTEGER REFERENCES teams(id), away_id INTEGER REFERENCES teams(id), date TEXT, "
+                              "home_goals INTEGER); INSERT INTO games VALUES (1, 1, 2, '2020-05-01', 3), "
+                              "(2, 2, 1, '2020-09-12', 0), (3, 1, 2, '2021-05-02', 1);";
+    run_sql(schools_original_, districts + reports + games + "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
                                "TEXT, magnet INTEGER, opened DATE, funding TEXT); INSERT INTO schools (id, school, former_name, "
                                "street) VALUES " + rows + "; UPDATE schools SET magnet = CASE id WHEN 1 THEN 1 "
                                "WHEN 2 THEN 0 END, opened = CASE id WHEN 1 THEN '1999-09-01' WHEN 2 THEN "
@@ -118,8 +123,11 @@ class SchoolsFixture : public HybridFixture {
     source.dropped = {{"schools.magnet", "1 if the school is a magnet school, else 0"},
                       {"schools.opened", "the date the school opened"},
                       {"schools.funding", "how the school is funded"},
-                      {"reports.rating", "the rating an inspection report gave the school"}};
-    source.keys = {{"schools", {"school", "former_name", "street"}}};
+                      {"reports.rating", "the rating an inspection report gave the school"},
+                      {"games.home_goals", "the goals the home team scored in the game"}};
+    source.keys = {{"schools", {"school", "former_name", "street"}},
+                   {"teams", {"name"}},
+                   {"games", {"home_id", "away_id"}}};
     oracle_ = std::make_shared<OracleFiller>(std::vector<OracleSource>{source});
     schools_ = std::make_unique<HybridSession>("schools", schools_curated_, HybridSchema{}, filler(oracle_),
                                                HybridOptions{});
@@ -168,6 +176,20 @@ TEST_F(SchoolsFixture, AFactOfRowsReferencingTheIdentifiedRowIsAnsweredOnlyWhere
                                      "FROM schools WHERE id IN (1, 3) ORDER BY id");
   EXPECT_EQ(cell(out.result, 0), "NULL");  // two reports of Oak High disagree
   EXPECT_EQ(cell(out.result, 1), "fair");
+  EXPECT_EQ(oracle_->unanswered_items(), 1);
+}
+
+TEST_F(SchoolsFixture, RowsAreIdentifiedByTheRowsTheirKeysReferenceAndTheirOtherValues) {
+  // games are keyed by the ids of their teams, which the text names: the two teams and the date name one game
+  auto out = schools_->execute("SELECT llm_map('Provide the home team goals.', 'Home: Blue Hawks, Away: Red Lions, "
+                               "Date: 2020-09-12'), llm_map('Provide the home team goals.', 'Home: Red Lions, Away: "
+                               "Blue Hawks, Date: 2021-05-02')");
+  EXPECT_EQ(cell(out.result, 0, 0), "0");
+  EXPECT_EQ(cell(out.result, 0, 1), "1");
+  EXPECT_EQ(oracle_->unanswered_items(), 0);
+  // without the date the teams' three games disagree
+  out = schools_->execute("SELECT llm_map('Provide the home team goals.', 'Home: Red Lions, Away: Blue Hawks')");
+  EXPECT_EQ(cell(out.result), "NULL");
   EXPECT_EQ(oracle_->unanswered_items(), 1);
 }
 

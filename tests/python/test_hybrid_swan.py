@@ -134,8 +134,9 @@ def test_blendsql_translation(tmp_path):
             "SELECT (SELECT llm_qa('Who?', json_object('superhero_name', \"superhero_name\")) FROM (")
         # a table named by itself where its FROM clause renames it is written by its alias, in that SELECT only
         sql = blendsql.translate("WITH t AS (SELECT * FROM superhero) SELECT {{LLMMap('Tall?', 't::full_name')}} "
-                                 "FROM t AS T1 JOIN colour AS c ON c.id = T1.id WHERE {{LLMMap('Blue?', 'colour::colour')}}"
-                                 " UNION SELECT {{LLMMap('Tall?', 't::full_name')}} FROM t", db)
+                                 "FROM t AS T1 JOIN colour AS c ON c.id = T1.id WHERE "
+                                 "{{LLMMap('Blue?', 'colour::colour')}} UNION SELECT {{LLMMap('Tall?', 't::full_name')}} "
+                                 "FROM t", db)
         assert sql.count('"T1"."full_name"') == 1 and '"c"."colour"' in sql and sql.count('"t"."full_name"') == 1
         db.execute(f"SELECT 1 FROM ({sql.replace('llm_map', 'coalesce')}) LIMIT 0")  # it compiles
         with pytest.raises(relmem.Error, match="does not compile"):

@@ -181,14 +181,15 @@ void register_llm_functions(SessionState* state) {
 #else
   constexpr int kReadsSubtypes = 0;
 #endif
+  constexpr int kFlags = SQLITE_UTF8 | kReadsSubtypes;
   for (const auto& spec : kFunctions) {
     auto* registration = new Registration{state, &spec};
     auto destroy = [](void* p) { delete static_cast<Registration*>(p); };
     const int rc = spec.aggregate
-                       ? sqlite3_create_function_v2(state->db, spec.name, -1, SQLITE_UTF8 | kReadsSubtypes, registration,
-                                                    nullptr, aggregate_step, aggregate_final, destroy)
-                       : sqlite3_create_function_v2(state->db, spec.name, -1, SQLITE_UTF8 | kReadsSubtypes, registration,
-                                                    scalar_call, nullptr, nullptr, destroy);
+                       ? sqlite3_create_function_v2(state->db, spec.name, -1, kFlags, registration, nullptr,
+                                                    aggregate_step, aggregate_final, destroy)
+                       : sqlite3_create_function_v2(state->db, spec.name, -1, kFlags, registration, scalar_call,
+                                                    nullptr, nullptr, destroy);
     if (rc != SQLITE_OK)
       throw Error(std::string("hybrid session: cannot register ") + spec.name + ": " + sqlite3_errmsg(state->db));
   }

@@ -73,7 +73,92 @@ struct Identified {
   int keys = 0;        // key columns found in the input
 };
 
-// Rows whose key values appear in the input's text (as whole words), best-matching table first.
+// rowid -> input words its key values cover, and how many key columns matched: "Thanos (Infinity Gauntlet)" is
+// that hero, not "Thanos", even though Thanos matches two key columns with the one word.
+using KeyMatches = std::map<int64_t, std::pair<std::set<size_t>, int>>;
+
+// Rows of `table` whose key values appear in the tokens (as whole words).
+KeyMatches match_keys(const OracleDatabase& db, const std::string& table, const std::vector<std::string>& keys,
+                      const std::vector<std::string>& tokens) {
+  constexpr size_t kMaxSpan = 12;  // words in one key value
+  KeyMatches matched;
+  for (const auto& key_in : keys) {
+    const std::string key = db.column_name(table, key_in);
+    if (key.empty()) continue;
+    const auto& index = db.value_index(table, key);
+    std::map<int64_t, std::set<size_t>> words_of;
+    for (size_t b = 0; b < tokens.size(); ++b) {
+      std::string span;
+      for (size_t e = b; e < tokens.size() && e < b + kMaxSpan; ++e) {
+        span += (span.empty() ? "" : " ") + tokens[e];
+        const auto hit = index.find(span);
+        const bool whole_input = b == 0 && e + 1 == tokens.size();  // short values only as the whole input
+        if (hit == index.end() || (span.size() < 2 && !whole_input)) continue;
+        for (int64_t row : hit->second)
+          for (size_t w = b; w <= e; ++w) words_of[row].insert(w);
+      }
+    }
+    for (const auto& [row, covered] : words_of) {
+      matched[row].first.insert(covered.begin(), covered.end());
+      ++matched[row].second;
+    }
+  }
+  return matched;
+}
+
+const std::vector<std::string>* keys_of(const OracleDatabase& db, const std::string& table) {
+  for (const auto& [name, keys] : db.source().keys)
+    if (to_lower(db.table_name(name)) == to_lower(table)) return &keys;
+  return nullptr;
+}
+
+// Rows of `table` whose key columns all reference rows the text names, narrowed to those whose other values the
+// text holds most of: "Home Team: X, Away Team: Y, Date: D" names one match by its two teams (keys referencing
+// Team, named by team_long_name) and its date.
+std::optional<Identified> identify_by_references(const OracleDatabase& db, const std::string& table,
+                                                 const std::vector<std::string>& keys,
+                                                 const std::vector<std::string>& tokens, const std::string& text) {
+  constexpr size_t kMaxCombinations = 64;
+  std::vector<std::pair<std::string, std::vector<json>>> named;  // key column -> the referenced ids the text names
+  std::set<size_t> covered;
+  size_t combinations = 1;
+  for (const auto& key_in : keys) {
+    const std::string column = db.column_name(table, key_in);
+    const auto fk = column.empty() ? std::nullopt : db.foreign_key(table, column);
+    const std::string referenced = fk ? db.table_name(fk->table) : "";
+    const auto* referenced_keys = referenced.empty() ? nullptr : keys_of(db, referenced);
+    if (!referenced_keys || to_lower(referenced) == to_lower(table)) return std::nullopt;
+    std::vector<json> ids;
+    for (const auto& [row, m] : match_keys(db, referenced, *referenced_keys, tokens)) {
+      const json id = db.value(referenced, row, db.column_name(referenced, fk->column));
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+      covered.insert(m.first.begin(), m.first.end());
+    }
+    combinations *= ids.size();
+    if (ids.empty() || combinations > kMaxCombinations) return std::nullopt;
+    named.emplace_back(column, std::move(ids));
+  }
+  std::vector<int64_t> candidates;
+  for (size_t n = 0; n < combinations; ++n) {
+    json key = json::object();
+    for (size_t i = 0, rest = n; i < named.size(); rest /= named[i].second.size(), ++i)
+      key[named[i].first] = named[i].second[rest % named[i].second.size()];
+    for (int64_t row : db.rows_with(table, key)) candidates.push_back(row);
+  }
+  if (candidates.empty()) return std::nullopt;
+  std::map<int, std::vector<int64_t>> by_values_held;  // how many of a row's other texts the input holds -> rows
+  for (int64_t row : candidates) {
+    int held = 0;
+    for (const auto& value : db.row(table, row))
+      held += value.is_string() && value.get_ref<const std::string&>().size() >= 4 &&
+              value.get_ref<const std::string&>().size() < 200 && contains_phrase(text, value.get<std::string>());
+    by_values_held[held].push_back(row);
+  }
+  return Identified{table, by_values_held.rbegin()->second, covered.size() + 1, static_cast<int>(keys.size())};
+}
+
+// Rows whose key values appear in the input's text (as whole words), or whose keys reference rows named there,
+// best-matching table first.
 std::vector<Identified> identify(const OracleDatabase& db, const std::string& text) {
   const std::string normalized = normalize_text(text);
   std::vector<std::string> tokens;
@@ -82,38 +167,18 @@ std::vector<Identified> identify(const OracleDatabase& db, const std::string& te
     if (e == std::string::npos) e = normalized.size();
     tokens.push_back(normalized.substr(b, e - b));
   }
-  constexpr size_t kMaxSpan = 12;  // words in one key value
   std::vector<Identified> out;
   for (const auto& [table_in, keys] : db.source().keys) {
     const std::string table = db.table_name(table_in);
     if (table.empty()) continue;
-    // rowid -> input words its key values cover, and how many key columns matched: "Thanos (Infinity Gauntlet)"
-    // is that hero, not "Thanos", even though Thanos matches two key columns with the one word.
-    std::map<int64_t, std::pair<std::set<size_t>, int>> matched;
-    for (const auto& key_in : keys) {
-      const std::string key = db.column_name(table, key_in);
-      if (key.empty()) continue;
-      const auto& index = db.value_index(table, key);
-      std::map<int64_t, std::set<size_t>> words_of;
-      for (size_t b = 0; b < tokens.size(); ++b) {
-        std::string span;
-        for (size_t e = b; e < tokens.size() && e < b + kMaxSpan; ++e) {
-          span += (span.empty() ? "" : " ") + tokens[e];
-          const auto hit = index.find(span);
-          const bool whole_input = b == 0 && e + 1 == tokens.size();  // short values only as the whole input
-          if (hit == index.end() || (span.size() < 2 && !whole_input)) continue;
-          for (int64_t row : hit->second)
-            for (size_t w = b; w <= e; ++w) words_of[row].insert(w);
-        }
-      }
-      for (const auto& [row, covered] : words_of) {
-        matched[row].first.insert(covered.begin(), covered.end());
-        ++matched[row].second;
-      }
-    }
+    const KeyMatches matched = match_keys(db, table, keys, tokens);
     std::pair<size_t, int> best{0, 0};
     for (const auto& [_, m] : matched) best = std::max(best, std::make_pair(m.first.size(), m.second));
-    if (best.first == 0) continue;
+    if (best.first == 0) {
+      if (auto referenced = identify_by_references(db, table, keys, tokens, text))
+        out.push_back(std::move(*referenced));
+      continue;
+    }
     Identified found{table, {}, best.first, best.second};
     for (const auto& [rowid, m] : matched)
       if (std::make_pair(m.first.size(), m.second) == best) found.rows.push_back(rowid);
@@ -327,7 +392,8 @@ std::optional<bool> compare(const std::string& instruction, const json& truth) {
 }
 
 const std::set<std::string>& flag_words(bool yes) {
-  static const std::set<std::string> yes_words = {"1", "y", "yes", "true", "t"}, no_words = {"0", "n", "no", "false", "f"};
+  static const std::set<std::string> yes_words = {"1", "y", "yes", "true", "t"};
+  static const std::set<std::string> no_words = {"0", "n", "no", "false", "f"};
   return yes ? yes_words : no_words;
 }
 
@@ -371,8 +437,8 @@ bool domain_matches(const OracleDatabase& db, const Target& target, const json& 
 // names that table with a word the target's name and meaning lack and, with another word, one of its stored
 // columns ("Provide the wiki season URL." about a race asks for seasons.url, not for the race's dropped url). The
 // filler answers only about dropped columns.
-bool asks_stored_column_elsewhere(const OracleDatabase& db, const std::string& instruction, const std::string& identified,
-                                  const Target& target) {
+bool asks_stored_column_elsewhere(const OracleDatabase& db, const std::string& instruction,
+                                  const std::string& identified, const Target& target) {
   std::set<std::string> skip = {to_lower(identified), to_lower(target.table), to_lower(target.relation)};
   if (const auto fk = target.column.empty() ? std::nullopt : db.foreign_key(target.table, target.column))
     skip.insert(to_lower(fk->table));
@@ -400,7 +466,8 @@ bool asks_stored_column_elsewhere(const OracleDatabase& db, const std::string& i
           if (dropped.count(to_lower(table + "." + column))) continue;
           for (const auto& column_word : name_words(column))
             for (size_t j = 0; j < wanted.size(); ++j)
-              if (j != i && wanted[j] != wanted[i] && !stopwords().count(column_word) && same_word(wanted[j], column_word))
+              if (j != i && wanted[j] != wanted[i] && !stopwords().count(column_word) &&
+                  same_word(wanted[j], column_word))
                 return true;
         }
       }
@@ -423,7 +490,8 @@ const OracleChoice& choose_target(const OracleDatabase& db, const std::string& i
     // between targets its words match equally, a yes/no question asks for the flag ("Is this a charter school?":
     // Charter School (Y/N), not the charter number)
     const double flag = yes_no && words > 0 && is_flag(db, target) ? 0.5 : 0.0;
-    const double score = words + flag + (mentioned.empty() ? 0.0 : 4.0) + (domain_matches(db, target, spec) ? 6.0 : 0.0);
+    const double score =
+        words + flag + (mentioned.empty() ? 0.0 : 4.0) + (domain_matches(db, target, spec) ? 6.0 : 0.0);
     if (score > best_score) choice = {target, mentioned}, best_score = score;
   }
   if (choice.target && asks_stored_column_elsewhere(db, instruction, table, *choice.target)) choice = {};

@@ -5,14 +5,16 @@
     {{LLMMap('question', 'T::column')}}                  ->  llm_map('question', json_object('column', "T"."column"))
     {{LLMQA('question', (SELECT ...), options=(t::c)}}   ->  (SELECT llm_qa_in('question', 't.c',
                                                               json_object('c1', "c1", ...)) FROM (SELECT ...))
+    {{LLMJoin(left_on='a::x', right_on='b::y')}}         ->  "b" ON "b"."y" = llm_match('same entity', "a"."x", 'b.y')
 
 Each input names the columns its values come from (json_object), as BlendSQL tells its LLM the column it maps.
-    {{LLMJoin(left_on='a::x', right_on='b::y')}}         ->  "b" ON "b"."y" = llm_match('same entity', "a"."x", 'b.y')
 
 SWAN's files need a little tolerance, applied here: an instruction and a column written as adjacent literals without
 a comma, column references with trailing spaces, options given as a string or in parentheses, a subquery given as a
-string, a second WITH keyword inside one WITH clause, a comma before FROM, and a query that is only an LLMQA call. LLMQA's subquery columns are read from the database
-(the subquery is compiled, not run), since the aggregate needs them by name.
+string, a second WITH keyword inside one WITH clause, a comma before FROM, a query that is only an LLMQA call, a table
+named by itself where its FROM clause gives it an alias (`temp::key` in `FROM temp AS T1` is written T1.key), and a
+yes/no answer compared with DuckDB's 't' or 'f'. LLMQA's subquery columns are read from the database (the subquery
+is compiled, not run), since the aggregate needs them by name.
 """
 import re
 import sqlite3
