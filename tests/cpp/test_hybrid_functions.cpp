@@ -109,8 +109,8 @@ class SchoolsFixture : public HybridFixture {
     const std::string games = "CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO teams VALUES "
                               "(1, 'Red Lions'), (2, 'Blue Hawks'); CREATE TABLE games (id INTEGER PRIMARY KEY, "
                               "home_id INTEGER REFERENCES teams(id), away_id INTEGER REFERENCES teams(id), date TEXT, "
-                              "home_goals INTEGER); INSERT INTO games VALUES (1, 1, 2, '2020-05-01', 3), "
-                              "(2, 2, 1, '2020-09-12', 0), (3, 1, 2, '2021-05-02', 1);";
+                              "home_goals INTEGER, away_goals INTEGER); INSERT INTO games VALUES (1, 1, 2, '2020-05-01', 3, 0), "
+                              "(2, 2, 1, '2020-09-12', 0, 2), (3, 1, 2, '2021-05-02', 1, 1);";
     run_sql(schools_original_, districts + reports + games + "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
                                "TEXT, magnet INTEGER, opened DATE, funding TEXT); INSERT INTO schools (id, school, former_name, "
                                "street) VALUES " + rows + "; UPDATE schools SET magnet = CASE id WHEN 1 THEN 1 "
@@ -124,7 +124,8 @@ class SchoolsFixture : public HybridFixture {
                       {"schools.opened", "the date the school opened"},
                       {"schools.funding", "how the school is funded"},
                       {"reports.rating", "the rating an inspection report gave the school"},
-                      {"games.home_goals", "the goals the home team scored in the game"}};
+                      {"games.home_goals", "the goals the home team scored in the game"},
+                      {"games.away_goals", "the goals the away team scored in the game"}};
     source.keys = {{"schools", {"school", "former_name", "street"}},
                    {"teams", {"name"}},
                    {"games", {"home_id", "away_id"}}};
@@ -191,6 +192,11 @@ TEST_F(SchoolsFixture, RowsAreIdentifiedByTheRowsTheirKeysReferenceAndTheirOther
   out = schools_->execute("SELECT llm_map('Provide the home team goals.', 'Home: Red Lions, Away: Blue Hawks')");
   EXPECT_EQ(cell(out.result), "NULL");
   EXPECT_EQ(oracle_->unanswered_items(), 1);
+  // 'the total goals' names the home and the away goals alike: neither is what it asks
+  out = schools_->execute("SELECT llm_map('Provide the total goals.', 'Home: Blue Hawks, Away: Red Lions, "
+                          "Date: 2020-09-12')");
+  EXPECT_EQ(cell(out.result), "NULL");
+  EXPECT_EQ(oracle_->unanswered_items(), 2);
 }
 
 TEST_F(SchoolsFixture, AnInstructionAboutAStoredColumnOfAnotherTableIsNotAnswered) {

@@ -112,15 +112,18 @@ const std::vector<std::string>* keys_of(const OracleDatabase& db, const std::str
   return nullptr;
 }
 
-// Rows of `table` whose key columns all reference rows the text names, narrowed to those whose other values the
-// text holds most of: "Home Team: X, Away Team: Y, Date: D" names one match by its two teams (keys referencing
-// Team, named by team_long_name) and its date.
+// Rows of `table` whose key columns all reference rows the text names, each with words of its own, narrowed to those
+// whose other values the text holds most of: "Home Team: X, Away Team: Y, Date: D" names one match by its two teams
+// (keys referencing Team, named by team_long_name) and its date.
 std::optional<Identified> identify_by_references(const OracleDatabase& db, const std::string& table,
                                                  const std::vector<std::string>& keys,
                                                  const std::vector<std::string>& tokens, const std::string& text) {
   constexpr size_t kMaxCombinations = 64;
-  std::vector<std::pair<std::string, std::vector<json>>> named;  // key column -> the referenced ids the text names
-  std::set<size_t> covered;
+  struct Named {
+    json id;
+    std::set<size_t> words;  // the input words that name the referenced row
+  };
+  std::vector<std::pair<std::string, std::vector<Named>>> named;  // key column -> the referenced rows the text names
   size_t combinations = 1;
   for (const auto& key_in : keys) {
     const std::string column = db.column_name(table, key_in);
@@ -128,22 +131,29 @@ std::optional<Identified> identify_by_references(const OracleDatabase& db, const
     const std::string referenced = fk ? db.table_name(fk->table) : "";
     const auto* referenced_keys = referenced.empty() ? nullptr : keys_of(db, referenced);
     if (!referenced_keys || to_lower(referenced) == to_lower(table)) return std::nullopt;
-    std::vector<json> ids;
-    for (const auto& [row, m] : match_keys(db, referenced, *referenced_keys, tokens)) {
-      const json id = db.value(referenced, row, db.column_name(referenced, fk->column));
-      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-      covered.insert(m.first.begin(), m.first.end());
-    }
-    combinations *= ids.size();
-    if (ids.empty() || combinations > kMaxCombinations) return std::nullopt;
-    named.emplace_back(column, std::move(ids));
+    std::vector<Named> rows;
+    for (const auto& [row, m] : match_keys(db, referenced, *referenced_keys, tokens))
+      rows.push_back({db.value(referenced, row, db.column_name(referenced, fk->column)), m.first});
+    combinations *= rows.size();
+    if (rows.empty() || combinations > kMaxCombinations) return std::nullopt;
+    named.emplace_back(column, std::move(rows));
   }
   std::vector<int64_t> candidates;
+  size_t covered = 0;
   for (size_t n = 0; n < combinations; ++n) {
     json key = json::object();
-    for (size_t i = 0, rest = n; i < named.size(); rest /= named[i].second.size(), ++i)
-      key[named[i].first] = named[i].second[rest % named[i].second.size()];
-    for (int64_t row : db.rows_with(table, key)) candidates.push_back(row);
+    std::set<size_t> words;
+    bool disjoint = true;  // each key named by words of its own: one team's name does not name both teams
+    for (size_t i = 0, rest = n; i < named.size(); rest /= named[i].second.size(), ++i) {
+      const Named& choice = named[i].second[rest % named[i].second.size()];
+      key[named[i].first] = choice.id;
+      for (size_t w : choice.words) disjoint = words.insert(w).second && disjoint;
+    }
+    if (!disjoint) continue;
+    const auto rows = db.rows_with(table, key);
+    if (rows.empty() || words.size() < covered) continue;
+    if (words.size() > covered) candidates.clear(), covered = words.size();
+    candidates.insert(candidates.end(), rows.begin(), rows.end());
   }
   if (candidates.empty()) return std::nullopt;
   std::map<int, std::vector<int64_t>> by_values_held;  // how many of a row's other texts the input holds -> rows
@@ -154,7 +164,7 @@ std::optional<Identified> identify_by_references(const OracleDatabase& db, const
               value.get_ref<const std::string&>().size() < 200 && contains_phrase(text, value.get<std::string>());
     by_values_held[held].push_back(row);
   }
-  return Identified{table, by_values_held.rbegin()->second, covered.size() + 1, static_cast<int>(keys.size())};
+  return Identified{table, by_values_held.rbegin()->second, covered + 1, static_cast<int>(keys.size())};
 }
 
 // Rows whose key values appear in the input's text (as whole words), or whose keys reference rows named there,
@@ -278,7 +288,8 @@ bool same_word(const std::string& a, const std::string& b) {
 }
 
 // How well an instruction's words name a target: 2 per word of its name ("county name": County Name), 1 per word
-// only its meaning has ("street address": the city of the school's street address).
+// only its meaning has ("street address": the city of the school's street address), less 0.1 per word of its name
+// the instruction lacks.
 double word_score(const std::string& instruction, const Target& target) {
   std::set<std::string> wanted;
   for (const auto& w : words(instruction))
@@ -293,6 +304,9 @@ double word_score(const std::string& instruction, const Target& target) {
   };
   double score = 0;
   for (const auto& w : wanted) score += any_same(w, named) ? 2.0 : any_same(w, meant) ? 1.0 : 0.0;
+  if (score == 0) return 0;
+  for (const auto& w : named)  // of two columns the words name, the one they name whole: City, not MailCity
+    if (!any_same(w, wanted)) score -= 0.1;
   return score;
 }
 
@@ -483,17 +497,26 @@ const OracleChoice& choose_target(const OracleDatabase& db, const std::string& i
   const auto cached = db.choices.find(id);
   if (cached != db.choices.end()) return cached->second;
   OracleChoice choice;
-  double best_score = 0;
+  double best_score = 0, runner_up = 0;
   for (const auto& target : targets_of(db, table)) {
     std::string mentioned = yes_no ? longest_mentioned(instruction, target_domain(db, target)) : "";
     const double words = word_score(instruction, target);
     // between targets its words match equally, a yes/no question asks for the flag ("Is this a charter school?":
     // Charter School (Y/N), not the charter number)
     const double flag = yes_no && words > 0 && is_flag(db, target) ? 0.5 : 0.0;
-    const double score =
-        words + flag + (mentioned.empty() ? 0.0 : 4.0) + (domain_matches(db, target, spec) ? 6.0 : 0.0);
-    if (score > best_score) choice = {target, mentioned}, best_score = score;
+    const double evidence = words + (mentioned.empty() ? 0.0 : 4.0) + (domain_matches(db, target, spec) ? 6.0 : 0.0);
+    const double own = target.via.empty() ? 0.05 : 0.0;  // the identified row's own column before a referencing row's
+    const double score = evidence > 0 ? evidence + flag + own : 0.0;
+    if (score > best_score) {
+      runner_up = best_score;
+      choice = {target, mentioned}, best_score = score;
+    } else {
+      runner_up = std::max(runner_up, score);
+    }
   }
+  // two columns whose names the instruction names equally ("the total goals": home or away goals?)
+  constexpr double kTie = 1e-9, kNamed = 1.5;  // a word of each name, less a few it lacks
+  if (best_score >= kNamed && best_score - runner_up < kTie) choice = {};
   if (choice.target && asks_stored_column_elsewhere(db, instruction, table, *choice.target)) choice = {};
   return db.choices[id] = choice;
 }
