@@ -77,16 +77,22 @@ struct Identified {
 // that hero, not "Thanos", even though Thanos matches two key columns with the one word.
 using KeyMatches = std::map<int64_t, std::pair<std::set<size_t>, int>>;
 
-// Rows of `table` whose key values appear in the tokens (as whole words).
-KeyMatches match_keys(const OracleDatabase& db, const std::string& table, const std::vector<std::string>& keys,
-                      const std::vector<std::string>& tokens) {
+struct KeyOccurrence {
+  int64_t row;
+  size_t key;             // index into the key columns
+  std::set<size_t> words;  // the span of input words holding the value
+};
+
+// Each place a key value of `table` appears in the tokens (as whole words).
+std::vector<KeyOccurrence> key_occurrences(const OracleDatabase& db, const std::string& table,
+                                           const std::vector<std::string>& keys,
+                                           const std::vector<std::string>& tokens) {
   constexpr size_t kMaxSpan = 12;  // words in one key value
-  KeyMatches matched;
-  for (const auto& key_in : keys) {
-    const std::string key = db.column_name(table, key_in);
+  std::vector<KeyOccurrence> out;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const std::string key = db.column_name(table, keys[k]);
     if (key.empty()) continue;
     const auto& index = db.value_index(table, key);
-    std::map<int64_t, std::set<size_t>> words_of;
     for (size_t b = 0; b < tokens.size(); ++b) {
       std::string span;
       for (size_t e = b; e < tokens.size() && e < b + kMaxSpan; ++e) {
@@ -94,15 +100,25 @@ KeyMatches match_keys(const OracleDatabase& db, const std::string& table, const 
         const auto hit = index.find(span);
         const bool whole_input = b == 0 && e + 1 == tokens.size();  // short values only as the whole input
         if (hit == index.end() || (span.size() < 2 && !whole_input)) continue;
-        for (int64_t row : hit->second)
-          for (size_t w = b; w <= e; ++w) words_of[row].insert(w);
+        std::set<size_t> words;
+        for (size_t w = b; w <= e; ++w) words.insert(w);
+        for (int64_t row : hit->second) out.push_back({row, k, words});
       }
     }
-    for (const auto& [row, covered] : words_of) {
-      matched[row].first.insert(covered.begin(), covered.end());
-      ++matched[row].second;
-    }
   }
+  return out;
+}
+
+// Rows of `table` whose key values appear in the tokens, with the words they cover and the key columns matched.
+KeyMatches match_keys(const OracleDatabase& db, const std::string& table, const std::vector<std::string>& keys,
+                      const std::vector<std::string>& tokens) {
+  KeyMatches matched;
+  std::map<int64_t, std::set<size_t>> keys_of_row;
+  for (const auto& occurrence : key_occurrences(db, table, keys, tokens)) {
+    matched[occurrence.row].first.insert(occurrence.words.begin(), occurrence.words.end());
+    keys_of_row[occurrence.row].insert(occurrence.key);
+  }
+  for (auto& [row, m] : matched) m.second = static_cast<int>(keys_of_row[row].size());
   return matched;
 }
 
@@ -131,9 +147,13 @@ std::optional<Identified> identify_by_references(const OracleDatabase& db, const
     const std::string referenced = fk ? db.table_name(fk->table) : "";
     const auto* referenced_keys = referenced.empty() ? nullptr : keys_of(db, referenced);
     if (!referenced_keys || to_lower(referenced) == to_lower(table)) return std::nullopt;
-    std::vector<Named> rows;
-    for (const auto& [row, m] : match_keys(db, referenced, *referenced_keys, tokens))
-      rows.push_back({db.value(referenced, row, db.column_name(referenced, fk->column)), m.first});
+    std::vector<Named> rows;  // one per place a referenced row is named: a name written twice names two rows
+    for (const auto& occurrence : key_occurrences(db, referenced, *referenced_keys, tokens)) {
+      Named one{db.value(referenced, occurrence.row, db.column_name(referenced, fk->column)), occurrence.words};
+      if (std::none_of(rows.begin(), rows.end(),
+                       [&](const Named& n) { return n.id == one.id && n.words == one.words; }))
+        rows.push_back(std::move(one));
+    }
     combinations *= rows.size();
     if (rows.empty() || combinations > kMaxCombinations) return std::nullopt;
     named.emplace_back(column, std::move(rows));
