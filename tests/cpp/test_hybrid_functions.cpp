@@ -107,10 +107,10 @@ class SchoolsFixture : public HybridFixture {
                                 "schools(id), rating TEXT); INSERT INTO reports VALUES (1, 1, 'good'), (2, 1, 'poor'),"
                                 " (3, 3, 'fair');";
     const std::string games = "CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO teams VALUES "
-                              "(1, 'Red Lions'), (2, 'Blue Hawks'); CREATE TABLE games (id INTEGER PRIMARY KEY, "
+                              "(1, 'Red Lions'), (2, 'Blue Hawks'), (3, 'Blue Hawks'); CREATE TABLE games (id INTEGER PRIMARY KEY, "
                               "home_id INTEGER REFERENCES teams(id), away_id INTEGER REFERENCES teams(id), date TEXT, "
                               "home_goals INTEGER, away_goals INTEGER); INSERT INTO games VALUES (1, 1, 2, '2020-05-01', 3, 0), "
-                              "(2, 2, 1, '2020-09-12', 0, 2), (3, 1, 2, '2021-05-02', 1, 1);";
+                              "(2, 2, 1, '2020-09-12', 0, 2), (3, 1, 2, '2021-05-02', 1, 1), (4, 3, 2, '2022-01-01', 5, 4);";
     run_sql(schools_original_, districts + reports + games + "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
                                "TEXT, magnet INTEGER, opened DATE, funding TEXT); INSERT INTO schools (id, school, former_name, "
                                "street) VALUES " + rows + "; UPDATE schools SET magnet = CASE id WHEN 1 THEN 1 "
@@ -187,6 +187,11 @@ TEST_F(SchoolsFixture, RowsAreIdentifiedByTheRowsTheirKeysReferenceAndTheirOther
                                "Blue Hawks, Date: 2021-05-02')");
   EXPECT_EQ(cell(out.result, 0, 0), "0");
   EXPECT_EQ(cell(out.result, 0, 1), "1");
+  EXPECT_EQ(oracle_->unanswered_items(), 0);
+  // two clubs of one name: each place the name is written names one of them
+  out = schools_->execute("SELECT llm_map('Provide the home team goals.', 'Home: Blue Hawks, Away: Blue Hawks, "
+                          "Date: 2022-01-01')");
+  EXPECT_EQ(cell(out.result), "5");
   EXPECT_EQ(oracle_->unanswered_items(), 0);
   // without the date the teams' three games disagree
   out = schools_->execute("SELECT llm_map('Provide the home team goals.', 'Home: Red Lions, Away: Blue Hawks')");
