@@ -92,6 +92,129 @@ TEST_F(HybridFixture, TheOracleAnswersFunctionsAboutDroppedColumns) {
   EXPECT_EQ(oracle_llm->unanswered_items(), unanswered + 1);
 }
 
+// Schools whose magnet flag and opening date were dropped; two rows share words across key columns.
+class SchoolsFixture : public HybridFixture {
+ protected:
+  void SetUp() override {
+    HybridFixture::SetUp();
+    schools_original_ = (folder_ / "schools_original.sqlite").string();
+    schools_curated_ = (folder_ / "schools_curated.sqlite").string();
+    const std::string rows = "(1, 'Oak High', NULL, '1 Elm Road'), (2, 'Oak High East', 'Oak High', '9 Ash Road'),"
+                             "(3, 'Pine Middle', NULL, '5 Fir Lane')";
+    const std::string districts = "CREATE TABLE districts (id INTEGER PRIMARY KEY, name TEXT, opened DATE);"
+                                  "INSERT INTO districts VALUES (1, 'North', '1950-01-01');";
+    const std::string reports = "CREATE TABLE reports (id INTEGER PRIMARY KEY, school_id INTEGER REFERENCES "
+                                "schools(id), rating TEXT); INSERT INTO reports VALUES (1, 1, 'good'), (2, 1, 'poor'),"
+                                " (3, 3, 'fair');";
+    const std::string games = "CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO teams VALUES "
+                              "(1, 'Red Lions'), (2, 'Blue Hawks'), (3, 'Blue Hawks'); CREATE TABLE games (id INTEGER PRIMARY KEY, "
+                              "home_id INTEGER REFERENCES teams(id), away_id INTEGER REFERENCES teams(id), date TEXT, "
+                              "home_goals INTEGER, away_goals INTEGER); INSERT INTO games VALUES (1, 1, 2, '2020-05-01', 3, 0), "
+                              "(2, 2, 1, '2020-09-12', 0, 2), (3, 1, 2, '2021-05-02', 1, 1), (4, 3, 2, '2022-01-01', 5, 4);";
+    run_sql(schools_original_, districts + reports + games + "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
+                               "TEXT, magnet INTEGER, opened DATE, funding TEXT); INSERT INTO schools (id, school, former_name, "
+                               "street) VALUES " + rows + "; UPDATE schools SET magnet = CASE id WHEN 1 THEN 1 "
+                               "WHEN 2 THEN 0 END, opened = CASE id WHEN 1 THEN '1999-09-01' WHEN 2 THEN "
+                               "'2004-01-15' ELSE '1987-09-01' END, funding = CASE id WHEN 2 THEN 'Locally funded' ELSE "
+                               "'Directly funded' END");
+    run_sql(schools_curated_, districts + "CREATE TABLE schools (id INTEGER PRIMARY KEY, school TEXT, former_name TEXT, street "
+                              "TEXT); INSERT INTO schools VALUES " + rows);
+    OracleSource source{"schools", schools_original_, {}, {}};
+    source.dropped = {{"schools.magnet", "1 if the school is a magnet school, else 0"},
+                      {"schools.opened", "the date the school opened"},
+                      {"schools.funding", "how the school is funded"},
+                      {"reports.rating", "the rating an inspection report gave the school"},
+                      {"games.home_goals", "the goals the home team scored in the game"},
+                      {"games.away_goals", "the goals the away team scored in the game"}};
+    source.keys = {{"schools", {"school", "former_name", "street"}},
+                   {"teams", {"name"}},
+                   {"games", {"home_id", "away_id"}}};
+    oracle_ = std::make_shared<OracleFiller>(std::vector<OracleSource>{source});
+    schools_ = std::make_unique<HybridSession>("schools", schools_curated_, HybridSchema{}, filler(oracle_),
+                                               HybridOptions{});
+  }
+
+  std::string schools_original_, schools_curated_;
+  std::shared_ptr<OracleFiller> oracle_;
+  std::unique_ptr<HybridSession> schools_;
+};
+
+TEST_F(SchoolsFixture, AnInputNamingItsColumnIdentifiesRowsByThatColumnOnly) {
+  // 'Oak High' is school 1's name and school 2's former name: as bare text it names two schools that disagree.
+  auto out = schools_->execute("SELECT llm_map('Is it a magnet school?', school) FROM schools WHERE id = 1");
+  EXPECT_EQ(cell(out.result), "NULL");
+  EXPECT_EQ(oracle_->unanswered_items(), 1);
+  out = schools_->execute(
+      "SELECT llm_map('Is it a magnet school?', json_object('school', school)) FROM schools ORDER BY id");
+  ASSERT_TRUE(out.result.ok()) << out.result.error->message;
+  EXPECT_EQ(cell(out.result, 0), "1");
+  EXPECT_EQ(cell(out.result, 1), "0");
+  EXPECT_EQ(cell(out.result, 2), "NULL");  // its flag is unknown: answered unknown, not left unanswered
+  EXPECT_EQ(oracle_->unanswered_items(), 1);
+  EXPECT_EQ(out.stats.fills.items, 3);
+  EXPECT_EQ(out.stats.requests.at(0).at("items"), 3);
+  out = schools_->execute("SELECT llm_map('Is it a magnet school?', json_object('school', NULL))");
+  EXPECT_EQ(cell(out.result), "NULL");  // an object of NULLs is NULL: nothing asked
+  EXPECT_TRUE(out.stats.requests.empty());
+}
+
+TEST_F(SchoolsFixture, YesNoQuestionsCompareDaysAndReadFlags) {
+  auto out = schools_->execute("SELECT school FROM schools WHERE llm_map('Was the school opened on 09-01?', "
+                               "json_object('street', street)) = TRUE ORDER BY id");
+  ASSERT_EQ(out.result.rows.size(), 2u) << cell(out.result);
+  EXPECT_EQ(cell(out.result, 1), "Pine Middle");
+  out = schools_->execute("SELECT COUNT(*) FROM schools WHERE llm_map('Was it opened on 2004-01-15?', "
+                          "json_object('street', street))");
+  EXPECT_EQ(cell(out.result), "1");
+  out = schools_->execute("SELECT COUNT(*) FROM schools WHERE llm_map('Is the school funded directly?', "
+                          "json_object('street', street))");  // the value 'Directly funded', in other words
+  EXPECT_EQ(cell(out.result), "2");
+  EXPECT_EQ(oracle_->unanswered_items(), 0);
+}
+
+TEST_F(SchoolsFixture, AFactOfRowsReferencingTheIdentifiedRowIsAnsweredOnlyWhereTheyAgree) {
+  const auto out = schools_->execute("SELECT llm_map('Provide the inspection rating.', json_object('school', school)) "
+                                     "FROM schools WHERE id IN (1, 3) ORDER BY id");
+  EXPECT_EQ(cell(out.result, 0), "NULL");  // two reports of Oak High disagree
+  EXPECT_EQ(cell(out.result, 1), "fair");
+  EXPECT_EQ(oracle_->unanswered_items(), 1);
+}
+
+TEST_F(SchoolsFixture, RowsAreIdentifiedByTheRowsTheirKeysReferenceAndTheirOtherValues) {
+  // games are keyed by the ids of their teams, which the text names: the two teams and the date name one game
+  auto out = schools_->execute("SELECT llm_map('Provide the home team goals.', 'Home: Blue Hawks, Away: Red Lions, "
+                               "Date: 2020-09-12'), llm_map('Provide the home team goals.', 'Home: Red Lions, Away: "
+                               "Blue Hawks, Date: 2021-05-02')");
+  EXPECT_EQ(cell(out.result, 0, 0), "0");
+  EXPECT_EQ(cell(out.result, 0, 1), "1");
+  EXPECT_EQ(oracle_->unanswered_items(), 0);
+  // two clubs of one name: each place the name is written names one of them
+  out = schools_->execute("SELECT llm_map('Provide the home team goals.', 'Home: Blue Hawks, Away: Blue Hawks, "
+                          "Date: 2022-01-01')");
+  EXPECT_EQ(cell(out.result), "5");
+  EXPECT_EQ(oracle_->unanswered_items(), 0);
+  // without the date the teams' three games disagree
+  out = schools_->execute("SELECT llm_map('Provide the home team goals.', 'Home: Red Lions, Away: Blue Hawks')");
+  EXPECT_EQ(cell(out.result), "NULL");
+  EXPECT_EQ(oracle_->unanswered_items(), 1);
+  // 'the total goals' names the home and the away goals alike: neither is what it asks
+  out = schools_->execute("SELECT llm_map('Provide the total goals.', 'Home: Blue Hawks, Away: Red Lions, "
+                          "Date: 2020-09-12')");
+  EXPECT_EQ(cell(out.result), "NULL");
+  EXPECT_EQ(oracle_->unanswered_items(), 2);
+}
+
+TEST_F(SchoolsFixture, AnInstructionAboutAStoredColumnOfAnotherTableIsNotAnswered) {
+  auto out = schools_->execute("SELECT llm_map('When was the school opened?', json_object('school', school)) "
+                               "FROM schools WHERE id = 1");
+  EXPECT_EQ(cell(out.result), "1999-09-01");
+  // districts.opened is stored: the dropped schools.opened is not what this asks
+  out = schools_->execute("SELECT llm_map('When was its district opened?', json_object('school', school)) "
+                          "FROM schools WHERE id = 1");
+  EXPECT_EQ(cell(out.result), "NULL");
+  EXPECT_EQ(oracle_->unanswered_items(), 1);
+}
+
 TEST_F(HybridFixture, LlmMatchPicksTheStoredValueForJoins) {
   auto s = session(filler(oracle()));
   const auto out = s->execute(

@@ -53,8 +53,43 @@ def test_swan_superhero_end_to_end(tmp_path):
     assert lazy["factuality"]["f1"] >= 0.999  # the exact targets: test_lazy_filling_is_perfect_and_cheaper
     assert lazy["second_run"]["tokens"] == 0
     assert udf["translated_and_ran"] == 1.0, udf["failures"]
-    assert udf["covered_share"] > 0.2  # inputs naming two heroes with different facts are not answered
-    assert udf["execution_accuracy_covered"] >= 0.95, udf["failures"]
+    # inputs naming heroes that share a name (Angel, Atlas, ...) and differ in the fact asked are not answered
+    assert udf["covered_share"] >= 0.4, udf["failures"]
+    covered_failures = {qid for qid in udf["failures"] if report["per_question"][qid]["udf"]["covered"]}
+    # superhero/4's gold SQL counts powers per full name (heroes sharing one are counted together), its hybrid
+    # query per hero: the filler's answers are right, the two queries differ
+    assert covered_failures <= {"superhero/4"}, udf["failures"]
+
+
+@requires_shared(SWAN)
+def test_udf_queries_read_aliased_tables_named_inputs_and_dropped_columns(tmp_path):
+    # 1: 'temp::district_school_key' inside FROM temp AS T1 (was: no such column); 5: 'funded directly' names
+    # 'Directly funded'; 12: 'schools::Street' inside FROM schools AS T2; european_football_2/1 filters on the
+    # dropped Match.home_team_goal, which becomes a virtual column
+    report = bench(tmp_path, "--mode", "udf", "--questions", "california_schools/1,california_schools/5,"
+                   "california_schools/12,european_football_2/1")
+    udf = report["modes"]["udf"]
+    assert udf["translated_and_ran"] == 1.0, udf["failures"]
+    rows = {qid: q["udf"] for qid, q in report["per_question"].items()}
+    assert rows["california_schools/1"]["covered"] and rows["california_schools/1"]["correct"]
+    assert rows["california_schools/5"]["covered"] and rows["california_schools/5"]["correct"]
+    assert "json_object('Street', \"T2\".\"Street\")" in rows["california_schools/12"]["sql"]
+    assert rows["european_football_2/1"]["by_kind"]["fill"]["items"] > 0  # the goals were filled
+
+
+def test_a_dropped_column_read_by_name_is_declared_as_a_virtual_column():
+    schema = {"tables": [{"table": "Match", "keys": ["id"],
+                          "columns": [{"name": "home_team_goal", "type": "INTEGER", "meaning": "goals"},
+                                      {"name": "away_team_goal", "type": "INTEGER", "meaning": "goals"}]}],
+              "relations": [], "value_tables": []}
+    none = {"tables": [], "relations": [], "value_tables": []}
+    declared = swan_data.missing_dropped_column(schema, "prepare: no such column: Match.home_team_goal", none)
+    assert [c["name"] for c in declared["tables"][0]["columns"]] == ["home_team_goal"]
+    declared = swan_data.missing_dropped_column(schema, "prepare: no such column: away_team_goal", declared)
+    assert [c["name"] for c in declared["tables"][0]["columns"]] == ["home_team_goal", "away_team_goal"]
+    assert swan_data.missing_dropped_column(schema, "prepare: no such column: away_team_goal", declared) is None
+    assert swan_data.missing_dropped_column(schema, "prepare: no such column: T1.height", none) is None
+    assert swan_data.missing_dropped_column(schema, "timeout: query exceeded 60 s", none) is None
 
 
 @requires_shared(SWAN)
@@ -93,16 +128,24 @@ def test_blendsql_translation(tmp_path):
     with sqlite3.connect(f"file:{curated}?mode=ro", uri=True) as db:
         sql = blendsql.translate("SELECT COUNT(*) FROM superhero AS T1 WHERE {{ LLMMap('Is it bad?' 'T1::name ') }}"
                                  " = TRUE", db)
-        assert sql == "SELECT COUNT(*) FROM superhero AS T1 WHERE llm_map('Is it bad?', \"T1\".\"name\") = TRUE"
+        assert sql == ("SELECT COUNT(*) FROM superhero AS T1 WHERE llm_map('Is it bad?', "
+                       "json_object('name', \"T1\".\"name\")) = TRUE")
         sql = blendsql.translate("SELECT {{LLMQA('Which?', (SELECT superhero_name FROM superhero LIMIT 2), "
                                  "options=(superpower::power_name))}}", db)
-        assert "llm_qa_in('Which?', 'superpower.power_name', \"superhero_name\")" in sql
+        assert "llm_qa_in('Which?', 'superpower.power_name', json_object('superhero_name', \"superhero_name\"))" in sql
         sql = blendsql.translate("WITH a AS (SELECT superhero_name AS k, FROM superhero), WITH b AS (SELECT 1) "
                                  "SELECT {{LLMMap('Which?', 'a::k')}} FROM a", db)
         assert sql == "WITH a AS (SELECT superhero_name AS k FROM superhero), b AS (SELECT 1) " \
-                      "SELECT llm_map('Which?', \"a\".\"k\") FROM a"
+                      "SELECT llm_map('Which?', json_object('k', \"a\".\"k\")) FROM a"
         assert blendsql.translate("{{LLMQA('Who?', (SELECT superhero_name FROM superhero))}}", db).startswith(
-            "SELECT (SELECT llm_qa('Who?', \"superhero_name\") FROM (")
+            "SELECT (SELECT llm_qa('Who?', json_object('superhero_name', \"superhero_name\")) FROM (")
+        # a table named by itself where its FROM clause renames it is written by its alias, in that SELECT only
+        sql = blendsql.translate("WITH t AS (SELECT * FROM superhero) SELECT {{LLMMap('Tall?', 't::full_name')}} "
+                                 "FROM t AS T1 JOIN colour AS c ON c.id = T1.id WHERE "
+                                 "{{LLMMap('Blue?', 'colour::colour')}} UNION SELECT {{LLMMap('Tall?', 't::full_name')}} "
+                                 "FROM t", db)
+        assert sql.count('"T1"."full_name"') == 1 and '"c"."colour"' in sql and sql.count('"t"."full_name"') == 1
+        db.execute(f"SELECT 1 FROM ({sql.replace('llm_map', 'coalesce')}) LIMIT 0")  # it compiles
         with pytest.raises(relmem.Error, match="does not compile"):
             blendsql.translate("SELECT {{LLMQA('Which?', (SELECT nothing FROM nowhere))}}", db)
 

@@ -7,7 +7,9 @@
 //   llm_qa_in(instruction, domain, value, ...)   the same, constrained
 //   llm_match(instruction, value, domain)        the domain value denoting the same thing as `value`, or NULL
 // and concat(value, ...) where SQLite lacks it (before 3.44).
-// A domain is a stored column ('table.column', 'table::column') or a fixed list ('a;b;c').
+// A domain is a stored column ('table.column', 'table::column') or a fixed list ('a;b;c'). A value given as
+// json_object('column', value, ...) is shown to the LLM as that object, so the input says which columns it comes
+// from (as BlendSQL tells its LLM the column it maps); an object whose values are all NULL counts as NULL.
 #include <algorithm>
 
 #include "relmem/llm/sha256.hpp"
@@ -65,6 +67,26 @@ void answer(sqlite3_context* context, SessionState& state, const FunctionState& 
   sqlite3_result_null(context);
 }
 
+bool is_json_subtype(sqlite3_value* value) {
+  constexpr unsigned kJsonSubtype = 'J';  // what SQLite's JSON functions mark their results with
+  return sqlite3_value_type(value) == SQLITE_TEXT && sqlite3_value_subtype(value) == kJsonSubtype;
+}
+
+// An argument as JSON: a json_object(...) argument as its object, anything else as its SQL value.
+json argument_json(sqlite3_value* value) {
+  if (is_json_subtype(value)) {
+    json parsed = json::parse(reinterpret_cast<const char*>(sqlite3_value_text(value)), nullptr, false);
+    if (parsed.is_object()) return parsed;
+  }
+  return value_to_json(value);
+}
+
+bool is_null_input(const json& value) {
+  if (value.is_object())
+    return std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_null(); });
+  return value.is_null();
+}
+
 // Reads (instruction[, domain]) and the value arguments; false (result set) when the call has nothing to ask.
 bool read_call(sqlite3_context* context, const FunctionSpec& spec, int argc, sqlite3_value** argv,
                std::string& instruction, std::string& domain, json& values) {
@@ -83,13 +105,13 @@ bool read_call(sqlite3_context* context, const FunctionSpec& spec, int argc, sql
   instruction = *text;
   values = json::array();
   if (std::string(spec.kind) == "match") {
-    values.push_back(value_to_json(argv[1]));
+    values.push_back(argument_json(argv[1]));
     domain = text_argument(argv[2]).value_or("");
   } else {
     if (fixed == 2) domain = text_argument(argv[1]).value_or("");
-    for (int i = fixed; i < argc; ++i) values.push_back(value_to_json(argv[i]));
+    for (int i = fixed; i < argc; ++i) values.push_back(argument_json(argv[i]));
   }
-  if (std::all_of(values.begin(), values.end(), [](const json& v) { return v.is_null(); })) {
+  if (std::all_of(values.begin(), values.end(), is_null_input)) {
     sqlite3_result_null(context);  // nothing to ask about
     return false;
   }
@@ -154,13 +176,19 @@ void register_llm_functions(SessionState* state) {
   if (sqlite3_create_function_v2(state->db, "concat", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr, concat_call,
                                  nullptr, nullptr, nullptr) != SQLITE_OK)
     throw Error(std::string("hybrid session: cannot register concat: ") + sqlite3_errmsg(state->db));
+#ifdef SQLITE_SUBTYPE
+  constexpr int kReadsSubtypes = SQLITE_SUBTYPE;  // keeps json_object's mark on arguments (SQLite >= 3.30)
+#else
+  constexpr int kReadsSubtypes = 0;
+#endif
+  constexpr int kFlags = SQLITE_UTF8 | kReadsSubtypes;
   for (const auto& spec : kFunctions) {
     auto* registration = new Registration{state, &spec};
     auto destroy = [](void* p) { delete static_cast<Registration*>(p); };
     const int rc = spec.aggregate
-                       ? sqlite3_create_function_v2(state->db, spec.name, -1, SQLITE_UTF8, registration, nullptr,
+                       ? sqlite3_create_function_v2(state->db, spec.name, -1, kFlags, registration, nullptr,
                                                     aggregate_step, aggregate_final, destroy)
-                       : sqlite3_create_function_v2(state->db, spec.name, -1, SQLITE_UTF8, registration, scalar_call,
+                       : sqlite3_create_function_v2(state->db, spec.name, -1, kFlags, registration, scalar_call,
                                                     nullptr, nullptr, destroy);
     if (rc != SQLITE_OK)
       throw Error(std::string("hybrid session: cannot register ") + spec.name + ": " + sqlite3_errmsg(state->db));

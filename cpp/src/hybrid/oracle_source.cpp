@@ -150,12 +150,33 @@ json OracleDatabase::value(const std::string& table, int64_t rowid, const std::s
   return select.step() ? column_json(select.handle(), 0) : json();
 }
 
+std::vector<json> OracleDatabase::row(const std::string& table, int64_t rowid) const {
+  SqliteStatement select(db_, "SELECT * FROM " + quote_identifier(table) + " WHERE rowid = ?", "oracle filler");
+  select.bind(1, rowid);
+  std::vector<json> out;
+  if (select.step())
+    for (int i = 0; i < sqlite3_column_count(select.handle()); ++i) out.push_back(column_json(select.handle(), i));
+  return out;
+}
+
 json OracleDatabase::lookup(const std::string& table, const std::string& column, const json& value,
                             const std::string& label_column) const {
   SqliteStatement select(db_, "SELECT " + quote_identifier(label_column) + " FROM " + quote_identifier(table) +
                                   " WHERE " + quote_identifier(column) + " = ?", "oracle filler");
   bind_json(select.handle(), 1, value);
   return select.step() ? column_json(select.handle(), 0) : json();
+}
+
+std::vector<json> OracleDatabase::lookup_distinct(const std::string& table, const std::string& column,
+                                                  const json& value, const std::string& label_column,
+                                                  int limit) const {
+  SqliteStatement select(db_, "SELECT DISTINCT " + quote_identifier(label_column) + " FROM " +
+                                  quote_identifier(table) + " WHERE " + quote_identifier(column) + " = ? LIMIT " +
+                                  std::to_string(limit), "oracle filler");
+  bind_json(select.handle(), 1, value);
+  std::vector<json> out;
+  while (select.step()) out.push_back(column_json(select.handle(), 0));
+  return out;
 }
 
 std::vector<std::string> OracleDatabase::distinct_texts(const std::string& table, const std::string& column) const {

@@ -55,7 +55,12 @@ class OracleDatabase {
   // Rowids of `table` whose columns equal the key values ({column: value}).
   std::vector<int64_t> rows_with(const std::string& table, const nlohmann::json& key) const;
   nlohmann::json value(const std::string& table, int64_t rowid, const std::string& column) const;
+  std::vector<nlohmann::json> row(const std::string& table, int64_t rowid) const;  // every column, in order
   // The value of `label_column` in the row of `table` whose `column` equals `value`.
+  // The distinct values of `label_column` in the rows of `table` whose `column` equals `value` (at most `limit`).
+  std::vector<nlohmann::json> lookup_distinct(const std::string& table, const std::string& column,
+                                              const nlohmann::json& value, const std::string& label_column,
+                                              int limit) const;
   nlohmann::json lookup(const std::string& table, const std::string& column, const nlohmann::json& value,
                         const std::string& label_column) const;
   std::vector<std::string> distinct_texts(const std::string& table, const std::string& column) const;

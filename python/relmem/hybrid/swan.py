@@ -268,6 +268,34 @@ def declarations(swan_dir, database, dropped, meanings=None):
     return schema
 
 
+_NO_SUCH_COLUMN = re.compile(r"no such column: (?:[^ .]+\.)?(\S+)")
+
+
+def missing_dropped_column(schema, error, declared):
+    """When a query failed with `error` because it reads a dropped column by name (a hybrid query filtering on
+    Match.home_team_goal), `declared` (a schema) with that column of `schema` added as a virtual column; None when
+    the error names no dropped column, or one already declared."""
+    found = _NO_SUCH_COLUMN.search(error or "")
+    if not found:
+        return None
+    name = found.group(1).strip('"`').lower()
+    added = False
+    out = {"tables": [dict(t, columns=list(t["columns"])) for t in declared.get("tables", [])],
+           "relations": list(declared.get("relations", [])), "value_tables": list(declared.get("value_tables", []))}
+    for table in schema["tables"]:
+        for column in table["columns"]:
+            if column["name"].lower() != name:
+                continue
+            target = next((t for t in out["tables"] if t["table"] == table["table"]), None)
+            if target is None:
+                target = dict(table, columns=[])
+                out["tables"].append(target)
+            if all(c["name"].lower() != name for c in target["columns"]):
+                target["columns"].append(column)
+                added = True
+    return out if added else None
+
+
 def oracle_source(swan_dir, database, schema, meanings=None):
     """What the oracle filler needs to answer for `database`: the original file, the dropped columns with their
     meanings (for SQL functions) and the key columns that identify rows."""
