@@ -782,12 +782,24 @@ SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questi
         if (!inserted) it->second = std::max(it->second, match.score);
       }
     }
-    std::vector<DatabaseMatch> candidates_of_question;
-    for (const auto& [database, value] : best_score) candidates_of_question.push_back({database, value, 0.0f});
-    std::sort(candidates_of_question.begin(), candidates_of_question.end(), ranks_before);
-    if (static_cast<int64_t>(candidates_of_question.size()) > candidates) candidates_of_question.resize(candidates);
+    // As in select_set, each part's best database is chosen whatever its probability: they lead, the rest follow
+    // best first. (Fitted as a prefix of the merged ranking instead, a 3-part question needed a threshold low
+    // enough for all three of its databases, and the threshold came out too low for single questions.)
+    std::unordered_set<std::string> part_best;
+    for (const auto& part : ranked[i].parts)
+      if (!part.empty()) part_best.insert(part[0].database);
+    std::vector<DatabaseMatch> forced, others;
+    for (const auto& [database, value] : best_score)
+      (part_best.count(database) ? forced : others).push_back({database, value, 0.0f});
+    std::sort(forced.begin(), forced.end(), ranks_before);
+    std::sort(others.begin(), others.end(), ranks_before);
+    std::vector<DatabaseMatch> candidates_of_question = forced;
+    candidates_of_question.insert(candidates_of_question.end(), others.begin(), others.end());
+    const auto kept = std::max<int64_t>(candidates, static_cast<int64_t>(forced.size()));
+    if (static_cast<int64_t>(candidates_of_question.size()) > kept) candidates_of_question.resize(static_cast<size_t>(kept));
     ScoredQuestion s;
     s.gold = static_cast<int64_t>(questions[i].databases.size());
+    s.forced = static_cast<int64_t>(forced.size());
     for (const auto& match : candidates_of_question) {
       s.values.push_back(match.score);
       const auto& gold = questions[i].databases;
