@@ -52,10 +52,12 @@ def test_stored_vectors_rebuild_the_same_memory(memory):
     stored = memory.vectors("restaurants")
     assert stored["table_vectors"].shape == (len(memory.tables("restaurants")), memory.encoder.dim)
     assert stored["column_vectors"].shape[0] > 0 and stored["values"] == sorted(set(stored["values"]))
-    for question, _ in ANSWERABLE:  # int8 rows stored again round again: scores within 1e-3
+    # int8 rows stored again round again: each int8 cosine moves by well under 1e-3, and the score weighs them by
+    # 1.2 in all (best table 0.25, best column 0.2, word-column mean 0.75): scores within 2e-3
+    for question, _ in ANSWERABLE:
         want, got = memory.select(question, 3), copy.select(question, 3)
         assert [m.database for m in got] == [m.database for m in want]
-        assert [m.score for m in got] == pytest.approx([m.score for m in want], abs=1e-3)
+        assert [m.score for m in got] == pytest.approx([m.score for m in want], abs=2e-3)
     with pytest.raises(relmem.Error, match="unknown database"):
         memory.vectors("nowhere")
 
