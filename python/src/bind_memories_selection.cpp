@@ -24,6 +24,20 @@ namespace {
 
 using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
+constexpr const char* kRawFields[] = {"card",  "table", "lexical_card", "lexical_table",
+                                      "column", "value", "word_column",  "lexical_table_coverage"};
+
+float raw_field(const RawSimilarities& raw, const std::string& field) {
+  if (field == "card") return raw.card;
+  if (field == "table") return raw.table;
+  if (field == "lexical_card") return raw.lexical_card;
+  if (field == "lexical_table") return raw.lexical_table;
+  if (field == "column") return raw.column;
+  if (field == "value") return raw.value;
+  if (field == "word_column") return raw.word_column;
+  return raw.lexical_table_coverage;
+}
+
 // None: the package default (USE-lite when installed, else hashing with a warning); a spec string; an Encoder.
 std::shared_ptr<const Encoder> to_encoder(const py::object& encoder) {
   if (encoder.is_none()) {
@@ -275,6 +289,27 @@ void bind_selection_memory(py::module_& m) {
            }, py::arg("vector"), py::arg("k") = 5, py::arg("lexical") = py::none(),
            "select() from an already encoded question (and its lexical encoding when the memory has a lexical "
            "encoder).")
+      .def("similarities", [](const SelectionMemory& s, const std::vector<std::string>& questions) {
+             std::vector<QuestionSimilarities> found;
+             {
+               py::gil_scoped_release release;
+               found = s.similarities(questions);
+             }
+             py::list out;
+             for (const auto& q : found) {
+               py::dict row;
+               for (const char* field : kRawFields) {
+                 std::vector<float> values;
+                 for (const auto& raw : q.raw) values.push_back(raw_field(raw, field));
+                 row[field] = py::array_t<float>(static_cast<py::ssize_t>(values.size()), values.data());
+               }
+               out.append(py::make_tuple(q.databases, row));
+             }
+             return out;
+           }, py::arg("questions"),
+           "Per question (whole, not split into parts): its candidate databases and their raw similarities, a dict "
+           "of arrays by field (card, table, lexical_card, lexical_table, column, value, word_column, "
+           "lexical_table_coverage), the inputs of untrained and trained scoring alike.")
       .def("select_set", [](const SelectionMemory& s, const std::string& question) {
              py::gil_scoped_release release;
              return s.select_set(question);

@@ -16,6 +16,7 @@
 #include "relmem/encoders/hashing_encoder.hpp"
 #include "relmem/memories/selection/selection_memory.hpp"
 #include "relmem/memories/text/question_spans.hpp"
+#include "relmem/memories/text/wordnet.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;
@@ -390,6 +391,7 @@ TEST_F(SelectionMemoryTest, ColumnVectorsJoinTheScore) {
   options.lexical_encoder = "";
   options.column_dtype = "fp32";  // exact column and table cosines: the int8 default is within 1/127 of them
   options.table_dtype = "fp32";
+  options.synonyms = false;  // the words alone (SynonymsStandInForWordsThatMeetNoColumn)
   SelectionMemory memory(encoder, options);
   const RowMatrix card = encoder->encode({"database clinic"});
   const RowMatrix tables = encoder->encode({"clinic staff"});
@@ -423,6 +425,36 @@ TEST_F(SelectionMemoryTest, ColumnVectorsJoinTheScore) {
               kValueWeight * std::log(2.0f) + kWordColumnWeight * word_column, 1e-5);
   const RowMatrix wrong(1, 7);
   EXPECT_THROW(memory.add_vectors("x", card.data(), {}, RowMatrix(0, 256), nullptr, nullptr, &wrong), Error);
+}
+
+// A question word that meets no column well (best cosine below 0.6) meets the columns through its WordNet
+// synonyms: "vocalist" through "singer".
+TEST_F(SelectionMemoryTest, SynonymsStandInForWordsThatMeetNoColumn) {
+  const WordNet* wordnet = WordNet::shared();
+  if (!wordnet) GTEST_SKIP() << "WordNet is not installed";
+  const std::vector<std::string> synonyms = wordnet->synonyms("vocalist");
+  ASSERT_FALSE(synonyms.empty());
+  ASSERT_EQ(synonyms[0], "singer");
+  const RowMatrix card = encoder->encode({"database music"});
+  const RowMatrix tables = encoder->encode({"singer"});
+  const RowMatrix columns = encoder->encode({"singer", "song title"});
+  auto score = [&](bool with_synonyms) {
+    SelectionOptions options;
+    options.lexical_encoder = "";
+    options.column_dtype = "fp32";
+    options.table_dtype = "fp32";
+    options.synonyms = with_synonyms;
+    SelectionMemory memory(encoder, options);
+    memory.add_vectors("music", card.data(), {"singer"}, tables, nullptr, nullptr, &columns);
+    return memory.select("vocalist", 1)[0].score;
+  };
+  RowMatrix words = encoder->encode({"vocalist", "singer"}), column_rows = columns;
+  words.rowwise().normalize();
+  column_rows.rowwise().normalize();
+  const Eigen::VectorXf best = (words * column_rows.transpose()).rowwise().maxCoeff();
+  ASSERT_LT(best(0), 0.6f);
+  ASSERT_GT(best(1), best(0));
+  EXPECT_NEAR(score(true) - score(false), kWordColumnWeight * (best(1) - best(0)), 1e-5);
 }
 
 TEST_F(SelectionMemoryTest, LoadsVersionOneFolders) {

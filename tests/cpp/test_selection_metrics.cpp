@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "relmem/common.hpp"
+#include "relmem/memories/relevance/selection_calibration.hpp"
 #include "relmem/memories/relevance/selection_metrics.hpp"
 
 using namespace relmem;
@@ -29,4 +30,21 @@ TEST(SelectionMetrics, SetsAreMicroAveraged) {
   EXPECT_NEAR(m.f1, 2 * 0.5 * (2.0 / 3.0) / (0.5 + 2.0 / 3.0), 1e-12);
   EXPECT_EQ(m.questions, 2);
   EXPECT_DOUBLE_EQ(set_metrics({{}}, {{1}}).f1, 0.0);
+}
+
+// Set selection as select_set does it: the forced candidates (each part's best) whatever their probability, then the
+// others above the threshold; the fitted threshold is the one with the best F1 of exactly that selection.
+TEST(SelectionCalibration, ForcedCandidatesAreChosenWhateverTheThreshold) {
+  ScoredQuestion single{{0.9f, 0.6f, 0.2f}, {1, 0, 0}, 1};
+  EXPECT_EQ(selected_count(single, 0.95f), 1);  // at least the best
+  EXPECT_EQ(selected_count(single, 0.5f), 2);
+  // Three parts, each part's best forced though two score low; the others follow, best first.
+  ScoredQuestion parts{{0.9f, 0.3f, 0.2f, 0.8f, 0.1f}, {1, 1, 1, 0, 0}, 3, 3};
+  EXPECT_EQ(selected_count(parts, 0.95f), 3);
+  EXPECT_EQ(selected_count(parts, 0.5f), 4);
+  EXPECT_EQ(selected_count(parts, 0.05f), 5);
+  // The single question wants a threshold above 0.6 and the parts one above 0.8: both met above 0.8, with F1 1.
+  const std::vector<ScoredQuestion> questions{single, parts};
+  EXPECT_DOUBLE_EQ(set_metrics(questions, best_threshold(questions)).f1, 1.0);
+  EXPECT_GT(best_threshold(questions), 0.8f);
 }

@@ -86,6 +86,27 @@ def test_calibration_questions_never_overlap_the_evaluated_ones(tmp_path, demo_d
     assert 0.0 <= out["calibration"]["threshold"] <= 1.0
 
 
+def test_a_model_is_calibrated_on_its_held_out_databases_only(tmp_path, demo_dir):
+    from relmem import Catalog, SelectionMemory
+
+    calibration = tmp_path / "calibration.json"
+    calibration.write_text(json.dumps([
+        {"question": "Which hospital has the most beds?", "db_id": "hospitals"},
+        {"question": "Which doctors work in Boston?", "db_id": "hospitals"},
+        {"question": "List the restaurants with a rating above 4.", "db_id": "restaurants"},
+        {"question": "Which courses have the most students enrolled?", "db_id": "university"}]))
+    memory = SelectionMemory.build(Catalog(str(demo_dir)), "hashing:1024")
+    out = selection.calibrate(memory, str(calibration), [], 0, ["restaurants", "university"])
+    assert out["databases"] == 2 and out["questions"] == 2  # the hospitals questions are left out
+    assert "databases" not in selection.calibrate(memory, str(calibration), [], 0)
+
+    class Model:
+        training_info = {"heldout_database_names": ["restaurants"]}
+
+    assert selection.model_heldout_databases(Model()) == ["restaurants"]
+    assert selection.model_heldout_databases(None) is None
+
+
 def test_bad_inputs_are_clear_errors(tmp_path, demo_dir):
     with pytest.raises(Error, match="not under"):
         bench(tmp_path, demo_dir, [{"question": "How many pets?", "db_id": "pets_1"}], "--encoder", "hashing:64")

@@ -20,7 +20,8 @@ another as plain sentences (no template), reported under "natural_composite". --
 "synonym_questions". Composites are drawn by the C++ make_composites, and every metric is computed by the C++
 ranking_metrics and set_metrics that the trainer uses.
 --calibrate FILE fits select_set's probabilities and threshold on other labelled questions (plus
-composite ones built from them) before evaluating; by default train_spider.json beside --questions is used when it
+composite ones built from them) before evaluating; with a --model whose file names its trainer's held-out databases,
+only on their questions (questions the model trained on score too well to set its threshold); by default train_spider.json beside --questions is used when it
 exists and is not the --questions file itself ("none" disables calibration). Calibration questions whose text is
 also an evaluated question are dropped. --synthetic N grows the memory to N databases with vectors made from the
 real ones (see synthetic_databases) and reports latency (and recall, now among synthetic look-alikes) there, on the
@@ -166,11 +167,13 @@ def calibration_file(option, questions_path):
     return None
 
 
-def calibrate(memory, path, evaluated, seed):
+def calibrate(memory, path, evaluated, seed, databases=None):
     """Fits select_set's probabilities and threshold on `path`'s questions (on databases of the memory, none of
-    them an evaluated question) plus composites of them; returns what was done."""
+    them an evaluated question; only on `databases` when given) plus composites of them; returns what was done."""
     texts = {q[0] for q in evaluated}
-    pool = [q for q in load_questions(path) if q[0] not in texts and all(db in memory for db in q[1])]
+    allowed = set(databases) if databases is not None else None
+    pool = [q for q in load_questions(path) if q[0] not in texts and all(db in memory for db in q[1])
+            and (allowed is None or all(db in allowed for db in q[1]))]
     if not pool:
         raise Error(f"no calibration question of {path} names a database of the collection")
     rng = random.Random(seed)
@@ -178,7 +181,17 @@ def calibrate(memory, path, evaluated, seed):
     chosen += make_composites(chosen, len(chosen) // 8, seed + 1) \
         + make_composites(chosen, len(chosen) // 8, seed + 3, 3, "concatenate")
     metrics = memory.calibrate([q[0] for q in chosen], [q[1] for q in chosen])
-    return {"file": path, "questions": len(chosen), "fit_f1": metrics.f1, **_calibration(memory)}
+    out = {"file": path, "questions": len(chosen), "fit_f1": metrics.f1, **_calibration(memory)}
+    if allowed is not None:
+        out["databases"] = len(allowed)
+    return out
+
+
+def model_heldout_databases(model):
+    """The training databases a model was not trained on (its trainer's held-out ones, recorded in the file since
+    session 7), else None: calibrating a model on questions it was trained on sets its threshold too low."""
+    names = model.training_info.get("heldout_database_names") if model else None
+    return names or None
 
 
 def _calibration(memory):
@@ -285,7 +298,8 @@ def run(args):
         if args.synonym_questions else []
 
     calibration_path = calibration_file(args.calibrate, args.questions)
-    calibration = calibrate(memory, calibration_path, questions + composites + natural + synonyms, args.seed) \
+    calibration = calibrate(memory, calibration_path, questions + composites + natural + synonyms, args.seed,
+                            model_heldout_databases(model)) \
         if calibration_path \
         else {"file": None, **_calibration(memory)}
 

@@ -11,6 +11,8 @@
 #include <random>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "embedding_cache.hpp"
 #include "relevance_corpus.hpp"
 #include "relmem/encoders/use_lite.hpp"
@@ -224,7 +226,8 @@ std::string training_info(const TrainingOptions& o, const TrainingResult& r, int
     << ",\"direct_lr_scale\":" << o.direct_lr_scale << ",\"finetune_layers\":" << o.finetune_layers
     << ",\"finetune_lr_scale\":" << o.finetune_lr_scale << ",\"seed\":" << o.seed << ",\"databases\":" << databases
     << ",\"training_questions\":" << train_questions << ",\"training_composites\":" << train_composites
-    << ",\"heldout_databases\":" << r.heldout_databases.size() << ",\"heldout_f1\":" << r.heldout_set.f1;
+    << ",\"heldout_databases\":" << r.heldout_databases.size() << ",\"heldout_f1\":" << r.heldout_set.f1
+    << ",\"heldout_database_names\":" << nlohmann::json(r.heldout_databases).dump();
   if (!r.epochs.empty()) {
     const auto& best = r.epochs[static_cast<size_t>(r.best_epoch - 1)];
     s << ",\"heldout_recall_at_1\":" << best.heldout_recall_at_1 << ",\"heldout_recall_at_5\":"

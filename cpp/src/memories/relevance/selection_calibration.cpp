@@ -48,10 +48,10 @@ PlattScaling fit_platt(const std::vector<ScoredQuestion>& questions) {
 }
 
 int64_t selected_count(const ScoredQuestion& question, float threshold) {
-  int64_t count = 0;
-  while (count < static_cast<int64_t>(question.values.size()) && question.values[static_cast<size_t>(count)] >= threshold)
-    ++count;
-  return std::max<int64_t>(count, question.values.empty() ? 0 : 1);
+  const auto size = static_cast<int64_t>(question.values.size());
+  int64_t count = std::min(std::max<int64_t>(question.forced, 1), size);
+  while (count < size && question.values[static_cast<size_t>(count)] >= threshold) ++count;
+  return count;
 }
 
 SetMetrics set_metrics(const std::vector<ScoredQuestion>& questions, float threshold) {

@@ -51,8 +51,10 @@ void RawSimilarities::keep_max(const RawSimilarities& other) {
 
 float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool lexical) {
   const float semantic = fuse_similarities(fusion, raw.card, raw.table);
-  const float fused =
-      lexical ? 0.5f * (semantic + fuse_similarities(fusion, raw.lexical_card, raw.lexical_table)) : semantic;
+  const float fused = lexical ? kSemanticWeight * semantic +
+                                    kLexicalWeight * fuse_similarities(fusion, raw.lexical_card, raw.lexical_table) +
+                                    kCoverageWeight * raw.lexical_table_coverage
+                              : semantic;
   return fused + kColumnWeight * raw.column + kValueWeight * raw.value + kWordColumnWeight * raw.word_column;
 }
 

@@ -8,9 +8,10 @@ namespace relmem {
 
 // One labelled question as the selector saw it: its best candidates, best first, and how many databases it needs.
 struct ScoredQuestion {
-  std::vector<float> values;  // scores or probabilities of the candidates, descending
+  std::vector<float> values;  // scores or probabilities of the candidates: the `forced` first, then descending
   std::vector<char> relevant;  // 1 where the candidate is one of the question's databases
   int64_t gold = 0;            // the question's databases (some may be missing from the candidates)
+  int64_t forced = 1;          // the leading candidates chosen whatever their value (each part's best)
 };
 
 struct PlattScaling {
@@ -32,7 +33,7 @@ SetMetrics micro_averaged(int64_t hits, int64_t selected, int64_t gold, int64_t 
 // Logistic regression of `relevant` on the candidate scores (L2-damped so separable data stays finite).
 PlattScaling fit_platt(const std::vector<ScoredQuestion>& questions);
 
-// Set selection: every candidate whose probability is >= threshold, and always at least the best candidate.
+// Set selection: the forced candidates (at least the best one), then every other whose probability is >= threshold.
 int64_t selected_count(const ScoredQuestion& question, float threshold);
 // Micro-averaged precision/recall/F1 of set selection over questions whose values are probabilities.
 SetMetrics set_metrics(const std::vector<ScoredQuestion>& questions, float threshold);

@@ -191,12 +191,19 @@ class SelectionMemory {
     const Entry* entry = nullptr;
     RawSimilarities raw;
   };
+  // A question's content words (question_phrases of one word) as unit vectors, and their WordNet synonyms': a
+  // word that meets no column of any candidate ("vocalizer" where schemas say singer) meets them through these.
+  struct QuestionWords {
+    RowMatrix vectors;
+    RowMatrix synonyms;
+    std::vector<int64_t> synonym_of;  // per synonyms row: its word's row in vectors
+  };
   struct EncodedQuestions {
     RowMatrix vectors;
     std::vector<std::unordered_map<int64_t, float>> value_evidence;  // per question: card id -> evidence
     RowMatrix lexical;  // empty without a lexical encoder
     RowMatrix tuned;    // through the model's fine-tuned encoder top; empty without one
-    std::vector<RowMatrix> words;  // per question: unit vectors of its content words (question_words)
+    std::vector<QuestionWords> words;  // per question
   };
   // IDF weights of the lexical channel; they depend on the whole collection, so they are recomputed (from the
   // stored document frequencies) on the first question after an add or remove.
@@ -228,20 +235,20 @@ class SelectionMemory {
   void project(Entry& entry) const;
   std::vector<const Entry*> pool(const float* question) const;
   static RawSimilarities best_of(const std::vector<Candidate>& candidates);
-  // `words`: unit vectors of the question's content words, for the late-interaction feature (none without).
+  // `words`: the question's content words, for the late-interaction feature (none without).
   std::vector<Candidate> candidates(const float* question, const float* lexical_question,
                                     const std::unordered_map<int64_t, float>* value_evidence,
-                                    const RowMatrix* words) const;
+                                    const QuestionWords* words) const;
   // `tuned_question`: the question through the model's fine-tuned encoder top (required with one).
   // `value_evidence` and `words`: of the question's text (none without).
   std::vector<DatabaseMatch> score(const float* question, const float* lexical_question, int k,
                                    const float* tuned_question = nullptr,
                                    const std::unordered_map<int64_t, float>* value_evidence = nullptr,
-                                   const RowMatrix* words = nullptr) const;
+                                   const QuestionWords* words = nullptr) const;
   EncodedQuestions encode_questions(const std::vector<std::string>& questions, const RowMatrix* vectors = nullptr) const;
-  // Per question, the unit vectors of its content words (question_phrases of one word), each new word encoded once
-  // (word_cache_).
-  std::vector<RowMatrix> encode_words(const std::vector<std::string>& questions) const;
+  // Per question, its content words and (with SelectionOptions::synonyms and WordNet installed) their synonyms, each
+  // new word encoded once (word_cache_).
+  std::vector<QuestionWords> encode_words(const std::vector<std::string>& questions) const;
   // A question's rankings: of each part (question_parts.hpp), every candidate, or the question's best k when it has
   // one part; and beside sentence parts (not marked ones), the whole question's best database. The parts pick set
   // members and calibrate.
