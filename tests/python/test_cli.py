@@ -49,6 +49,7 @@ def test_bench_index_json():
     report = json.loads(out.stdout)
     for batch in ("1", "40"):
         entry = report["batches"][batch]
+        assert entry["recall_queries"] == 200  # the default, above either batch
         assert entry["numpy_ms"] > 0 and entry["sgemv_gb_per_s"] > 0
         assert entry["fp32"]["recall@10_vs_exact_fp32"] == 1.0 and entry["fp32"]["gb_per_s"] > 0
         assert entry["int8"]["recall@10_vs_exact_fp32"] >= 0.8
