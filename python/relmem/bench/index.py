@@ -22,6 +22,11 @@ def add_arguments(parser):
     parser.add_argument("--repeats", type=int, default=7, help="timed rounds (after one warm-up round)")
     parser.add_argument("--recall-queries", type=int, default=200,
                         help="queries the recall is measured over (untimed, searched a batch at a time)")
+    parser.add_argument("--texts", default=None,
+                        help="store sentence-encoder vectors of real texts instead of random Gaussian ones: a file of "
+                             "one text a line, its first lines the queries (--recall-queries or the largest batch), "
+                             "the rest the stored rows (at most --n); --dim is the encoder's")
+    parser.add_argument("--encoder", default="use-lite", help="with --texts: encoder spec, as for relmem.load_encoder")
     parser.add_argument("--seed", type=int, default=0)
 
 
@@ -63,13 +68,32 @@ def _faiss():
     return faiss
 
 
+def _unit_rows(m):
+    return (m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+
+def _vectors(args, n_queries):
+    """(stored rows, queries, what they are): random Gaussian, or the encoder's vectors of --texts."""
+    if args.texts is None:
+        rng = np.random.default_rng(args.seed)
+        vectors = rng.standard_normal((args.n, args.dim), dtype=np.float32)
+        queries = rng.standard_normal((n_queries, args.dim), dtype=np.float32)
+        return _unit_rows(vectors), _unit_rows(queries), "gaussian"
+    from ..encoders import load_encoder
+    with open(args.texts, encoding="utf-8") as f:
+        texts = [line.strip() for line in f if line.strip()]
+    if len(texts) <= n_queries:
+        raise SystemExit(f"--texts {args.texts}: {len(texts)} texts, need more than the {n_queries} queries")
+    encoder = load_encoder(args.encoder)
+    texts = texts[:n_queries + args.n]
+    encoded = np.concatenate([encoder.encode(texts[i:i + 256]) for i in range(0, len(texts), 256)])
+    args.n, args.dim = len(texts) - n_queries, encoder.dim
+    return _unit_rows(encoded[n_queries:]), _unit_rows(encoded[:n_queries]), f"{encoder.name} of {args.texts}"
+
+
 def run(args):
-    rng = np.random.default_rng(args.seed)
-    vectors = rng.standard_normal((args.n, args.dim), dtype=np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     batches = [int(q) for q in str(args.queries).split(",")]
-    queries = rng.standard_normal((max(batches + [args.recall_queries]), args.dim), dtype=np.float32)
-    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    vectors, queries, vectors_kind = _vectors(args, max(batches + [args.recall_queries]))
     dtypes = [d for d in args.dtype.split(",") if d]
 
     indexes = {}
@@ -92,7 +116,8 @@ def run(args):
     # sgemv: one matrix-vector product over the same fp32 matrix, timed in the first round of contenders.
     query = queries[0].copy()
     report = {
-        "benchmark": "index", "n": args.n, "dim": args.dim, "k": args.k, "repeats": args.repeats,
+        "benchmark": "index", "vectors": vectors_kind, "n": args.n, "dim": args.dim, "k": args.k,
+        "repeats": args.repeats,
         "threads": os.cpu_count(), "load_average_before": list(os.getloadavg()),
         "numpy_blas": _blas_name(),
         "faiss": None if faiss is None else faiss.__version__,
