@@ -67,8 +67,7 @@ def test_bench_index_on_encoded_texts(tmp_path):
     assert report["vectors"] == f"hashing:512 of {texts}" and report["n"] == 40 and report["dim"] == 512
     assert report["batches"]["4"]["fp32"]["recall@10_vs_exact_fp32"] == 1.0
     too_few = relmem_cli("bench", "index", "--texts", str(texts), "--encoder", "hashing", "--queries", "1",
-                         "--recall-queries", "60",
-                         "--json")
+                         "--recall-queries", "60", "--json")
     assert too_few.returncode != 0 and "need more than the 60 queries" in too_few.stderr
 
 
