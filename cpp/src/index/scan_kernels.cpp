@@ -28,7 +28,8 @@ RELMEM_SCAN_TARGET inline __m512 load16(const uint8_t* row, int j) {
   if constexpr (kType == RowType::FP32) {
     return _mm512_loadu_ps(reinterpret_cast<const float*>(row) + j);
   } else if constexpr (kType == RowType::FP16) {
-    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(reinterpret_cast<const uint16_t*>(row) + j)));
+    const auto* halves = reinterpret_cast<const uint16_t*>(row) + j;
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves)));
   } else {
     return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + j))));
   }
@@ -201,7 +202,8 @@ RELMEM_SCAN_TARGET void score_typed(const RowsView& rows, int64_t begin, const i
     for (int64_t i = 0; i < count; ++i) {
       if (listed && i + kListedAhead < count) {
         const uint8_t* next = rows.codes + static_cast<size_t>(listed[i + kListedAhead]) * row_bytes;
-        for (size_t line = 0; line < row_bytes; line += 64) _mm_prefetch(reinterpret_cast<const char*>(next + line), _MM_HINT_T0);
+        for (size_t line = 0; line < row_bytes; line += 64)
+          _mm_prefetch(reinterpret_cast<const char*>(next + line), _MM_HINT_T0);
       }
       const int64_t row = row_number(i);
       out[i] = row_against_query<kType>(rows.codes + static_cast<size_t>(row) * row_bytes, scale_of(row), rows.dim,
@@ -209,10 +211,17 @@ RELMEM_SCAN_TARGET void score_typed(const RowsView& rows, int64_t begin, const i
     }
     return;
   }
-  // Tiles of 4 rows x 4 queries, or from 8 queries on of 2 rows x 8 queries: 16 accumulators either way, and
-  // with 8 queries each row is read from memory by one tile instead of two.
-  if (n_queries >= 8) return score_tiles<kType, 2, 8>(rows, !listed, row_number, scale_of, count, queries, n_queries, out);
-  score_tiles<kType, 4, 4>(rows, !listed, row_number, scale_of, count, queries, n_queries, out);
+  // The tile shapes that were fastest here (one thread, 100,000 x 512): below 8 queries, fp32 rows one at a time
+  // (a single memory stream; they are memory-bound) and compact rows, which stream 2-4x fewer bytes, in 4-row tiles;
+  // up to 16 queries one row against 8 queries; above that 2 rows x 8 queries, which halves the query loads per FMA.
+  const bool consecutive = !listed;
+  if (n_queries > 16)
+    return score_tiles<kType, 2, 8>(rows, consecutive, row_number, scale_of, count, queries, n_queries, out);
+  if (n_queries >= 8)
+    return score_tiles<kType, 1, 8>(rows, consecutive, row_number, scale_of, count, queries, n_queries, out);
+  if (kType == RowType::FP32)
+    return score_tiles<kType, 1, 4>(rows, consecutive, row_number, scale_of, count, queries, n_queries, out);
+  score_tiles<kType, 4, 4>(rows, consecutive, row_number, scale_of, count, queries, n_queries, out);
 }
 
 void score_any(const RowsView& rows, int64_t begin, const int64_t* listed, int64_t count, const float* queries,

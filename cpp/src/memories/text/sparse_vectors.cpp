@@ -145,7 +145,8 @@ SparseVectors::Row SparseVectors::row(int64_t id, std::vector<Entry>& buffer) co
 void SparseVectors::check(const Entry* entries, size_t size, int64_t id) const {
   uint32_t largest = 0;  // one pass without a branch per entry, which the compiler vectorizes
   for (size_t i = 0; i < size; ++i) largest = std::max(largest, entries[i].index);
-  if (size > 0 && largest >= static_cast<uint32_t>(dim_)) throw Error("sparse vectors: row " + std::to_string(id) + " is corrupt");
+  if (size > 0 && largest >= static_cast<uint32_t>(dim_))
+    throw Error("sparse vectors: row " + std::to_string(id) + " is corrupt");
 }
 
 bool SparseVectors::contains(int64_t id) const {
