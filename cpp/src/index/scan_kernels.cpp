@@ -92,7 +92,10 @@ RELMEM_SCAN_TARGET void tile(const uint8_t* const* row_codes, const float* scale
       values[r] = load16<kType>(row_codes[r], j);
     }
     for (int q = 0; q < kQueries; ++q) {
-      const __m512 query = _mm512_loadu_ps(queries + static_cast<int64_t>(q) * dim + j);
+      __m512 query = _mm512_loadu_ps(queries + static_cast<int64_t>(q) * dim + j);
+      // Loaded once into a register for all the tile's rows: left alone, GCC folds the load into every row's FMA,
+      // and the loads, not the FMAs, then bound the pace.
+      __asm__("" : "+v"(query));
       for (int r = 0; r < kRows; ++r) acc[r][q] = _mm512_fmadd_ps(values[r], query, acc[r][q]);
     }
   }
@@ -211,16 +214,15 @@ RELMEM_SCAN_TARGET void score_typed(const RowsView& rows, int64_t begin, const i
     }
     return;
   }
-  // The tile shapes that were fastest here (one thread, 100,000 x 512): below 8 queries, fp32 rows one at a time
-  // (a single memory stream; they are memory-bound) and compact rows, which stream 2-4x fewer bytes, in 4-row tiles;
-  // up to 16 queries one row against 8 queries; above that 2 rows x 8 queries, which halves the query loads per FMA.
+  // The tile shapes that were fastest here (one thread, 100,000 x 512): fp32 rows below 8 queries one at a time (a
+  // single memory stream: they are memory-bound), up to 16 queries 2 rows x 8 queries, above that 4 x 4, which
+  // loads the least per FMA (8 loads for 16) once compute is the bound; compact rows, which stream 2-4x fewer
+  // bytes, 4 x 4 throughout.
   const bool consecutive = !listed;
-  if (n_queries > 16)
-    return score_tiles<kType, 2, 8>(rows, consecutive, row_number, scale_of, count, queries, n_queries, out);
-  if (n_queries >= 8)
-    return score_tiles<kType, 1, 8>(rows, consecutive, row_number, scale_of, count, queries, n_queries, out);
-  if (kType == RowType::FP32)
+  if (kType == RowType::FP32 && n_queries < 8)
     return score_tiles<kType, 1, 4>(rows, consecutive, row_number, scale_of, count, queries, n_queries, out);
+  if (kType == RowType::FP32 && n_queries <= 16)
+    return score_tiles<kType, 2, 8>(rows, consecutive, row_number, scale_of, count, queries, n_queries, out);
   score_tiles<kType, 4, 4>(rows, consecutive, row_number, scale_of, count, queries, n_queries, out);
 }
 
