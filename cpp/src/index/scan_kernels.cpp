@@ -2,7 +2,6 @@
 
 #include <immintrin.h>
 
-
 #include "../linalg/packed_gemm.hpp"
 
 namespace relmem::scan {
