@@ -80,6 +80,35 @@ TEST_P(CompactIndex, ScoresStayWithinTheStoresBoundOfExactFp32) {
   for (int j = 0; j < 100; ++j) EXPECT_NEAR(row[j], data(17, j), dtype == "int8" ? 1.0f / 254 : 1e-3f);
 }
 
+// The scan's register tiles (1 x 4, 2 x 8 or 4 x 4 rows x queries, by row type and batch) and their leftovers:
+// 1003 rows leave 3 rows of the last block of 256 and dim 100 leaves 4 values past the last 16; every batch size up
+// to the scan's limit gets the exact top 10 within the store's bound, the same as each query alone.
+TEST_P(CompactIndex, EveryScanBatchSizeMatchesTheExactScores) {
+  const std::string dtype = GetParam();
+  const RowMatrix data = random_unit_rows(1003, 100, 3);
+  const RowMatrix queries = random_unit_rows(VectorIndex::kScanMaxQueries, 100, 4);
+  VectorIndex index(100, Metric::InnerProduct, "cpu", dtype);
+  index.add(data.data(), data.rows());
+  const std::vector<std::vector<int64_t>> exact = exact_top(data, queries, 10);
+  for (int n = 1; n <= VectorIndex::kScanMaxQueries; ++n) {
+    const SearchResult found = index.search(queries.data(), n, 10);
+    for (int q = 0; q < n; ++q) {
+      const SearchResult alone = index.search(queries.row(q).data(), 1, 10);
+      for (int j = 0; j < 10; ++j) {
+        const int64_t id = found.ids(q, j);
+        EXPECT_NEAR(found.scores(q, j), data.row(id).dot(queries.row(q)),
+                    error_bound(dtype, data, id, queries.row(q).data()))
+            << dtype << " " << n << " queries";
+        EXPECT_NEAR(found.scores(q, j), alone.scores(0, j), 1e-5f) << dtype << " " << n << " queries";
+      }
+      if (dtype == "fp32") {
+        const std::vector<int64_t> ids(found.ids.row(q).data(), found.ids.row(q).data() + 10);
+        EXPECT_EQ(ids, exact[static_cast<size_t>(q)]) << n << " queries";
+      }
+    }
+  }
+}
+
 TEST_P(CompactIndex, RerankReturnsTheExactTopKAndExactScores) {
   const std::string dtype = GetParam();
   const RowMatrix data = random_unit_rows(4000, 64, 3);

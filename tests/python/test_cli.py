@@ -49,10 +49,26 @@ def test_bench_index_json():
     report = json.loads(out.stdout)
     for batch in ("1", "40"):
         entry = report["batches"][batch]
+        assert entry["recall_queries"] == 200  # the default, above either batch
         assert entry["numpy_ms"] > 0 and entry["sgemv_gb_per_s"] > 0
         assert entry["fp32"]["recall@10_vs_exact_fp32"] == 1.0 and entry["fp32"]["gb_per_s"] > 0
         assert entry["int8"]["recall@10_vs_exact_fp32"] >= 0.8
         assert entry["int8+rerank50"]["recall@10_vs_exact_fp32"] >= 0.99
+
+
+def test_bench_index_on_encoded_texts(tmp_path):
+    texts = tmp_path / "texts.txt"
+    texts.write_text("".join(f"text number {i} about topic {i % 7}\n" for i in range(60)))
+    out = relmem_cli("bench", "index", "--texts", str(texts), "--encoder", "hashing", "--n", "40", "--queries", "1,4",
+                     "--recall-queries", "5", "--dtype", "fp32,int8", "--repeats", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    # The first 5 lines are the queries, the next 40 the stored rows; the encoder sets the dimension.
+    assert report["vectors"] == f"hashing:512 of {texts}" and report["n"] == 40 and report["dim"] == 512
+    assert report["batches"]["4"]["fp32"]["recall@10_vs_exact_fp32"] == 1.0
+    too_few = relmem_cli("bench", "index", "--texts", str(texts), "--encoder", "hashing", "--queries", "1",
+                         "--recall-queries", "60", "--json")
+    assert too_few.returncode != 0 and "need more than the 60 queries" in too_few.stderr
 
 
 def test_bench_encoder_reports_medians_of_its_short_runs():

@@ -1,7 +1,8 @@
 #pragma once
 // Scores of stored rows against a small batch of queries, reading each row from memory once for all the queries:
-// rows are taken four at a time and multiplied with every query while they sit in L1, widened from fp16 or int8
-// to fp32 in registers and accumulated in fp32. AVX-512 only (compiled with a target attribute, picked at run time).
+// register tiles of rows x queries (4 x 4, 1 x 4, 1 x 8 or 2 x 8, by row type and batch size) multiply every loaded
+// row value with every query of the tile, widened from fp16 or int8 to fp32 in registers and accumulated in fp32;
+// one query streams one row at a time. AVX-512 only (compiled with a target attribute, picked at run time).
 #include <cstdint>
 
 #include "relmem/index/row_store.hpp"

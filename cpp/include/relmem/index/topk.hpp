@@ -16,13 +16,15 @@ inline bool better(const Scored& a, const Scored& b) {
   return a.score > b.score || (a.score == b.score && a.id < b.id);
 }
 
-// Keeps the best k of `candidates` in place, sorted best first.
+// Keeps the best k of `candidates` in place, sorted best first. The comparison is a lambda, not `better` itself:
+// a function pointer is called through for every comparison, a lambda is inlined.
 inline void keep_top_k(std::vector<Scored>& candidates, size_t k) {
+  const auto before = [](const Scored& a, const Scored& b) { return better(a, b); };
   if (candidates.size() > k) {
-    std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(k), candidates.end(), better);
+    std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(k), candidates.end(), before);
     candidates.resize(k);
   }
-  std::sort(candidates.begin(), candidates.end(), better);
+  std::sort(candidates.begin(), candidates.end(), before);
 }
 
 }  // namespace relmem

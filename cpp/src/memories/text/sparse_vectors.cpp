@@ -1,5 +1,7 @@
 #include "relmem/memories/text/sparse_vectors.hpp"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -141,8 +143,10 @@ SparseVectors::Row SparseVectors::row(int64_t id, std::vector<Entry>& buffer) co
 }
 
 void SparseVectors::check(const Entry* entries, size_t size, int64_t id) const {
-  for (size_t i = 0; i < size; ++i)
-    if (entries[i].index >= static_cast<uint32_t>(dim_)) throw Error("sparse vectors: row " + std::to_string(id) + " is corrupt");
+  uint32_t largest = 0;  // one pass without a branch per entry, which the compiler vectorizes
+  for (size_t i = 0; i < size; ++i) largest = std::max(largest, entries[i].index);
+  if (size > 0 && largest >= static_cast<uint32_t>(dim_))
+    throw Error("sparse vectors: row " + std::to_string(id) + " is corrupt");
 }
 
 bool SparseVectors::contains(int64_t id) const {
@@ -193,9 +197,10 @@ float SparseVectors::dot(int64_t id, const float* query) const {
 
 namespace {
 
+// The scalar pass: the reference, and the path of CPUs without AVX-512.
 template <typename Entry>
-SparseVectors::RowPass row_pass(const Entry* entries, size_t size, const float* query, const float* weights,
-                                const float* mass) {
+SparseVectors::RowPass row_pass_scalar(const Entry* entries, size_t size, const float* query, const float* weights,
+                                       const float* mass) {
   float dots[2] = {0.0f, 0.0f}, squares[2] = {0.0f, 0.0f}, covered = 0.0f;
   for (size_t i = 0; i < size; ++i) {
     const Entry& e = entries[i];
@@ -206,6 +211,52 @@ SparseVectors::RowPass row_pass(const Entry* entries, size_t size, const float* 
   if (mass)
     for (size_t i = 0; i < size; ++i) covered += mass[entries[i].index];
   return {dots[0] + dots[1], std::sqrt(squares[0] + squares[1]), covered};
+}
+
+#define RELMEM_SPARSE_TARGET __attribute__((target("avx512f")))
+
+RELMEM_SPARSE_TARGET float sum_lanes(__m512 v) {
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, v);
+  float sum = 0.0f;
+  for (float lane : lanes) sum += lane;
+  return sum;
+}
+
+// Sixteen entries at a time: two loads of (index, value) pairs, deinterleaved by two permutes, and the query's,
+// weights' and mass's values at the indices gathered. About twice the scalar loop's pace, which waits on a load per
+// entry and quantity. The sums round differently from the scalar loop's (in the last bits).
+template <typename Entry>
+RELMEM_SPARSE_TARGET SparseVectors::RowPass row_pass_avx512(const Entry* entries, size_t size, const float* query,
+                                                            const float* weights, const float* mass) {
+  static_assert(sizeof(Entry) == 8, "an entry is a (u32 index, f32 value) pair");
+  const __m512i indices_of = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i values_of = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const __m512 zero = _mm512_setzero_ps();
+  __m512 dots = zero, squares = zero, covered = zero;
+  const auto* words = reinterpret_cast<const int32_t*>(entries);
+  for (size_t i = 0; i < size; i += 16) {
+    const size_t left = size - i;
+    const auto low_bits = [](size_t n) { return static_cast<__mmask16>(n >= 16 ? 0xFFFF : (1u << n) - 1); };
+    const __mmask16 mask = low_bits(left);
+    const __m512i first = _mm512_maskz_loadu_epi32(low_bits(2 * left), words + 2 * i);
+    const __m512i second = _mm512_maskz_loadu_epi32(left > 8 ? low_bits(2 * (left - 8)) : 0, words + 2 * i + 16);
+    const __m512i index = _mm512_permutex2var_epi32(first, indices_of, second);
+    const __m512 value = _mm512_castsi512_ps(_mm512_permutex2var_epi32(first, values_of, second));
+    dots = _mm512_fmadd_ps(value, _mm512_mask_i32gather_ps(zero, mask, index, query, 4), dots);
+    const __m512 weighted = _mm512_mul_ps(value, _mm512_mask_i32gather_ps(zero, mask, index, weights, 4));
+    squares = _mm512_fmadd_ps(weighted, weighted, squares);
+    if (mass) covered = _mm512_add_ps(covered, _mm512_mask_i32gather_ps(zero, mask, index, mass, 4));
+  }
+  return {sum_lanes(dots), std::sqrt(sum_lanes(squares)), sum_lanes(covered)};
+}
+
+template <typename Entry>
+SparseVectors::RowPass row_pass(const Entry* entries, size_t size, const float* query, const float* weights,
+                                const float* mass) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return avx512 ? row_pass_avx512(entries, size, query, weights, mass)
+                : row_pass_scalar(entries, size, query, weights, mass);
 }
 
 }  // namespace
