@@ -199,14 +199,21 @@ RELMEM_SCAN_TARGET void score_typed(const RowsView& rows, int64_t begin, const i
   const auto scale_of = [&](int64_t row) { return kType == RowType::INT8 ? rows.scales[row] : 1.0f; };
   if (n_queries == 1) {
     // Listed rows lie anywhere (a pool of candidates in a mapped file): the hardware prefetcher cannot guess the
-    // next one, so it is fetched kListedAhead rows ahead.
+    // next one, so it is fetched kListedAhead rows ahead. Consecutive rows are fetched kConsecutiveAhead rows ahead
+    // too: with both cores streaming, the hardware prefetcher alone kept one query's scan at about 70% of sgemv's
+    // bandwidth, the software prefetch at about 90% (one query, 100,000 x 512, quiet 2-core AMD host).
     constexpr int64_t kListedAhead = 2;
+    constexpr int64_t kConsecutiveAhead = 16;
     for (int64_t i = 0; i < count; ++i) {
+      const uint8_t* next = nullptr;
       if (listed && i + kListedAhead < count) {
-        const uint8_t* next = rows.codes + static_cast<size_t>(listed[i + kListedAhead]) * row_bytes;
+        next = rows.codes + static_cast<size_t>(listed[i + kListedAhead]) * row_bytes;
+      } else if (!listed && i + kConsecutiveAhead < count) {
+        next = rows.codes + static_cast<size_t>(begin + i + kConsecutiveAhead) * row_bytes;
+      }
+      if (next)
         for (size_t line = 0; line < row_bytes; line += 64)
           _mm_prefetch(reinterpret_cast<const char*>(next + line), _MM_HINT_T0);
-      }
       const int64_t row = row_number(i);
       out[i] = row_against_query<kType>(rows.codes + static_cast<size_t>(row) * row_bytes, scale_of(row), rows.dim,
                                         queries);
