@@ -7,10 +7,18 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "relmem/common.hpp"
 
 namespace relmem {
+
+bool worth_mapping(const std::string& path) {
+  constexpr uint64_t kMinMappedBytes = uint64_t{256} << 10;
+  std::error_code size_error;
+  const uint64_t size = std::filesystem::file_size(path, size_error);
+  return !size_error && size >= kMinMappedBytes;
+}
 
 MappedFile::MappedFile(const std::string& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

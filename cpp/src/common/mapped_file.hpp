@@ -7,6 +7,11 @@
 
 namespace relmem {
 
+// Whether a load that may map `path` should: false for files under 256 KiB (and ones whose size cannot be read),
+// which are read instead, since a mapping costs a page-table entry range and a file descriptor's worth of kernel
+// bookkeeping, and a process may hold only so many (vm.max_map_count, 65530 by default).
+bool worth_mapping(const std::string& path);
+
 class MappedFile {
  public:
   explicit MappedFile(const std::string& path);  // relmem::Error when the file cannot be opened or mapped

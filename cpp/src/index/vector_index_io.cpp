@@ -7,7 +7,6 @@
 // Version 1 (still read): "RMVI" | u32 1 | u32 dim | u32 metric | u64 count | i64 next_id | i64 ids[count]
 //   | f32 vectors[count * dim] | u64 checksum.
 #include <cstring>
-#include <filesystem>
 #include <mutex>
 
 #include "../common/checksummed_file.hpp"
@@ -21,9 +20,6 @@ namespace {
 
 constexpr ChecksummedFormat kVectorIndexFile{"vector index", "RMVI", 1, 2, /*checksum_word_size=*/8};
 constexpr uint64_t kPreambleSize = 8;  // magic and version
-// Smaller files are read even when mapping is asked for: a mapping costs a page-table entry range and a file
-// descriptor's worth of kernel bookkeeping, and a process may hold only so many (vm.max_map_count, 65530 by default).
-constexpr uint64_t kMinMappedBytes = uint64_t{256} << 10;
 
 struct Header {
   uint32_t dim = 0;
@@ -104,8 +100,7 @@ VectorIndex VectorIndex::load(const std::string& path, const std::string& device
     return VectorIndex(GpuVectorIndex::load(path, placement.precision, placement.cuda_device), placement.cuda_device);
   }
   std::unique_ptr<VectorIndex> loaded;
-  std::error_code size_error;
-  if (mmap && std::filesystem::file_size(path, size_error) >= kMinMappedBytes && !size_error) {
+  if (mmap && worth_mapping(path)) {
     auto file = std::make_shared<MappedFile>(path);
     const uint8_t* data = file->data();
     auto error = [&](const std::string& problem) { return Error("vector index file " + path + " " + problem); };

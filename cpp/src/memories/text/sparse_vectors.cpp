@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 
 #include "../../common/checksummed_file.hpp"
 #include "../../common/mapped_file.hpp"
@@ -17,7 +16,6 @@ namespace {
 // Byte-wise whole-file checksum: version 1 files carry that one and the format has one for all versions.
 constexpr ChecksummedFormat kSparseVectorFile{"sparse vector", "RMSV", 1, 2, /*checksum_word_size=*/1};
 constexpr uint64_t kPreambleSize = 8;  // magic and version
-constexpr uint64_t kMinMappedBytes = uint64_t{256} << 10;  // as VectorIndex: smaller files are read
 
 struct Header {
   uint32_t dim = 0;
@@ -316,8 +314,7 @@ void SparseVectors::save(const std::string& path) const {
 }
 
 SparseVectors SparseVectors::load(const std::string& path, bool mmap) {
-  std::error_code size_error;
-  if (mmap && std::filesystem::file_size(path, size_error) >= kMinMappedBytes && !size_error) {
+  if (mmap && worth_mapping(path)) {
     auto file = std::make_shared<MappedFile>(path);
     const uint8_t* data = file->data();
     auto error = [&](const std::string& problem) { return Error("sparse vector file " + path + " " + problem); };
