@@ -313,22 +313,26 @@ struct HybridSession::Core {
   // sent once per query instead of once per column, and a column no question reads is never asked for.
   std::map<std::string, Missing::Row> rows_to_fill(int t, const std::map<std::string, Missing::Row>& reached,
                                                    bool whole, const std::set<int>& read = {}) {
-    const auto& columns = state.tables[t].columns;
     if (!whole) {
       std::map<std::string, Missing::Row> out = reached;
-      for (auto& [key, row] : out)
-        for (int c : read)
-          if (!state.values(columns[c].scope).count(key)) row.columns.insert(c);
+      for (auto& [key, row] : out) add_unfilled(t, key, read, row);
       return out;
     }
+    std::set<int> every_column;
+    for (size_t c = 0; c < state.tables[t].columns.size(); ++c) every_column.insert(static_cast<int>(c));
     std::map<std::string, Missing::Row> out;
     for (auto& [key, shown] : all_rows(state.tables[t].base)) {
       Missing::Row row{shown, {}};
-      for (size_t c = 0; c < columns.size(); ++c)
-        if (!state.values(columns[c].scope).count(key)) row.columns.insert(static_cast<int>(c));
+      add_unfilled(t, key, every_column, row);
       if (!row.columns.empty()) out.emplace(key, std::move(row));
     }
     return out;
+  }
+
+  // Adds to row.columns each of `columns` (virtual columns of table t) that holds no value for the row `key` yet.
+  void add_unfilled(int t, const std::string& key, const std::set<int>& columns, Missing::Row& row) {
+    for (int c : columns)
+      if (!state.values(state.tables[t].columns[c].scope).count(key)) row.columns.insert(c);
   }
 
   std::map<std::string, json> unfilled_rows(const BaseTable& base, const std::string& scope) {
@@ -554,8 +558,7 @@ FillReport HybridSession::prefill(const std::string& target, const std::vector<n
     std::map<std::string, Missing::Row> rows;
     for (auto& [key, shown] : rows_of(table.declaration.key_columns)) {
       Missing::Row row{shown, {}};
-      for (int c : wanted)
-        if (!state.values(table.columns[c].scope).count(key)) row.columns.insert(c);
+      core_->add_unfilled(static_cast<int>(t), key, wanted, row);
       if (!row.columns.empty()) rows.emplace(key, std::move(row));
     }
     core_->fill_rows(stats, static_cast<int>(t), rows);
