@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Builds relmem with its CUDA kernels on a machine with a GPU, runs the GPU tests and the GPU benchmarks, and writes
+# every log and JSON into OUTDIR. Steps (comma separated, default all): build, tests, similarity, training, selection.
+#
+#   scripts/gpu_checks.sh OUTDIR [STEPS]
+#
+# Environment: DEPS_PREFIX, a prefix holding Eigen, nlohmann_json, GoogleTest and SQLite where the system lacks them;
+# SPIDER, the Spider folder (default ../shared/data/spider); BUILD (default build-gpu); PYTHON (default python3).
+set -uo pipefail
+
+OUT=${1:?usage: scripts/gpu_checks.sh OUTDIR [STEPS]}
+STEPS=${2:-build,tests,similarity,training,selection}
+BUILD=${BUILD:-build-gpu}
+PYTHON=${PYTHON:-python3}
+SPIDER=${SPIDER:-../shared/data/spider}
+mkdir -p "$OUT"
+export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+
+has_step() { [[ ",$STEPS," == *",$1,"* ]]; }
+stamp() { echo "[$(date +%T)] $*"; }
+relmem_cli() { "$PYTHON" -m relmem.cli "$@"; }
+
+if has_step build; then
+  stamp "configure"
+  cmake_args=(-S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRELMEM_WITH_HTTP=OFF
+              -DPython_EXECUTABLE="$(command -v "$PYTHON")"
+              -Dpybind11_DIR="$("$PYTHON" -m pybind11 --cmakedir)")
+  if [[ -n "${DEPS_PREFIX:-}" ]]; then
+    lib=$(ls -d "$DEPS_PREFIX"/lib/*-linux-gnu | head -1)
+    cmake_args+=(-DCMAKE_PREFIX_PATH="$DEPS_PREFIX" -DSQLite3_INCLUDE_DIR="$DEPS_PREFIX/include"
+                 -DSQLite3_LIBRARY="$lib/libsqlite3.so")
+  fi
+  cmake "${cmake_args[@]}" > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+  grep -E "CUDA kernels" "$OUT/configure.log"
+  stamp "build"
+  cmake --build "$BUILD" -j "$(nproc)" --target _relmem relmem-train-relevance test_gpu_reference \
+    test_gpu_vector_index test_gpu_gemm > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+  stamp "built"
+fi
+
+if has_step tests; then
+  nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv | tee "$OUT/device.txt"
+  for t in test_gpu_reference test_gpu_vector_index test_gpu_gemm; do
+    "$BUILD/tests/cpp/$t" --gtest_output="json:$OUT/$t.json" > "$OUT/$t.log" 2>&1
+    echo "$t: exit $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/$t.log" | tr '\n' ' ')"
+  done
+  PYTHONPATH="$PYTHONPATH" "$PYTHON" -m pytest -q tests/python/test_gpu_similarity.py > "$OUT/pytest_gpu.log" 2>&1
+  echo "pytest gpu: exit $? $(tail -1 "$OUT/pytest_gpu.log")"
+fi
+
+if has_step similarity; then
+  # Small batches against every path (the GEMM + sort baseline included); large ones on the GEMM paths only (the
+  # sort baseline would sort 8 billion scores per batch).
+  stamp "similarity benchmark"
+  relmem_cli bench similarity --n 1000000 --dim 512 --queries 1,8,64 --k 10 --device cuda --dtype fp16 \
+    --algorithms fused,gemm_select,gemm_sort,auto --repeats 20 --json > "$OUT/similarity_small.json" \
+    2> "$OUT/similarity_small.err" || tail -5 "$OUT/similarity_small.err"
+  relmem_cli bench similarity --n 1000000 --dim 512 --queries 1024,8192 --k 10 --device cuda --dtype fp16 \
+    --algorithms gemm_select,auto --repeats 10 --json > "$OUT/similarity_large.json" \
+    2> "$OUT/similarity_large.err" || tail -5 "$OUT/similarity_large.err"
+  "$PYTHON" scripts/similarity_table.py "$OUT"/similarity_small.json "$OUT"/similarity_large.json
+fi
+
+if has_step training; then
+  stamp "training: CPU and CUDA trainers, same seed"
+  for device in cpu cuda; do
+    "$BUILD/training/relmem-train-relevance" --data "$SPIDER/train_spider.json" --dbs "$SPIDER/database" \
+      --out "$OUT/relevance-$device.model" --epochs 4 --seed 0 --device "$device" --cache "$BUILD/train-cache" \
+      > "$OUT/train_$device.log" 2>&1
+    echo "train $device: exit $?"; grep -i -E "epoch" "$OUT/train_$device.log" | head -8
+  done
+fi
+
+if has_step selection; then
+  for n in ${SELECTION_SIZES:-100000}; do
+    stamp "selection memory at $n databases on the GPU"
+    relmem_cli bench selection --dbs "$SPIDER/database" --questions "$SPIDER/dev.json" --synthetic "$n" \
+      --device cuda --batch 256 --json > "$OUT/selection_$n.json" 2> "$OUT/selection_$n.err" || tail -5 "$OUT/selection_$n.err"
+  done
+fi
+stamp "done"
