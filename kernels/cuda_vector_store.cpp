@@ -256,12 +256,12 @@ class CudaVectorStore : public VectorStore {
 
   const void* query_pointer(int64_t query) const { return queries_.get<unsigned char>() + query * row_bytes_; }
 
-  // Contiguous splits of n_rows rows for `groups` query groups: enough blocks for about two waves of
-  // two resident blocks per multiprocessor, without splits shorter than twice the list length.
-  int plan_splits(int64_t groups, int64_t n_rows, const SelectLayout& layout) const {
-    const int64_t target_blocks = 4 * static_cast<int64_t>(multiprocessors_);
+  // Contiguous splits of n_rows rows for `groups` query groups: enough blocks for `waves` waves of
+  // `resident` blocks per multiprocessor, without splits shorter than two slots.
+  int plan_splits(int64_t groups, int64_t n_rows, const SelectLayout& layout, int resident, int waves) const {
+    const int64_t target_blocks = static_cast<int64_t>(waves) * resident * multiprocessors_;
     int64_t splits = (target_blocks + groups - 1) / groups;
-    const int64_t shortest = std::max<int64_t>(kernels::kTileRows, 2 * layout.list_length);
+    const int64_t shortest = std::max<int64_t>(kernels::kTileRows, 2 * layout.slot_length);
     splits = std::min(splits, std::max<int64_t>(1, n_rows / shortest));
     return static_cast<int>(std::clamp<int64_t>(splits, 1, 65535));
   }
@@ -269,8 +269,11 @@ class CudaVectorStore : public VectorStore {
   void search_fused(int64_t n_queries, int k, int64_t begin, int64_t end, const uint8_t* mask,
                     bool tensor_cores) const {
     const SelectLayout layout = kernels::select_layout(k);
-    const int64_t groups = (n_queries + layout.group - 1) / layout.group;
-    const int splits = plan_splits(groups, end - begin, layout);
+    const int group = kernels::fused_group(k, n_queries, tensor_cores && precision_ != Precision::FP32);
+    const int64_t groups = (n_queries + group - 1) / group;
+    // One wave: every block streams its split once, and a second wave would only lengthen the merge.
+    const int resident = kernels::fused_blocks_per_multiprocessor(k, n_queries, precision_, tensor_cores);
+    const int splits = plan_splits(groups, end - begin, layout, resident, 1);
     partial_.reserve(static_cast<size_t>(n_queries) * splits * k * sizeof(uint64_t), "partial top-k lists");
     kernels::FusedTopkArgs args;
     args.queries = queries_.get();
@@ -312,7 +315,7 @@ class CudaVectorStore : public VectorStore {
     const int64_t column_chunk =
         std::min(tile_columns, n_rows + kernels::kTileRows - 1) / kernels::kTileRows * kernels::kTileRows;
     const int64_t groups = (query_chunk + layout.group - 1) / layout.group;
-    const int splits = plan_splits(groups, column_chunk, layout);
+    const int splits = plan_splits(groups, column_chunk, layout, 4, 1);
     const int n_lists = 1 + splits;  // list 0 holds the running top-k over the chunks done so far
     scores_.reserve(static_cast<size_t>(query_chunk) * column_chunk * sizeof(float), "score tiles");
     partial_.reserve(static_cast<size_t>(query_chunk) * n_lists * k * sizeof(uint64_t), "partial top-k lists");
@@ -337,6 +340,7 @@ class CudaVectorStore : public VectorStore {
         args.partial = partial;
         args.n_lists = n_lists;
         args.first_list = 1;
+        args.seed_from_list0 = first_row > begin;
         check_cuda(kernels::tile_select(args, stream), "selecting top-k of a score tile");
         check_cuda(kernels::merge_topk(partial, count, n_lists, k, partial, static_cast<int64_t>(n_lists) * k, stream),
                    "merging top-k lists");

@@ -13,23 +13,28 @@
 namespace relmem::gpu::kernels {
 
 constexpr int kThreads = 256;       // threads per block of the selection kernels
-constexpr int kMaxGroup = 32;       // most queries one selection block keeps a top-k for
+constexpr int kMaxGroup = 64;       // most queries one selection block keeps a top-k for
 constexpr int kTileRows = 64;       // rows scored (or score columns read) between two merges
-constexpr int kListBudget = 4096;   // queries per block * list length: 64 KiB of keys in shared memory
+constexpr int kSlotBudget = 8192;   // queries per block * slot length: 64 KiB of keys in shared memory
 
-// Per-query candidate list length (a power of two >= k and >= 2 * kTileRows) and queries per block.
+// Per query, a slot of keys: its best `list_length` so far (a power of two >= k, at least 16), then a buffer of
+// candidates that holds at least one tile's offers; `slot_length` (a power of two) holds both. `group`: queries per
+// block.
 struct SelectLayout {
   int k = 0;
   int list_length = 0;
+  int slot_length = 0;
   int group = 0;
 };
 
 inline SelectLayout select_layout(int k) {
   SelectLayout layout;
   layout.k = k;
-  layout.list_length = 2 * kTileRows;
+  layout.list_length = 16;
   while (layout.list_length < k) layout.list_length *= 2;
-  layout.group = kListBudget / layout.list_length < kMaxGroup ? kListBudget / layout.list_length : kMaxGroup;
+  layout.slot_length = layout.list_length;
+  while (layout.slot_length < layout.list_length + kTileRows) layout.slot_length *= 2;
+  layout.group = kSlotBudget / layout.slot_length < kMaxGroup ? kSlotBudget / layout.slot_length : kMaxGroup;
   return layout;
 }
 
@@ -66,6 +71,10 @@ struct FusedTopkArgs {
 // (per split).
 cudaError_t fused_topk(const FusedTopkArgs& args, Precision precision, bool tensor_cores,
                        cudaStream_t stream);
+// Queries per block of fused_topk (blocks cover the queries in groups of this many), and how many of its blocks
+// one multiprocessor runs at once.
+int fused_group(int k, int64_t n_queries, bool tensor_cores);
+int fused_blocks_per_multiprocessor(int k, int64_t n_queries, Precision precision, bool tensor_cores);
 
 // topk_select.cu --------------------------------------------------------------------------------
 struct TileSelectArgs {
@@ -80,6 +89,7 @@ struct TileSelectArgs {
   uint64_t* partial = nullptr;    // [n_queries][n_lists][k]; writes lists first_list .. + n_splits
   int n_lists = 0;
   int first_list = 0;
+  bool seed_from_list0 = false;   // list 0 holds the top-k so far: a candidate must beat its k-th key
 };
 // Top-k of each query's tile row. Reference: tile_select_reference (per split).
 cudaError_t tile_select(const TileSelectArgs& args, cudaStream_t stream);

@@ -28,15 +28,14 @@ cudaError_t tile_select(const TileSelectArgs& args, cudaStream_t stream) {
   p.first_row = args.first_row;
   p.columns_per_split = (per_split + kTileRows - 1) / kTileRows * kTileRows;
   p.mask = args.mask;
-  p.k = args.k;
-  p.list_length = layout.list_length;
-  p.group = layout.group;
+  p.layout = layout;
   p.n_lists = args.n_lists;
   p.first_list = args.first_list;
+  p.seed_from_list0 = args.seed_from_list0 && args.first_list > 0;
   p.partial = args.partial;
   const int64_t groups = (args.n_queries + layout.group - 1) / layout.group;
   if (groups > 0x7FFFFFFF) return cudaErrorInvalidValue;
-  const size_t shared = BlockTopK::bytes(layout.group, layout.list_length);
+  const size_t shared = BlockTopK::bytes(layout, layout.group);
   const cudaError_t status = set_shared_bytes(reinterpret_cast<const void*>(tile_select_kernel), shared);
   if (status != cudaSuccess) return status;
   tile_select_kernel<<<dim3(static_cast<unsigned>(groups), static_cast<unsigned>(args.n_splits)), kThreads,
@@ -49,11 +48,10 @@ cudaError_t merge_topk(const uint64_t* lists, int64_t n_queries, int n_lists, in
   if (n_queries == 0) return cudaSuccess;
   if (k < 1 || k > 1024 || n_lists < 1 || n_queries > 0x7FFFFFFF) return cudaErrorInvalidValue;
   const SelectLayout layout = select_layout(k);
-  const size_t shared = BlockTopK::bytes(1, layout.list_length);
+  const size_t shared = BlockTopK::bytes(layout, 1);
   const cudaError_t status = set_shared_bytes(reinterpret_cast<const void*>(merge_topk_kernel), shared);
   if (status != cudaSuccess) return status;
-  merge_topk_kernel<<<static_cast<unsigned>(n_queries), kThreads, shared, stream>>>(lists, n_lists, k,
-                                                                                   layout.list_length, out,
+  merge_topk_kernel<<<static_cast<unsigned>(n_queries), kThreads, shared, stream>>>(lists, n_lists, layout, out,
                                                                                    out_stride);
   return cudaGetLastError();
 }

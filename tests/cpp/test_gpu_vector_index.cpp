@@ -218,6 +218,24 @@ TEST(GpuVectorIndexCuda, SearchMatchesTheReferenceStore) {
   }
 }
 
+// Enough rows that the GEMM path scores them in several score tiles, each one's selection starting from the top-k
+// of the tiles before it.
+TEST(GpuVectorIndexCuda, GemmSelectAcrossScoreTilesMatchesTheReference) {
+  RELMEM_SKIP_WITHOUT_GPU();
+  const int dim = 40;
+  const RowMatrix data = relmem_test::random_matrix(60000, dim, 14);
+  const RowMatrix queries = relmem_test::random_matrix(300, dim, 15);
+  GpuVectorIndex reference = reference_index(dim, Metric::Cosine, Precision::FP16);
+  GpuVectorIndex device(dim, Metric::Cosine, Precision::FP16);
+  reference.add(data.data(), data.rows());
+  device.add(data.data(), data.rows());
+  device.set_search_algorithm(SearchAlgorithm::GemmSelect);
+  for (int k : {1, 10, 100}) {
+    expect_same(reference.search(queries.data(), 300, k), device.search(queries.data(), 300, k),
+                tolerance_of(Precision::FP16), "k=" + std::to_string(k));
+  }
+}
+
 TEST(GpuVectorIndexCuda, StoresRemovesAndRestrictsLikeTheReference) {
   RELMEM_SKIP_WITHOUT_GPU();
   const RowMatrix data = relmem_test::random_matrix(3000, 33, 12);
