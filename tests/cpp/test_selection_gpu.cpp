@@ -102,6 +102,18 @@ void expect_alike(const SelectionMemory& a, const SelectionMemory& b, const std:
   }
 }
 
+// Constructing a memory with `device` throws relmem::Error naming `expected`.
+void expect_device_error(const std::string& device, const std::string& expected) {
+  SelectionOptions options = small_pool();
+  options.device = device;
+  try {
+    SelectionMemory memory(std::make_shared<HashingEncoder>(kDim), options);
+    ADD_FAILURE() << "device '" << device << "' was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find(expected), std::string::npos) << error.what();
+  }
+}
+
 }  // namespace
 
 TEST(SelectionMemoryBatches, ParallelBatchesAnswerAsOneQuestionAtATime) {
@@ -124,14 +136,7 @@ TEST(SelectionMemoryBatches, ParallelBatchesAnswerAsOneQuestionAtATime) {
 }
 
 TEST(SelectionMemoryDevice, BadDeviceNamesFailClearly) {
-  SelectionOptions options = small_pool();
-  options.device = "tpu";
-  try {
-    SelectionMemory memory(std::make_shared<HashingEncoder>(kDim), options);
-    FAIL() << "device 'tpu' was accepted";
-  } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("unknown device 'tpu'"), std::string::npos) << error.what();
-  }
+  expect_device_error("tpu", "unknown device 'tpu'");
   SelectionMemory memory(std::make_shared<HashingEncoder>(kDim), small_pool());
   EXPECT_THROW(memory.set_device("cuda:x"), Error);
   EXPECT_EQ(memory.options().device, "cpu");
@@ -139,14 +144,7 @@ TEST(SelectionMemoryDevice, BadDeviceNamesFailClearly) {
 
 TEST(SelectionMemoryDevice, WithoutAGpuCudaFailsClearlyAndTheMemoryStaysOnTheCpu) {
   if (relmem_test::have_gpu()) GTEST_SKIP() << "a GPU is present";
-  SelectionOptions options = small_pool();
-  options.device = "cuda";
-  try {
-    SelectionMemory memory(std::make_shared<HashingEncoder>(kDim), options);
-    FAIL() << "device 'cuda' was accepted without a GPU";
-  } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("selection memory on device 'cuda'"), std::string::npos) << error.what();
-  }
+  expect_device_error("cuda", "selection memory on device 'cuda'");
   SelectionMemory memory(std::make_shared<HashingEncoder>(kDim), small_pool());
   fill(memory);
   const auto before = memory.select_batch(questions(), 5);
