@@ -413,10 +413,9 @@ std::vector<SelectionMemory::Pool> SelectionMemory::pools(const float* questions
         if (found.ids(q, r) >= 0) out[static_cast<size_t>(q)].push_back(entry_of_card_.at(found.ids(q, r)));
     return out;
   }
-  const int d = encoder_->dim();
   for (int64_t q = 0; q < n; ++q) {
-    const Eigen::RowVectorXf question = unit_row(questions + q * d, d);
-    for (int64_t id : card_codes_.top(question.data(), options_.pool))
+    // The int8 pass rounds the question to int16 by its largest value: its norm does not matter.
+    for (int64_t id : card_codes_.top(questions + q * encoder_->dim(), options_.pool))
       out[static_cast<size_t>(q)].push_back(entry_of_card_.at(id));
   }
   return out;
