@@ -228,7 +228,11 @@ class CudaVectorStore : public VectorStore {
 
   SearchAlgorithm resolve(SearchAlgorithm algorithm, int64_t n_queries, int k, bool masked) const {
     if (algorithm == SearchAlgorithm::Auto) {
-      algorithm = n_queries <= kFusedMaxQueries ? SearchAlgorithm::Fused : SearchAlgorithm::GemmSelect;
+      if (k > kMaxSelectK && !masked) {
+        algorithm = SearchAlgorithm::GemmSort;  // the only one without a k limit
+      } else {
+        algorithm = n_queries <= kFusedMaxQueries ? SearchAlgorithm::Fused : SearchAlgorithm::GemmSelect;
+      }
     }
     if (algorithm == SearchAlgorithm::GemmSort) {
       if (masked) throw Error("the gemm_sort search baseline does not support searching a subset of ids");

@@ -34,17 +34,18 @@ if has_step build; then
   grep -E "CUDA kernels" "$OUT/configure.log"
   stamp "build"
   cmake --build "$BUILD" -j "$(nproc)" --target _relmem relmem-train-relevance test_gpu_reference \
-    test_gpu_vector_index test_gpu_gemm > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+    test_gpu_vector_index test_gpu_gemm test_selection_gpu > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
   stamp "built"
 fi
 
 if has_step tests; then
   nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv | tee "$OUT/device.txt"
-  for t in test_gpu_reference test_gpu_vector_index test_gpu_gemm; do
+  for t in test_gpu_reference test_gpu_vector_index test_gpu_gemm test_selection_gpu; do
     "$BUILD/tests/cpp/$t" --gtest_output="json:$OUT/$t.json" > "$OUT/$t.log" 2>&1
     echo "$t: exit $? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/$t.log" | tr '\n' ' ')"
   done
-  PYTHONPATH="$PYTHONPATH" "$PYTHON" -m pytest -q tests/python/test_gpu_similarity.py > "$OUT/pytest_gpu.log" 2>&1
+  PYTHONPATH="$PYTHONPATH" "$PYTHON" -m pytest -q tests/python/test_gpu_similarity.py \
+    tests/python/test_bench_selection.py -k "gpu or device" > "$OUT/pytest_gpu.log" 2>&1
   echo "pytest gpu: exit $? $(tail -1 "$OUT/pytest_gpu.log")"
 fi
 

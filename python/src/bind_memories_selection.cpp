@@ -127,8 +127,9 @@ TrainingOptions training_options(const py::kwargs& kwargs) {
 SelectionOptions make_options(int samples_per_column, int max_value_chars, const std::string& fusion, int candidates,
                               const std::string& lexical_encoder, int pool, int64_t values_per_column,
                               const std::string& column_dtype, const std::string& table_dtype, bool synonyms,
-                              bool split_sentences) {
+                              bool split_sentences, const std::string& device) {
   SelectionOptions o;
+  o.device = device;
   o.column_dtype = column_dtype;
   o.table_dtype = table_dtype;
   o.synonyms = synonyms;
@@ -197,11 +198,11 @@ void bind_selection_memory(py::module_& m) {
                        int max_value_chars, const std::string& fusion, int candidates,
                        const std::string& lexical_encoder, int pool, int64_t values_per_column,
                        const std::string& column_dtype, const std::string& table_dtype, bool synonyms,
-                       bool split_sentences) {
+                       bool split_sentences, const std::string& device) {
              SelectionMemory memory(to_encoder(encoder), make_options(samples_per_column, max_value_chars, fusion,
                                                                       candidates, lexical_encoder, pool,
                                                                       values_per_column, column_dtype, table_dtype,
-                                                                      synonyms, split_sentences));
+                                                                      synonyms, split_sentences, device));
              memory.set_model(to_model(model));
              return memory;
            }),
@@ -211,9 +212,10 @@ void bind_selection_memory(py::module_& m) {
            py::arg("values_per_column") = SelectionOptions{}.values_per_column,
            py::arg("column_dtype") = SelectionOptions{}.column_dtype,
           py::arg("table_dtype") = SelectionOptions{}.table_dtype, py::arg("synonyms") = true,
-           py::arg("split_sentences") = true,
+           py::arg("split_sentences") = true, py::arg("device") = SelectionOptions{}.device,
            "An empty memory; fill it with add() or add_vectors(). pool: collections larger than this are first "
-           "narrowed to the pool databases whose int8-quantized cards score best.")
+           "narrowed to the pool databases whose int8-quantized cards score best (fp16 cards on a CUDA device: "
+           "'cuda' or 'cuda:N').")
       .def_static(
           "build",
           [](const Catalog& catalog, const py::object& encoder, const py::object& model,
@@ -221,12 +223,12 @@ void bind_selection_memory(py::module_& m) {
              std::optional<std::map<std::string, std::vector<std::string>>> examples, int samples_per_column,
              int max_value_chars, const std::string& fusion, int candidates, const std::string& lexical_encoder,
              int pool, int64_t values_per_column, const std::string& column_dtype, const std::string& table_dtype,
-             bool synonyms, bool split_sentences, const py::object& progress) {
+             bool synonyms, bool split_sentences, const std::string& device, const py::object& progress) {
             auto enc = to_encoder(encoder);
             auto mod = to_model(model);
             const auto options = make_options(samples_per_column, max_value_chars, fusion, candidates,
                                               lexical_encoder, pool, values_per_column, column_dtype, table_dtype,
-                                              synonyms, split_sentences);
+                                              synonyms, split_sentences, device);
             const auto callback = progress_from(progress, "selection memory");
             py::gil_scoped_release release;
             return SelectionMemory::build(catalog, enc, mod, descriptions.value_or(std::map<std::string, std::string>{}),
@@ -240,7 +242,8 @@ void bind_selection_memory(py::module_& m) {
           py::arg("values_per_column") = SelectionOptions{}.values_per_column,
           py::arg("column_dtype") = SelectionOptions{}.column_dtype,
           py::arg("table_dtype") = SelectionOptions{}.table_dtype, py::arg("synonyms") = true,
-          py::arg("split_sentences") = true, py::arg("progress") = false,
+          py::arg("split_sentences") = true, py::arg("device") = SelectionOptions{}.device,
+          py::arg("progress") = false,
           "Embeds every database of the catalog. progress: False, True (a bar on stderr) or a callable (db, done, "
           "total). encoder: None (default encoder), a spec string or an Encoder; "
           "model: None, a model file path or a RelevanceModel; descriptions/examples: per-database text; "
@@ -248,16 +251,28 @@ void bind_selection_memory(py::module_& m) {
           "values per column indexed as evidence when a question names them (0 for none); column_dtype: storage of the "
           "column vectors ('int8', 'fp16' or 'fp32'), table_dtype: of the table vectors; synonyms: the lexical texts "
           "carry WordNet synonyms of table and column names (when WordNet is installed); split_sentences: questions are "
-          "ranked by their sentence parts too (marked parts, Q1: ... or 1. ..., always).")
+          "ranked by their sentence parts too (marked parts, Q1: ... or 1. ..., always); device: where the pool's "
+          "approximate pass runs ('cpu', 'cuda' or 'cuda:N').")
       .def_static(
           "load",
-          [](const std::string& folder, const py::object& encoder) {
+          [](const std::string& folder, const py::object& encoder, const std::string& device) {
             std::shared_ptr<const Encoder> enc = encoder.is_none() ? nullptr : to_encoder(encoder);
             py::gil_scoped_release release;
-            return SelectionMemory::load(folder, enc);
+            SelectionMemory memory = SelectionMemory::load(folder, enc);
+            memory.set_device(device);
+            return memory;
           },
-          py::arg("folder"), py::arg("encoder") = py::none(),
-          "Loads a saved memory; the encoder is reloaded by the name in its manifest unless given.")
+          py::arg("folder"), py::arg("encoder") = py::none(), py::arg("device") = SelectionOptions{}.device,
+          "Loads a saved memory; the encoder is reloaded by the name in its manifest unless given. The device is not "
+          "saved: the memory opens on `device` (see set_device).")
+      .def("set_device", [](SelectionMemory& s, const std::string& device) {
+             py::gil_scoped_release release;
+             s.set_device(device);
+           }, py::arg("device"),
+           "Moves the pool's approximate pass: 'cuda' or 'cuda:N' keeps an fp16 copy of the card vectors on that GPU "
+           "(a batch's pools in one search), 'cpu' drops it. relmem.Error without a usable device.")
+      .def_property_readonly("device", [](const SelectionMemory& s) { return s.options().device; },
+                             "'cpu' or 'cuda:N': where the pool's approximate pass runs.")
       .def("refresh", [](SelectionMemory& s, const Catalog& catalog, const py::object& progress) {
              const auto callback = progress_from(progress, "selection memory refresh");
              py::gil_scoped_release release;

@@ -269,7 +269,13 @@ TEST(GpuVectorIndexCuda, StoresRemovesAndRestrictsLikeTheReference) {
   }
   device.set_search_algorithm(SearchAlgorithm::GemmSort);
   EXPECT_THROW(device.search_subset(queries.data(), 1, 1, {1}), Error);
+  // Auto takes GemmSort past the selection kernels' k limit, except for a masked search (a subset), where the
+  // limit stays an error, as it does for an explicit selection algorithm.
   device.set_search_algorithm(SearchAlgorithm::Auto);
+  expect_same(reference.search(queries.data(), 20, 1500), device.search(queries.data(), 20, 1500), tolerance,
+              "auto past the k limit");
+  EXPECT_THROW(device.search_subset(queries.data(), 1, 1025, {1}), Error);
+  device.set_search_algorithm(SearchAlgorithm::Fused);
   EXPECT_THROW(device.search(queries.data(), 1, 1025), Error);
 }
 

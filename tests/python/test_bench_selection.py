@@ -7,7 +7,7 @@ import pytest
 
 from conftest import SPIDER, requires_shared
 from relmem import Error
-from relmem._relmem import WordNet
+from relmem._relmem import WordNet, cuda_device_count
 from relmem.bench import selection
 
 QUESTIONS = [
@@ -55,6 +55,37 @@ def test_a_kept_synthetic_memory_reopens_alike(tmp_path, demo_dir):
     assert [again[f"recall@{k}"] for k in (1, 5, 10)] == [first[f"recall@{k}"] for k in (1, 5, 10)]
     assert again["rss_bytes"] >= again["rss_anon_bytes"] > 0 and again["open_and_first_answer_seconds"] > 0
     assert again["cpu_ms_per_question"] > 0
+
+
+def test_device_and_batches_are_reported_beside_the_one_at_a_time_latency(tmp_path, demo_dir):
+    out = bench(tmp_path, demo_dir, QUESTIONS, "--encoder", "hashing:1024", "--synthetic", "30", "--calibrate", "none",
+                "--device", "cpu", "--batch", "4")
+    for report in (out["synthetic"], out["synthetic"]["reopened"]):
+        assert report["device"] == "cpu" and report["batch"] == 4 and report["batches"] == 2  # 5 questions
+        assert report["ms_per_batch"] > 0 and report["ms_per_question_in_batch"] > 0 and report["ms_per_question"] > 0
+        assert report["ms_per_batch"] >= report["ms_per_question_in_batch"]
+
+
+def test_device_and_batch_options_fail_clearly(tmp_path, demo_dir):
+    with pytest.raises(Error, match="apply to --synthetic"):
+        bench(tmp_path, demo_dir, QUESTIONS, "--encoder", "hashing:64", "--calibrate", "none", "--batch", "4")
+    with pytest.raises(Error, match="positive"):
+        bench(tmp_path, demo_dir, QUESTIONS, "--encoder", "hashing:64", "--calibrate", "none", "--synthetic", "10",
+              "--batch", "-1")
+    if cuda_device_count() == 0:
+        with pytest.raises(Error, match="selection memory on device 'cuda'"):
+            bench(tmp_path, demo_dir, QUESTIONS, "--encoder", "hashing:64", "--calibrate", "none", "--synthetic",
+                  "10", "--device", "cuda")
+
+
+@pytest.mark.skipif(cuda_device_count() == 0, reason="no CUDA device")
+def test_a_synthetic_memory_on_the_gpu_ranks_as_on_the_cpu(tmp_path, demo_dir):
+    options = ("--encoder", "hashing:1024", "--synthetic", "40", "--calibrate", "none", "--batch", "4")
+    cpu = bench(tmp_path, demo_dir, QUESTIONS, *options)["synthetic"]
+    gpu = bench(tmp_path, demo_dir, QUESTIONS, *options, "--device", "cuda")["synthetic"]
+    assert gpu["device"] == "cuda:0" and gpu["reopened"]["device"] == "cuda:0"
+    for k in (1, 5, 10):
+        assert gpu[f"recall@{k}"] == cpu[f"recall@{k}"] and gpu["reopened"][f"recall@{k}"] == cpu[f"recall@{k}"]
 
 
 def test_natural_composites_and_synonym_questions(tmp_path, demo_dir):

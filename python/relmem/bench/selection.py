@@ -31,6 +31,10 @@ question's milliseconds, latency and recall on the same questions, and the proce
 peak (VmHWM) after them, the resident bytes split into anonymous memory and mapped file pages. --keep FOLDER keeps
 the saved memory; --reopen FOLDER measures only the reopening of a kept one. --column-dtype picks the storage of the
 column vectors, --table-dtype that of the table vectors (int8 by default).
+--device cuda[:N] moves the synthetic memory, once grown, and the reopened one to that GPU (SelectionMemory.set_device:
+the pool's approximate pass over fp16 card vectors there); "device" in "synthetic" and "reopened". --batch N (with --synthetic) also
+times select_batch over the questions in batches of N, after one untimed batch: "ms_per_batch" and
+"ms_per_question_in_batch" beside the one-at-a-time "ms_per_question".
 """
 import contextlib
 import json
@@ -89,6 +93,11 @@ def add_arguments(parser):
                         help="storage of the column vectors")
     parser.add_argument("--table-dtype", default="int8", choices=["int8", "fp16", "fp32"],
                         help="storage of the table vectors")
+    parser.add_argument("--device", default="cpu",
+                        help="with --synthetic or --reopen: where the grown and reopened memories find their pools "
+                             "(cpu, cuda or cuda:N)")
+    parser.add_argument("--batch", type=int, default=0, metavar="N",
+                        help="with --synthetic or --reopen: also time select_batch over batches of N questions")
     parser.add_argument("--limit", type=int, default=None, help="at most this many questions")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
@@ -144,6 +153,20 @@ def evaluate(memory, questions, ks, progress, description="questions", sets=True
     if sets:
         out.update(set_metrics(memory, questions))
     return out
+
+
+def time_batches(memory, questions, batch, depth):
+    """ms per select_batch call of `batch` questions (the last batch may be smaller) and per question in them, after
+    one untimed batch."""
+    texts = [text for text, _ in questions]
+    batches = [texts[i:i + batch] for i in range(0, len(texts), batch)]
+    memory.select_batch(batches[0], depth)
+    start = time.perf_counter()
+    for chunk in batches:
+        memory.select_batch(chunk, depth)
+    seconds = time.perf_counter() - start
+    return {"batch": batch, "batches": len(batches), "ms_per_batch": 1e3 * seconds / len(batches),
+            "ms_per_question_in_batch": 1e3 * seconds / len(texts)}
 
 
 def set_metrics(memory, questions):
@@ -277,9 +300,14 @@ def run(args):
         ks = []
     if not ks or ks[0] < 1:
         raise Error("--k needs positive integers, e.g. 1,5,10")
+    if args.batch < 0:
+        raise Error("--batch needs a positive number of questions")
+    if (args.batch or args.device != "cpu") and not (args.synthetic or args.reopen):
+        raise Error("--device and --batch apply to --synthetic and --reopen")
     progress = not args.no_progress
     if args.reopen:
-        return {"benchmark": "selection", "reopened": _reopen(args.reopen, load_questions(args.questions)[:500], ks)}
+        return {"benchmark": "selection",
+                "reopened": _reopen(args.reopen, load_questions(args.questions)[:500], ks, args.device, args.batch)}
     model = RelevanceModel.load(args.model) if args.model else None
     encoder = load_encoder(args.encoder or (model.config.encoder if model and model.config.encoder else None)
                            or default_encoder_name())
@@ -320,6 +348,9 @@ def run(args):
     out["calibration"] = calibration
     if args.synthetic:
         seconds = grow(memory, args.synthetic, args.seed, progress)
+        start = time.perf_counter()
+        memory.set_device(args.device)
+        to_device = time.perf_counter() - start
         sample = questions[:500]
         start = time.perf_counter()
         memory.select(sample[0][0], 1)
@@ -330,14 +361,17 @@ def run(args):
                             "ms_per_question": synthetic["ms_per_question"],
                             "cpu_ms_per_question": synthetic["cpu_ms_per_question"],
                             **{f"recall@{k}": synthetic[f"recall@{k}"] for k in ks},
-                            "process_peak_rss_bytes": _process_memory()["VmHWM"]}
+                            "process_peak_rss_bytes": _process_memory()["VmHWM"], "device": memory.device,
+                            "set_device_seconds": to_device}
+        if args.batch:
+            out["synthetic"].update(time_batches(memory, sample, args.batch, max(max(ks), 5)))
         with contextlib.ExitStack() as stack:
             folder = args.keep or stack.enter_context(tempfile.TemporaryDirectory(prefix="relmem-synthetic-"))
             start = time.perf_counter()
             memory.save(folder)
             out["synthetic"]["save_seconds"] = time.perf_counter() - start
             del memory
-            out["synthetic"]["reopened"] = _reopen(folder, sample, ks)
+            out["synthetic"]["reopened"] = _reopen(folder, sample, ks, args.device, args.batch)
     return out
 
 
@@ -352,9 +386,10 @@ def _process_memory():
     return found
 
 
-def _reopen(folder, questions, ks):
-    """Opens the saved memory in a fresh process (so nothing of this one's memory is counted) and measures it."""
-    job = json.dumps({"folder": folder, "questions": questions, "ks": ks})
+def _reopen(folder, questions, ks, device="cpu", batch=0):
+    """Opens the saved memory on `device` in a fresh process (so nothing of this one's memory is counted) and
+    measures it (select_batch in batches of `batch` questions too, when set)."""
+    job = json.dumps({"folder": folder, "questions": questions, "ks": ks, "device": device, "batch": batch})
     done = subprocess.run([sys.executable, "-c", "from relmem.bench.selection import reopened_main; reopened_main()"],
                           input=job, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -367,15 +402,20 @@ def reopened_main():
     job = json.loads(sys.stdin.read())
     before = _process_memory()["VmRSS"]
     start = time.perf_counter()
-    memory = SelectionMemory.load(job["folder"])
+    memory = SelectionMemory.load(job["folder"], device=job["device"])
     load_seconds = time.perf_counter() - start
     questions = [(text, gold) for text, gold in job["questions"]]
     start = time.perf_counter()
     memory.select(questions[0][0], 1)
     first_question = time.perf_counter() - start
     measured = evaluate(memory, questions, job["ks"], False, sets=False)
+    if job["batch"]:
+        measured.update(time_batches(memory, questions, job["batch"], max(max(job["ks"]), 5)))
     after = _process_memory()
     print(json.dumps({
+        "device": memory.device,
+        **{key: measured[key] for key in ("batch", "batches", "ms_per_batch", "ms_per_question_in_batch")
+           if key in measured},
         "load_seconds": load_seconds, "first_question_ms": 1e3 * first_question,
         "open_and_first_answer_seconds": load_seconds + first_question,
         "ms_per_question": measured["ms_per_question"], "cpu_ms_per_question": measured["cpu_ms_per_question"],

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
@@ -72,6 +73,16 @@ int dim_of(const std::shared_ptr<const Encoder>& encoder) {
   return encoder->dim();
 }
 
+// An empty fp16 card index on a CUDA device (SelectionOptions::device), null for "cpu".
+std::unique_ptr<VectorIndex> device_cards_on(const std::string& device, int dim) {
+  if (device == "cpu") return nullptr;
+  try {
+    return std::make_unique<VectorIndex>(dim, Metric::Cosine, device, "fp16");
+  } catch (const Error& error) {
+    throw Error("selection memory on device '" + device + "': " + error.what());
+  }
+}
+
 }  // namespace
 
 SelectionMemory::SelectionMemory(std::shared_ptr<const Encoder> encoder, const SelectionOptions& options)
@@ -91,6 +102,31 @@ SelectionMemory::SelectionMemory(std::shared_ptr<const Encoder> encoder, const S
   if (options_.samples_per_column < 0 || options_.max_value_chars < 1 || options_.values_per_column < 0) {
     throw Error("selection memory: samples_per_column and values_per_column must be >= 0 and max_value_chars >= 1");
   }
+  set_device(options_.device);
+}
+
+void SelectionMemory::set_device(const std::string& device) {
+  std::unique_ptr<VectorIndex> cards = device_cards_on(device, encoder_->dim());
+  std::unique_lock<std::shared_mutex> lock(*lock_);
+  if (cards) {
+    constexpr size_t kUploadRows = 65536;  // cards per copy to the device
+    std::vector<int64_t> ids;
+    std::vector<float> rows;
+    auto upload = [&] {
+      cards->add(rows.data(), static_cast<int64_t>(ids.size()), ids.data());
+      ids.clear();
+      rows.clear();
+    };
+    for (const auto& [_, entry] : entries_) {
+      const std::vector<float> card = cards_.reconstruct(entry.id);
+      ids.push_back(entry.id);
+      rows.insert(rows.end(), card.begin(), card.end());
+      if (ids.size() == kUploadRows) upload();
+    }
+    if (!ids.empty()) upload();
+  }
+  device_cards_ = std::move(cards);
+  options_.device = device_cards_ ? device_cards_->device() : "cpu";
 }
 
 SelectionMemory SelectionMemory::build(const Catalog& catalog, std::shared_ptr<const Encoder> encoder,
@@ -249,7 +285,9 @@ void SelectionMemory::insert(const std::string& db, Entry entry, const float* ca
   std::vector<int64_t> table_ids;
   append_ids(entry.first_table, count, table_ids);
   cards_.add(card, 1, &entry.id);
-  card_codes_.add(entry.id, cards_.reconstruct(entry.id).data());  // the normalized card
+  const std::vector<float> normalized = cards_.reconstruct(entry.id);
+  card_codes_.add(entry.id, normalized.data());
+  if (device_cards_) device_cards_->add(normalized.data(), 1, &entry.id);
   if (count > 0) tables_.add(table_vectors.data(), count, table_ids.data());
   if (lexical_) {
     lexical_cards_.add(entry.id, lexical_card);
@@ -278,6 +316,7 @@ bool SelectionMemory::remove_entry(const std::string& db) {
   append_ids(entry.first_table, static_cast<int64_t>(entry.tables.size()), table_ids);
   cards_.remove({entry.id});
   card_codes_.remove(entry.id);
+  if (device_cards_) device_cards_->remove({entry.id});
   tables_.remove(table_ids);
   std::vector<int64_t> column_ids;
   append_ids(entry.first_column, entry.columns, column_ids);
@@ -359,20 +398,38 @@ void SelectionMemory::project(Entry& entry) const {
   entry.projected = model_->project_databases(raw);
 }
 
-std::vector<const SelectionMemory::Entry*> SelectionMemory::pool(const float* question) const {
-  std::vector<const Entry*> out;
+std::vector<SelectionMemory::Pool> SelectionMemory::pools(const float* questions, int64_t n) const {
+  std::vector<Pool> out(static_cast<size_t>(n));
   if (static_cast<int64_t>(entries_.size()) <= options_.pool) {
-    for (const auto& [_, entry] : entries_) out.push_back(&entry);
+    Pool all;
+    for (const auto& [_, entry] : entries_) all.push_back(&entry);
+    std::fill(out.begin(), out.end(), all);
     return out;
   }
-  for (int64_t id : card_codes_.top(question, options_.pool)) out.push_back(entry_of_card_.at(id));
+  if (device_cards_) {
+    const SearchResult found = device_cards_->search(questions, n, options_.pool);
+    for (int64_t q = 0; q < n; ++q)
+      for (int64_t r = 0; r < found.ids.cols(); ++r)
+        if (found.ids(q, r) >= 0) out[static_cast<size_t>(q)].push_back(entry_of_card_.at(found.ids(q, r)));
+    return out;
+  }
+  for (int64_t q = 0; q < n; ++q) {
+    // The int8 pass rounds the question to int16 by its largest value: its norm does not matter.
+    for (int64_t id : card_codes_.top(questions + q * encoder_->dim(), options_.pool))
+      out[static_cast<size_t>(q)].push_back(entry_of_card_.at(id));
+  }
   return out;
 }
 
 std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     const float* question, const float* lexical_question, const std::unordered_map<int64_t, float>* value_evidence,
-    const QuestionWords* words) const {
-  const std::vector<const Entry*> entries = pool(question);
+    const QuestionWords* words, const Pool* pool) const {
+  Pool found;
+  if (!pool) {
+    found = std::move(pools(question, 1)[0]);
+    pool = &found;
+  }
+  const Pool& entries = *pool;
   // Exact cosines of every card and table of the pool.
   std::vector<int64_t> card_ids, table_ids;
   std::vector<size_t> first_table_of;  // entries[i]'s tables are table_ids[first_table_of[i] ..]
@@ -496,7 +553,7 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
 std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, const float* lexical_question, int k,
                                                   const float* tuned_question,
                                                   const std::unordered_map<int64_t, float>* value_evidence,
-                                                  const QuestionWords* words) const {
+                                                  const QuestionWords* words, const Pool* pool) const {
   if (k < 1) throw Error("k must be >= 1");
   if (lexical_ && !lexical_question) {
     throw Error("this selection memory has the lexical encoder '" + lexical_->name() +
@@ -504,7 +561,7 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
   }
   const int d = encoder_->dim();
   const Eigen::RowVectorXf question = unit_row(question_in, d);
-  const std::vector<Candidate> found = candidates(question.data(), lexical_question, value_evidence, words);
+  const std::vector<Candidate> found = candidates(question.data(), lexical_question, value_evidence, words, pool);
   std::vector<DatabaseMatch> matches(found.size());
   if (model_) {
     if (model_->fine_tunes_encoder() && !tuned_question) {
@@ -655,28 +712,49 @@ std::vector<SelectionMemory::PartRankings> SelectionMemory::rank_parts(const std
     if (parts.texts.size() == 1 || !parts.marked) texts.push_back(question);
     if (parts.texts.size() > 1) texts.insert(texts.end(), parts.texts.begin(), parts.texts.end());
   }
-  const EncodedQuestions encoded = encode_questions(texts);
-  auto rank = [&](size_t text, int depth) {
-    const auto row = static_cast<int64_t>(text);
-    return score(encoded.vectors.row(row).data(), lexical_ ? encoded.lexical.row(row).data() : nullptr, depth,
-                 encoded.tuned.size() ? encoded.tuned.row(row).data() : nullptr, &encoded.value_evidence[text],
-                 &encoded.words[text]);
+  // One ranking per text: of its depth, into its place in `out`.
+  struct Ranking {
+    int depth;
+    std::vector<DatabaseMatch>* into;
   };
   std::vector<PartRankings> out(questions.size());
-  size_t next = 0;
+  std::vector<Ranking> rankings;  // rankings[t]: of texts[t]
   for (size_t i = 0; i < questions.size(); ++i) {
     const QuestionParts& parts = split[i];
+    out[i].parts.resize(parts.texts.size());
     if (parts.texts.size() == 1) {
-      out[i].parts.push_back(rank(next++, k));
+      rankings.push_back({k, &out[i].parts[0]});
       continue;
     }
     // Beside its parts, the whole question gives only its best database: its next ones would crowd out the
     // parts' (3-part questions from train_spider.json, all in the top 5: 0.550 with the whole ranking, 0.573 with
     // its best, 0.577 without it; but the parts alone lose a single question cut in two: recall@1 0.613 against
     // 0.732).
-    if (!parts.marked) out[i].whole = rank(next++, 1);
-    for (size_t p = 0; p < parts.texts.size(); ++p) out[i].parts.push_back(rank(next++, INT_MAX));
+    if (!parts.marked) rankings.push_back({1, &out[i].whole});
+    for (auto& part : out[i].parts) rankings.push_back({INT_MAX, &part});
   }
+  const EncodedQuestions encoded = encode_questions(texts);
+  // On a GPU, the pools of all texts come from one search; on the CPU each text finds its own as it is scored.
+  const std::vector<Pool> found_pools =
+      device_cards_ ? pools(encoded.vectors.data(), encoded.vectors.rows()) : std::vector<Pool>();
+  const auto count = static_cast<int64_t>(rankings.size());
+  std::exception_ptr failure;
+  // The texts are scored independently (score() only reads the memory, whose lock the caller holds; the lexical
+  // weights and the word cache have their own locks), so in parallel the rankings are those of one at a time.
+#pragma omp parallel for schedule(dynamic) if (count > 1)
+  for (int64_t t = 0; t < count; ++t) {
+    try {
+      *rankings[static_cast<size_t>(t)].into =
+          score(encoded.vectors.row(t).data(), lexical_ ? encoded.lexical.row(t).data() : nullptr,
+                rankings[static_cast<size_t>(t)].depth, encoded.tuned.size() ? encoded.tuned.row(t).data() : nullptr,
+                &encoded.value_evidence[static_cast<size_t>(t)], &encoded.words[static_cast<size_t>(t)],
+                found_pools.empty() ? nullptr : &found_pools[static_cast<size_t>(t)]);
+    } catch (...) {
+#pragma omp critical
+      failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
   return out;
 }
 

@@ -31,8 +31,8 @@ class GpuVectorIndex {
   // Removes the given ids; returns how many were present.
   int64_t remove(const std::vector<int64_t>& ids);
 
-  // Top-k for every query row (k <= 1024 unless the algorithm is GemmSort); safe to call from several
-  // threads at once (device work is serialized).
+  // Top-k for every query row (k <= 1024 unless the algorithm is GemmSort, or Auto: see kFusedMaxQueries); safe to
+  // call from several threads at once (device work is serialized).
   SearchResult search(const float* queries, int64_t n_queries, int k) const;
   // Same, restricted to rows whose id lies in [id_begin, id_end).
   SearchResult search_range(const float* queries, int64_t n_queries, int k, int64_t id_begin,

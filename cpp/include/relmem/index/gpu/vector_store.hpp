@@ -25,7 +25,8 @@ std::string search_algorithm_name(SearchAlgorithm algorithm);
 
 // Largest k the selection kernels support (GemmSort has no limit).
 constexpr int kMaxSelectK = 1024;
-// Auto uses the fused kernel up to this many queries.
+// Auto uses GemmSort for k > kMaxSelectK (unless the search is masked: then k > kMaxSelectK is an error), else the
+// fused kernel up to this many queries.
 constexpr int kFusedMaxQueries = 64;
 
 // Rows [begin, end) of the store; when mask is set, only rows r with mask[r] != 0 (mask has one byte

@@ -37,9 +37,13 @@ struct SelectionOptions {
   // among the top `candidates` (cards) and 4 x `candidates` (tables) of the pool; smaller ones are scored in full.
   int candidates = 100;
   // The pool: every database of a collection of at most this many, else the `pool` databases whose cards score best
-  // on int8-quantized card vectors (an approximate pass that streams a quarter of the bytes). The pool's cards and
-  // tables are then scored exactly.
+  // on int8-quantized card vectors (an approximate pass that streams a quarter of the bytes), or on fp16 ones on a
+  // CUDA `device`. The pool's cards and tables are then scored exactly.
   int pool = 2000;
+  // Where the pool's approximate pass runs: "cpu", or "cuda" / "cuda:N", where the memory keeps an fp16 copy of its
+  // card vectors on that GPU and finds the pools of a batch of questions in one search. Not saved: a folder opens on
+  // "cpu" (on a machine without a GPU too); SelectionMemory::set_device moves a memory.
+  std::string device = "cpu";
   // Encoder spec of the lexical channel ("" for none). Its vectors are stored sparse.
   std::string lexical_encoder = "hashing:4096";
   // Distinct text values indexed per column for the value evidence (0: none). Longer than max_value_chars: skipped.
@@ -172,6 +176,9 @@ class SelectionMemory {
   const Encoder* lexical_encoder() const { return lexical_.get(); }
   std::shared_ptr<const Encoder> encoder_ptr() const { return encoder_; }
   const SelectionOptions& options() const { return options_; }
+  // Moves the pool's approximate pass to `device` (SelectionOptions::device; "cpu" drops the GPU copy of the cards).
+  // relmem::Error for a bad device name, or when relmem was built without CUDA or the device is not usable.
+  void set_device(const std::string& device);
   // Bytes of the stored vectors (dense, int8 and sparse) and values.
   size_t memory_bytes() const;
 
@@ -233,18 +240,22 @@ class SelectionMemory {
               std::vector<std::string> values);
   bool remove_entry(const std::string& db);  // remove() without the lock
   void project(Entry& entry) const;
-  std::vector<const Entry*> pool(const float* question) const;
+  using Pool = std::vector<const Entry*>;
+  // The pools of n questions (rows of dim() floats, any norm; see SelectionOptions::pool): on a CUDA device in one
+  // search, on the CPU one question after another.
+  std::vector<Pool> pools(const float* questions, int64_t n) const;
   static RawSimilarities best_of(const std::vector<Candidate>& candidates);
-  // `words`: the question's content words, for the late-interaction feature (none without).
+  // `words`: the question's content words, for the late-interaction feature (none without). `pool`: the question's
+  // pool when already found (pools()), else it is found here.
   std::vector<Candidate> candidates(const float* question, const float* lexical_question,
                                     const std::unordered_map<int64_t, float>* value_evidence,
-                                    const QuestionWords* words) const;
+                                    const QuestionWords* words, const Pool* pool = nullptr) const;
   // `tuned_question`: the question through the model's fine-tuned encoder top (required with one).
-  // `value_evidence` and `words`: of the question's text (none without).
+  // `value_evidence` and `words`: of the question's text (none without). `pool`: as for candidates().
   std::vector<DatabaseMatch> score(const float* question, const float* lexical_question, int k,
                                    const float* tuned_question = nullptr,
                                    const std::unordered_map<int64_t, float>* value_evidence = nullptr,
-                                   const QuestionWords* words = nullptr) const;
+                                   const QuestionWords* words = nullptr, const Pool* pool = nullptr) const;
   EncodedQuestions encode_questions(const std::vector<std::string>& questions, const RowMatrix* vectors = nullptr) const;
   // Per question, its content words and (with SelectionOptions::synonyms and WordNet installed) their synonyms, each
   // new word encoded once (word_cache_).
@@ -274,6 +285,7 @@ class SelectionMemory {
   VectorIndex columns_;
   ValuePostings values_;  // by card id
   QuantizedRows card_codes_;  // same ids as cards_, for the pool's approximate pass
+  std::unique_ptr<VectorIndex> device_cards_;  // on a CUDA SelectionOptions::device: fp16 cards, same ids as cards_
   SparseVectors lexical_cards_;   // same ids as cards_
   SparseVectors lexical_tables_;  // same ids as tables_
   std::unique_ptr<LexicalCache> lexical_cache_ = std::make_unique<LexicalCache>();
