@@ -21,7 +21,8 @@ namespace {
 using kernels::SelectLayout;
 
 constexpr size_t kUploadBytes = size_t{32} << 20;      // floats per pinned upload buffer
-constexpr int64_t kScoreTileFloats = int64_t{8} << 20;  // GemmSelect score tile (32 MiB)
+// GemmSelect score tile (128 MiB): each tile's merge costs tens of microseconds whatever its size, so few large ones.
+constexpr int64_t kScoreTileFloats = int64_t{32} << 20;
 constexpr int64_t kGemmQueryChunk = 4096;
 constexpr int64_t kSortItemsBudget = int64_t{256} << 20;  // GemmSort scores per chunk
 constexpr int64_t kCompactionRows = 65536;

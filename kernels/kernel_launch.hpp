@@ -15,6 +15,7 @@ namespace relmem::gpu::kernels {
 constexpr int kThreads = 256;       // threads per block of the selection kernels
 constexpr int kMaxGroup = 64;       // most queries one selection block keeps a top-k for
 constexpr int kTileRows = 64;       // rows scored (or score columns read) between two merges
+constexpr int kMergeFanIn = 16;    // lists one merge block takes in the first of two rounds
 constexpr int kSlotBudget = 8192;   // queries per block * slot length: 64 KiB of keys in shared memory
 
 // Per query, a slot of keys: its best `list_length` so far (a power of two >= k, at least 16), then a buffer of
@@ -95,10 +96,11 @@ struct TileSelectArgs {
 cudaError_t tile_select(const TileSelectArgs& args, cudaStream_t stream);
 
 // out + q * out_stride gets the top-k of the n_lists lists of k keys of query q,
-// lists[(q * n_lists + l) * k + i]. out may be `lists` itself (list 0 of each query is then
-// overwritten after all of that query's lists were read). Reference: merge_topk_reference.
-cudaError_t merge_topk(const uint64_t* lists, int64_t n_queries, int n_lists, int k, uint64_t* out,
-                       int64_t out_stride, cudaStream_t stream);
+// lists[(q * n_lists + l) * k + i]. Many lists are merged in two rounds, the first writing into `lists`; out may
+// be `lists` itself (list 0 of each query is then overwritten after all of that query's lists were read).
+// Reference: merge_topk_reference.
+cudaError_t merge_topk(uint64_t* lists, int64_t n_queries, int n_lists, int k, uint64_t* out, int64_t out_stride,
+                       cudaStream_t stream);
 
 // gemm_sort_baseline.cu -------------------------------------------------------------------------
 // Baseline selection by sorting: scores [n_segments][segment_length] are sorted descending per

@@ -43,16 +43,38 @@ cudaError_t tile_select(const TileSelectArgs& args, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-cudaError_t merge_topk(const uint64_t* lists, int64_t n_queries, int n_lists, int k, uint64_t* out,
-                       int64_t out_stride, cudaStream_t stream) {
+cudaError_t merge_topk(uint64_t* lists, int64_t n_queries, int n_lists, int k, uint64_t* out, int64_t out_stride,
+                       cudaStream_t stream) {
   if (n_queries == 0) return cudaSuccess;
   if (k < 1 || k > 1024 || n_lists < 1 || n_queries > 0x7FFFFFFF) return cudaErrorInvalidValue;
-  const SelectLayout layout = select_layout(k);
-  const size_t shared = BlockTopK::bytes(layout, 1);
-  const cudaError_t status = set_shared_bytes(reinterpret_cast<const void*>(merge_topk_kernel), shared);
+  MergeParams p;
+  p.layout = select_layout(k);
+  const size_t shared = BlockTopK::bytes(p.layout, kThreads / 32);  // a slot per warp
+  cudaError_t status = set_shared_bytes(reinterpret_cast<const void*>(merge_topk_kernel), shared);
   if (status != cudaSuccess) return status;
-  merge_topk_kernel<<<static_cast<unsigned>(n_queries), kThreads, shared, stream>>>(lists, n_lists, layout, out,
-                                                                                   out_stride);
+  p.lists = lists;
+  p.query_stride = static_cast<int64_t>(n_lists) * k;
+  p.list_step = k;
+  p.n_lists = n_lists;
+  // One block merges the lists of a query in steps that each cost a few microseconds: many lists are merged by
+  // several blocks per query first, each into the first of its lists.
+  if (n_lists > 4 * kMergeFanIn) {
+    const int groups = (n_lists + kMergeFanIn - 1) / kMergeFanIn;
+    p.lists_per_block = kMergeFanIn;
+    p.out = lists;
+    p.out_query_stride = p.query_stride;
+    p.out_group_step = static_cast<int64_t>(kMergeFanIn) * k;
+    merge_topk_kernel<<<dim3(static_cast<unsigned>(n_queries), static_cast<unsigned>(groups)), kThreads, shared,
+                        stream>>>(p);
+    if ((status = cudaGetLastError()) != cudaSuccess) return status;
+    p.list_step = p.out_group_step;
+    p.n_lists = groups;
+  }
+  p.lists_per_block = p.n_lists;
+  p.out = out;
+  p.out_query_stride = out_stride;
+  p.out_group_step = 0;
+  merge_topk_kernel<<<static_cast<unsigned>(n_queries), kThreads, shared, stream>>>(p);
   return cudaGetLastError();
 }
 

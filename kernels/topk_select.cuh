@@ -38,15 +38,26 @@ __global__ void __launch_bounds__(kThreads) tile_select_kernel(TileParams p) {
     topk.seed(threadIdx.x, p.partial[((first_query + threadIdx.x) * p.n_lists) * k + k - 1]);
   }
   __syncthreads();
+  // A tile's scores are all loaded before any is offered: many loads in flight per thread, not one.
+  constexpr int kPerThread = kMaxGroup * kTileRows / kThreads;
   for (int64_t tile = split_begin; tile < split_end; tile += kTileRows) {
-    // kTileRows is a multiple of 32: the 32 lanes of a warp read 32 columns of one query.
-    for (int i = threadIdx.x; i < valid_queries * kTileRows; i += kThreads) {
-      const int q = i / kTileRows;
+    float scores[kPerThread];
+    bool valid[kPerThread];
+#pragma unroll
+    for (int u = 0; u < kPerThread; ++u) {
+      const int i = threadIdx.x + u * kThreads;
       const int64_t column = tile + i % kTileRows;
       const int64_t row = p.first_row + column;
-      const bool valid = column < split_end && (p.mask == nullptr || p.mask[row] != 0);
-      const float score = valid ? p.scores[(first_query + q) * p.ld + column] : 0.0f;
-      topk.offer_warp(q, make_topk_key(score, static_cast<uint32_t>(row)), valid);
+      valid[u] = i / kTileRows < valid_queries && column < split_end && (p.mask == nullptr || p.mask[row] != 0);
+      scores[u] = valid[u] ? p.scores[(first_query + i / kTileRows) * p.ld + column] : 0.0f;
+    }
+    // kTileRows is a multiple of 32: the 32 lanes of a warp offer 32 columns to one query.
+#pragma unroll
+    for (int u = 0; u < kPerThread; ++u) {
+      const int i = threadIdx.x + u * kThreads;
+      if (i / kTileRows >= valid_queries) continue;  // warp-uniform
+      const uint32_t row = static_cast<uint32_t>(p.first_row + tile + i % kTileRows);
+      topk.offer_warp(i / kTileRows, make_topk_key(scores[u], row), valid[u]);
     }
     topk.flush(kTileRows, false);
   }
@@ -60,22 +71,59 @@ __global__ void __launch_bounds__(kThreads) tile_select_kernel(TileParams p) {
   }
 }
 
-__global__ void __launch_bounds__(kThreads) merge_topk_kernel(const uint64_t* lists, int n_lists, SelectLayout layout,
-                                                               uint64_t* out, int64_t out_stride) {
+// Block (q, g) merges lists g * lists_per_block .. + lists_per_block - 1 (at most n_lists) of query q, list l at
+// lists + q * query_stride + l * list_step, into out + q * out_query_stride + g * out_group_step. Each warp keeps
+// the best of its own share of the lists in its own slot (kTileRows candidates per step), then slot 0 takes the
+// best of the others.
+struct MergeParams {
+  const uint64_t* lists;
+  int64_t query_stride;
+  int64_t list_step;
+  int n_lists;
+  int lists_per_block;
+  SelectLayout layout;
+  uint64_t* out;
+  int64_t out_query_stride;
+  int64_t out_group_step;
+};
+
+__global__ void __launch_bounds__(kThreads) merge_topk_kernel(MergeParams p) {
+  constexpr int kWarps = kThreads / 32;
   extern __shared__ __align__(128) unsigned char smem[];
-  BlockTopK topk = BlockTopK::carve(smem, layout, 1);
-  const int k = layout.k;
-  const int64_t total = static_cast<int64_t>(n_lists) * k;
-  const uint64_t* candidates = lists + blockIdx.x * total;
+  BlockTopK topk = BlockTopK::carve(smem, p.layout, kWarps);
+  const int k = p.layout.k;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int first_list = blockIdx.y * p.lists_per_block;
+  const int lists = min(p.lists_per_block, p.n_lists - first_list);
+  const uint64_t* base_list = p.lists + blockIdx.x * p.query_stride + first_list * p.list_step;
+  const int64_t total = static_cast<int64_t>(lists) * k;
   topk.reset();
   __syncthreads();
-  for (int64_t base = 0; base < total; base += kTileRows) {
-    if (threadIdx.x < kTileRows && base + threadIdx.x < total) topk.offer(0, candidates[base + threadIdx.x]);
+  for (int64_t base = 0; base < total; base += kWarps * kTileRows) {
+    for (int part = 0; part < kTileRows; part += 32) {
+      const int64_t i = base + warp * kTileRows + part + lane;
+      const bool valid = i < total;
+      topk.offer_warp(warp, valid ? base_list[(i / k) * p.list_step + i % k] : 0, valid);
+    }
     topk.flush(kTileRows, false);
   }
   topk.flush(kTileRows, true);
-  // Every read of this query's lists happened before the flush above, so out may alias list 0.
-  for (int j = threadIdx.x; j < k; j += kThreads) out[blockIdx.x * out_stride + j] = topk.best(0)[j];
+  for (int slot = 1; slot < kWarps; ++slot) {
+    for (int base = 0; base < k; base += kTileRows) {
+      if (warp == 0) {
+        for (int part = 0; part < kTileRows; part += 32) {
+          const int j = base + part + lane;
+          topk.offer_warp(0, j < k ? topk.best(slot)[j] : 0, j < k);
+        }
+      }
+      topk.flush(kTileRows, false);
+    }
+  }
+  topk.flush(kTileRows, true);
+  // Every read of this block's lists happened before the flushes above, so out may alias its first list.
+  uint64_t* out = p.out + blockIdx.x * p.out_query_stride + blockIdx.y * p.out_group_step;
+  for (int j = threadIdx.x; j < k; j += kThreads) out[j] = topk.best(0)[j];
 }
 
 }  // namespace relmem::gpu::kernels

@@ -218,21 +218,26 @@ TEST(GpuVectorIndexCuda, SearchMatchesTheReferenceStore) {
   }
 }
 
-// Enough rows that the GEMM path scores them in several score tiles, each one's selection starting from the top-k
-// of the tiles before it.
-TEST(GpuVectorIndexCuda, GemmSelectAcrossScoreTilesMatchesTheReference) {
+// Enough rows that the GEMM path scores them in several score tiles (each tile's selection starting from the
+// top-k of the tiles before it) and that both paths merge more lists than one merge block takes.
+TEST(GpuVectorIndexCuda, ManyRowsMatchTheReference) {
   RELMEM_SKIP_WITHOUT_GPU();
   const int dim = 40;
-  const RowMatrix data = relmem_test::random_matrix(60000, dim, 14);
+  const RowMatrix data = relmem_test::random_matrix(150000, dim, 14);
   const RowMatrix queries = relmem_test::random_matrix(300, dim, 15);
   GpuVectorIndex reference = reference_index(dim, Metric::Cosine, Precision::FP16);
   GpuVectorIndex device(dim, Metric::Cosine, Precision::FP16);
   reference.add(data.data(), data.rows());
   device.add(data.data(), data.rows());
-  device.set_search_algorithm(SearchAlgorithm::GemmSelect);
-  for (int k : {1, 10, 100}) {
-    expect_same(reference.search(queries.data(), 300, k), device.search(queries.data(), 300, k),
-                tolerance_of(Precision::FP16), "k=" + std::to_string(k));
+  for (SearchAlgorithm algorithm : {SearchAlgorithm::Fused, SearchAlgorithm::GemmSelect}) {
+    device.set_search_algorithm(algorithm);
+    for (int n_queries : {1, 7, 300}) {
+      for (int k : {1, 10, 100}) {
+        expect_same(reference.search(queries.data(), n_queries, k), device.search(queries.data(), n_queries, k),
+                    tolerance_of(Precision::FP16),
+                    search_algorithm_name(algorithm) + " q=" + std::to_string(n_queries) + " k=" + std::to_string(k));
+      }
+    }
   }
 }
 

@@ -27,7 +27,7 @@ std::string search_algorithm_name(SearchAlgorithm algorithm);
 constexpr int kMaxSelectK = 1024;
 // Auto uses GemmSort for k > kMaxSelectK (unless the search is masked: then k > kMaxSelectK is an error), else the
 // fused kernel up to this many queries.
-constexpr int kFusedMaxQueries = 64;
+constexpr int kFusedMaxQueries = 8;  // from `relmem bench similarity` on an H100: the GEMM path wins from 64 queries
 
 // Rows [begin, end) of the store; when mask is set, only rows r with mask[r] != 0 (mask has one byte
 // per stored row, indexed by absolute row).
