@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds relmem with its CUDA kernels on a machine with a GPU, runs the GPU tests and the GPU benchmarks, and writes
-# every log and JSON into OUTDIR. Steps (comma separated, default all): build, tests, similarity, training, selection.
+# every log and JSON into OUTDIR. Steps (comma separated, default all): build, tests, similarity, kernels (per-kernel
+# times under Nsight Compute), training, selection.
 #
 #   scripts/gpu_checks.sh OUTDIR [STEPS]
 #
@@ -9,7 +10,7 @@
 set -uo pipefail
 
 OUT=${1:?usage: scripts/gpu_checks.sh OUTDIR [STEPS]}
-STEPS=${2:-build,tests,similarity,training,selection}
+STEPS=${2:-build,tests,similarity,kernels,training,selection}
 BUILD=${BUILD:-build-gpu}
 PYTHON=${PYTHON:-python3}
 SPIDER=${SPIDER:-../shared/data/spider}
@@ -60,6 +61,13 @@ if has_step similarity; then
     --algorithms gemm_select,auto --repeats 10 --json > "$OUT/similarity_large.json" \
     2> "$OUT/similarity_large.err" || tail -5 "$OUT/similarity_large.err"
   "$PYTHON" scripts/similarity_table.py "$OUT"/similarity_small.json "$OUT"/similarity_large.json
+fi
+
+if has_step kernels; then
+  stamp "per-kernel times"
+  ncu --clock-control none --profile-from-start off --metrics gpu__time_duration.sum --csv \
+    "$PYTHON" scripts/gpu_kernel_times.py > "$OUT/kernel_times.csv" 2> "$OUT/kernel_times.err" || tail -5 "$OUT/kernel_times.err"
+  "$PYTHON" scripts/gpu_kernel_times.py --summarize "$OUT/kernel_times.csv" | tee "$OUT/kernel_times.txt"
 fi
 
 if has_step training; then
