@@ -71,6 +71,48 @@ __host__ __device__ FusedShared fused_shared_layout(const SelectLayout& layout, 
   return out;
 }
 
+// What one block does: its group of queries and its split of the rows.
+struct BlockWork {
+  int64_t first_query;
+  int valid_queries;
+  int64_t split_begin;
+  int64_t split_end;
+};
+
+__device__ BlockWork block_work(const FusedParams& p) {
+  BlockWork w;
+  w.first_query = static_cast<int64_t>(blockIdx.x) * p.group;
+  w.valid_queries = static_cast<int>(min(static_cast<int64_t>(p.group), p.n_queries - w.first_query));
+  w.split_begin = p.row_begin + static_cast<int64_t>(blockIdx.y) * p.rows_per_split;
+  w.split_end = min(p.row_end, w.split_begin + p.rows_per_split);
+  return w;
+}
+
+// Offers a scored tile (scores[query][kTileRows] in shared memory) to the top-k, then flushes. kTileRows is a
+// multiple of 32: the lanes of a warp offer 32 rows to one query.
+__device__ void offer_tile(BlockTopK& topk, const FusedParams& p, const float* scores, const BlockWork& w,
+                           int64_t tile_row) {
+  for (int i = threadIdx.x; i < w.valid_queries * kTileRows; i += kThreads) {
+    const int q = i / kTileRows;
+    const int j = i % kTileRows;
+    const int64_t row = tile_row + j;
+    const bool valid = row < w.split_end && (p.mask == nullptr || p.mask[row] != 0);
+    topk.offer_warp(q, make_topk_key(scores[q * kTileRows + j], static_cast<uint32_t>(row)), valid);
+  }
+  topk.flush(kTileRows, false);
+}
+
+// After the final flush: each query's list of this split.
+__device__ void write_lists(const BlockTopK& topk, const FusedParams& p, const BlockWork& w) {
+  const int lane = threadIdx.x % 32;
+  const int k = p.layout.k;
+  for (int q = threadIdx.x / 32; q < w.valid_queries; q += kThreads / 32) {
+    const uint64_t* best = topk.best(q);
+    uint64_t* out = p.partial + ((w.first_query + q) * p.n_splits + blockIdx.y) * k;
+    for (int j = lane; j < k; j += 32) out[j] = best[j];
+  }
+}
+
 // ---- Tensor-core path: a kStages-deep cp.async pipeline over (tile, chunk) steps ---------------------------------
 
 __device__ __forceinline__ void cp_async16(void* shared, const void* global, int source_bytes) {
@@ -121,18 +163,15 @@ __device__ void fused_topk_tensor_cores(const FusedParams& p, unsigned char* sme
   const int queries = padded_group(p.group);
   const int stage_elements = (queries + kTileRows) * kStageRow;
 
-  const int64_t first_query = static_cast<int64_t>(blockIdx.x) * p.group;
-  const int valid_queries = static_cast<int>(min(static_cast<int64_t>(p.group), p.n_queries - first_query));
-  const int64_t split_begin = p.row_begin + static_cast<int64_t>(blockIdx.y) * p.rows_per_split;
-  const int64_t split_end = min(p.row_end, split_begin + p.rows_per_split);
+  const BlockWork w = block_work(p);
   const int n_chunks = static_cast<int>((p.ld + kChunk - 1) / kChunk);
-  const int64_t n_tiles = split_end > split_begin ? (split_end - split_begin + kTileRows - 1) / kTileRows : 0;
+  const int64_t n_tiles = w.split_end > w.split_begin ? (w.split_end - w.split_begin + kTileRows - 1) / kTileRows : 0;
   const int64_t steps = n_tiles * n_chunks;
 
   auto issue = [&](int64_t step) {
     if (step < steps) {
-      issue_stage<Element>(p, stages + (step % kStages) * stage_elements, queries, first_query, valid_queries,
-                           split_begin + (step / n_chunks) * kTileRows, split_end, (step % n_chunks) * kChunk);
+      issue_stage<Element>(p, stages + (step % kStages) * stage_elements, queries, w.first_query, w.valid_queries,
+                           w.split_begin + (step / n_chunks) * kTileRows, w.split_end, (step % n_chunks) * kChunk);
     }
     cp_async_commit();  // empty groups too, so that every thread counts the same groups
   };
@@ -182,27 +221,11 @@ __device__ void fused_topk_tensor_cores(const FusedParams& p, unsigned char* sme
       }
     }
     __syncthreads();
-    const int64_t tile_row = split_begin + (step / n_chunks) * kTileRows;
-    // kTileRows is a multiple of 32: the lanes of a warp offer 32 rows to one query.
-    for (int i = threadIdx.x; i < valid_queries * kTileRows; i += kThreads) {
-      const int q = i / kTileRows;
-      const int j = i % kTileRows;
-      const int64_t row = tile_row + j;
-      const bool valid = row < split_end && (p.mask == nullptr || p.mask[row] != 0);
-      topk.offer_warp(q, make_topk_key(scores[q * kTileRows + j], static_cast<uint32_t>(row)), valid);
-    }
-    topk.flush(kTileRows, false);
+    offer_tile(topk, p, scores, w, w.split_begin + (step / n_chunks) * kTileRows);
   }
   cp_async_wait<0>();
   topk.flush(kTileRows, true);
-
-  const int lane = threadIdx.x % 32;
-  const int k = p.layout.k;
-  for (int q = warp; q < valid_queries; q += kThreads / 32) {
-    const uint64_t* best = topk.best(q);
-    uint64_t* out = p.partial + ((first_query + q) * p.n_splits + blockIdx.y) * k;
-    for (int j = lane; j < k; j += 32) out[j] = best[j];
-  }
+  write_lists(topk, p, w);
 }
 
 // ---- CUDA-core path (fp32 storage, or fused_simt): register-staged chunks, 8 queries x 1 row per thread ----------
@@ -320,33 +343,15 @@ __device__ void fused_topk_simt(const FusedParams& p, unsigned char* smem) {
   const FusedShared layout = fused_shared_layout<Element, false>(p.layout, p.group);
   BlockTopK topk = BlockTopK::carve(smem + layout.topk, p.layout, p.group);
   const float* scores = reinterpret_cast<const float*>(smem + layout.scores);
-  const int64_t first_query = static_cast<int64_t>(blockIdx.x) * p.group;
-  const int valid_queries = static_cast<int>(min(static_cast<int64_t>(p.group), p.n_queries - first_query));
-  const int64_t split_begin = p.row_begin + static_cast<int64_t>(blockIdx.y) * p.rows_per_split;
-  const int64_t split_end = min(p.row_end, split_begin + p.rows_per_split);
-
+  const BlockWork w = block_work(p);
   topk.reset();
   __syncthreads();
-  for (int64_t tile_row = split_begin; tile_row < split_end; tile_row += kTileRows) {
-    score_tile_simt<Element>(p, smem, layout, first_query, valid_queries, tile_row, split_end);
-    for (int i = threadIdx.x; i < valid_queries * kTileRows; i += kThreads) {
-      const int q = i / kTileRows;
-      const int j = i % kTileRows;
-      const int64_t row = tile_row + j;
-      const bool valid = row < split_end && (p.mask == nullptr || p.mask[row] != 0);
-      topk.offer_warp(q, make_topk_key(scores[q * kTileRows + j], static_cast<uint32_t>(row)), valid);
-    }
-    topk.flush(kTileRows, false);
+  for (int64_t tile_row = w.split_begin; tile_row < w.split_end; tile_row += kTileRows) {
+    score_tile_simt<Element>(p, smem, layout, w.first_query, w.valid_queries, tile_row, w.split_end);
+    offer_tile(topk, p, scores, w, tile_row);
   }
   topk.flush(kTileRows, true);
-
-  const int lane = threadIdx.x % 32;
-  const int k = p.layout.k;
-  for (int q = threadIdx.x / 32; q < valid_queries; q += kThreads / 32) {
-    const uint64_t* best = topk.best(q);
-    uint64_t* out = p.partial + ((first_query + q) * p.n_splits + blockIdx.y) * k;
-    for (int j = lane; j < k; j += 32) out[j] = best[j];
-  }
+  write_lists(topk, p, w);
 }
 
 template <typename Element, bool kTensorCores>
