@@ -2,6 +2,8 @@
 // ranking, replace/remove, and clear errors.
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <random>
 
@@ -42,6 +44,24 @@ TEST(QuantizedRows, TopAgreesWithTheExactRanking) {
       EXPECT_GE(codes.inner_product(top[i - 1], queries.row(q).data()), codes.inner_product(top[i], queries.row(q).data()));
   }
   EXPECT_EQ(codes.top(queries.row(0).data(), 100000).size(), 5000u);  // n beyond the size: everything
+}
+
+// Rows past one 4,096-row block are split among threads: the top-n is the one a single thread finds.
+TEST(QuantizedRows, TopIsTheSameOnOneThreadAndOnSeveral) {
+  const int dim = 48;
+  const RowMatrix rows = relmem_test::random_unit_rows(20000, dim, 5), queries = relmem_test::random_unit_rows(8, dim, 6);
+  QuantizedRows codes(dim);
+  for (int i = 0; i < rows.rows(); ++i) codes.add(7 * i, rows.row(i).data());
+  const int threads = omp_get_max_threads();
+  for (int q = 0; q < queries.rows(); ++q) {
+    for (int n : {1, 100, 2000}) {
+      omp_set_num_threads(1);
+      const std::vector<int64_t> alone = codes.top(queries.row(q).data(), n);
+      omp_set_num_threads(std::max(threads, 3));
+      EXPECT_EQ(codes.top(queries.row(q).data(), n), alone) << "query " << q << ", n " << n;
+    }
+  }
+  omp_set_num_threads(threads);
 }
 
 TEST(QuantizedRows, ReplaceAndRemove) {

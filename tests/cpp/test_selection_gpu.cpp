@@ -1,8 +1,10 @@
 // Selection memory batches and devices: select_batch (texts scored in parallel) answers as select() one question at
-// a time; SelectionOptions::device / set_device fail clearly without a GPU, and with one the pool found on the GPU
+// a time, and one question's candidates scored on several threads as on one; SelectionOptions::device / set_device fail clearly without a GPU, and with one the pool found on the GPU
 // gives the same answers as the CPU's.
 #include <gtest/gtest.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -133,6 +135,22 @@ TEST(SelectionMemoryBatches, ParallelBatchesAnswerAsOneQuestionAtATime) {
   EXPECT_EQ(batch[1][0].database, "db9");
   EXPECT_EQ(batch[2][0].database, "db18");
   EXPECT_THROW(memory.select_batch(asked, 0), Error);
+}
+
+TEST(SelectionMemoryBatches, OneQuestionsCandidatesOnSeveralThreadsAnswerAsOnOne) {
+  SelectionOptions options = small_pool();
+  options.pool = 2000;
+  options.candidates = 100;  // 160 databases: more than 64 candidates, scored in parallel
+  SelectionMemory memory(std::make_shared<HashingEncoder>(kDim), options);
+  fill(memory);
+  const int threads = omp_get_max_threads();
+  for (const std::string& question : questions_with_parts(/*plain=*/false)) {
+    omp_set_num_threads(1);
+    const std::vector<DatabaseMatch> alone = memory.select(question, 20);
+    omp_set_num_threads(std::max(threads, 3));
+    expect_same(alone, memory.select(question, 20), question);
+  }
+  omp_set_num_threads(threads);
 }
 
 TEST(SelectionMemoryDevice, BadDeviceNamesFailClearly) {

@@ -1,6 +1,7 @@
 #include "relmem/index/quantized_rows.hpp"
 
 #include <immintrin.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <climits>
@@ -136,21 +137,31 @@ std::vector<int64_t> QuantizedRows::top(const float* query, int n) const {
   static const DotFn dots = best_dots();
   const Query q = quantize(query);
   constexpr int64_t kBlock = 4096;
-  std::vector<int32_t> block(static_cast<size_t>(kBlock));
-  std::vector<Scored> kept;
-  float floor = -std::numeric_limits<float>::infinity();
-  for (int64_t begin = 0; begin < size(); begin += kBlock) {
-    const int64_t count = std::min(kBlock, size() - begin);
-    dots(codes_.data() + begin * stride_, count, stride_, q.codes.data(), block.data());
-    for (int64_t i = 0; i < count; ++i) {
-      const float score = static_cast<float>(block[static_cast<size_t>(i)]) * scales_[static_cast<size_t>(begin + i)];
-      if (score >= floor) kept.push_back({score, ids_[static_cast<size_t>(begin + i)]});
-    }
-    if (kept.size() > 2 * static_cast<size_t>(n)) {
-      keep_top_k(kept, static_cast<size_t>(n));
-      floor = kept.back().score;
+  const int64_t blocks = (size() + kBlock - 1) / kBlock;
+  // Each thread keeps the best of its blocks; the exact top n of their union is the same whatever the split.
+  std::vector<std::vector<Scored>> kept_by(static_cast<size_t>(omp_get_max_threads()));
+#pragma omp parallel if (blocks > 1)
+  {
+    std::vector<int32_t> block(static_cast<size_t>(kBlock));
+    std::vector<Scored>& kept = kept_by[static_cast<size_t>(omp_get_thread_num())];
+    float floor = -std::numeric_limits<float>::infinity();
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t begin = b * kBlock;
+      const int64_t count = std::min(kBlock, size() - begin);
+      dots(codes_.data() + begin * stride_, count, stride_, q.codes.data(), block.data());
+      for (int64_t i = 0; i < count; ++i) {
+        const float score = static_cast<float>(block[static_cast<size_t>(i)]) * scales_[static_cast<size_t>(begin + i)];
+        if (score >= floor) kept.push_back({score, ids_[static_cast<size_t>(begin + i)]});
+      }
+      if (kept.size() > 2 * static_cast<size_t>(n)) {
+        keep_top_k(kept, static_cast<size_t>(n));
+        floor = kept.back().score;
+      }
     }
   }
+  std::vector<Scored> kept = std::move(kept_by[0]);
+  for (size_t t = 1; t < kept_by.size(); ++t) kept.insert(kept.end(), kept_by[t].begin(), kept_by[t].end());
   keep_top_k(kept, static_cast<size_t>(n));
   std::vector<int64_t> out;
   out.reserve(kept.size());

@@ -485,7 +485,6 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     if (chosen[i]) append_ids(entries[i]->first_column, entries[i]->columns, column_ids);
   std::vector<float> column_scores(column_ids.size());
   columns_.inner_products(question, column_ids.data(), static_cast<int64_t>(column_ids.size()), column_scores.data());
-  size_t next_column = 0;
   // And of each of the question's words: row w holds word w's cosines with the same columns.
   const int64_t word_count = words ? words->vectors.rows() : 0;
   const auto column_count = static_cast<int64_t>(column_ids.size());
@@ -505,48 +504,69 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     }
   }
 
-  std::vector<Candidate> out;
-  std::vector<SparseVectors::RowPass> table_passes;  // a candidate's lexical tables, read in one pass
-  for (size_t i = 0; i < entries.size(); ++i) {
+  // The chosen databases, each with the offset of its columns in column_ids.
+  std::vector<size_t> picked, column_offset;
+  for (size_t i = 0, offset = 0; i < entries.size(); ++i) {
     if (!chosen[i]) continue;
-    const Entry& entry = *entries[i];
-    const auto count = static_cast<int64_t>(entry.tables.size());
-    Candidate candidate;
-    candidate.entry = &entry;
-    RawSimilarities& raw = candidate.raw;
-    raw.card = card_scores[i];
-    raw.table = count == 0 ? raw.card : -2.0f;
-    for (int64_t t = 0; t < count; ++t) raw.table = std::max(raw.table, table_scores[first_table_of[i] + t]);
-    raw.column = entry.columns == 0 ? raw.table : -2.0f;
-    if (entry.columns > 0 && word_count > 0) {
-      const auto own = word_scores.middleCols(static_cast<int64_t>(next_column), entry.columns);
-      raw.word_column = own.rowwise().maxCoeff().mean();
-    }
-    for (int64_t c = 0; c < entry.columns; ++c) raw.column = std::max(raw.column, column_scores[next_column++]);
-    if (value_evidence) {
-      auto found = value_evidence->find(entry.id);
-      if (found != value_evidence->end()) raw.value = found->second;
-    }
-    if (lexical_) {
-      // A row's weighted norm is computed in the pass that reads it for the dot product: kept for every row, the
-      // norms would cost a pass over all of them whenever the collection changes (and after every load).
-      auto ratio = [](float dot, float norm) { return norm > 0.0f ? dot / norm : 0.0f; };
-      const float* question = weighted_question.data();
-      const SparseVectors::RowPass card =
-          lexical_cards_.pass(entry.id, question, weights->idf.data(), count == 0 ? question_mass.data() : nullptr);
-      raw.lexical_card = ratio(card.dot, card.weighted_norm);
-      raw.lexical_table = count == 0 ? raw.lexical_card : -2.0f;
-      raw.lexical_table_coverage = count == 0 ? card.covered : 0.0f;
-      table_passes.resize(static_cast<size_t>(count));
-      lexical_tables_.passes(entry.first_table, count, question, weights->idf.data(), question_mass.data(),
-                             table_passes.data());
-      for (const SparseVectors::RowPass& table : table_passes) {
-        raw.lexical_table = std::max(raw.lexical_table, ratio(table.dot, table.weighted_norm));
-        raw.lexical_table_coverage = std::max(raw.lexical_table_coverage, table.covered);
+    picked.push_back(i);
+    column_offset.push_back(offset);
+    offset += static_cast<size_t>(entries[i]->columns);
+  }
+  std::vector<Candidate> out(picked.size());
+  std::exception_ptr failure;
+  // Each candidate reads only its own rows (up to 500 databases' lexical rows at 100,000 databases): in parallel.
+#pragma omp parallel if (picked.size() > 64)
+  {
+    std::vector<SparseVectors::RowPass> table_passes;  // a candidate's lexical tables, read in one pass
+#pragma omp for schedule(dynamic, 16)
+    for (int64_t c = 0; c < static_cast<int64_t>(picked.size()); ++c) {
+      try {
+        const size_t i = picked[static_cast<size_t>(c)];
+        const size_t first_column = column_offset[static_cast<size_t>(c)];
+        const Entry& entry = *entries[i];
+        const auto count = static_cast<int64_t>(entry.tables.size());
+        Candidate& candidate = out[static_cast<size_t>(c)];
+        candidate.entry = &entry;
+        RawSimilarities& raw = candidate.raw;
+        raw.card = card_scores[i];
+        raw.table = count == 0 ? raw.card : -2.0f;
+        for (int64_t t = 0; t < count; ++t) raw.table = std::max(raw.table, table_scores[first_table_of[i] + t]);
+        raw.column = entry.columns == 0 ? raw.table : -2.0f;
+        if (entry.columns > 0 && word_count > 0) {
+          const auto own = word_scores.middleCols(static_cast<int64_t>(first_column), entry.columns);
+          raw.word_column = own.rowwise().maxCoeff().mean();
+        }
+        for (int64_t col = 0; col < entry.columns; ++col)
+          raw.column = std::max(raw.column, column_scores[first_column + static_cast<size_t>(col)]);
+        if (value_evidence) {
+          auto found = value_evidence->find(entry.id);
+          if (found != value_evidence->end()) raw.value = found->second;
+        }
+        if (lexical_) {
+          // A row's weighted norm is computed in the pass that reads it for the dot product: kept for every row,
+          // the norms would cost a pass over all of them whenever the collection changes (and after every load).
+          auto ratio = [](float dot, float norm) { return norm > 0.0f ? dot / norm : 0.0f; };
+          const float* question = weighted_question.data();
+          const SparseVectors::RowPass card = lexical_cards_.pass(entry.id, question, weights->idf.data(),
+                                                                  count == 0 ? question_mass.data() : nullptr);
+          raw.lexical_card = ratio(card.dot, card.weighted_norm);
+          raw.lexical_table = count == 0 ? raw.lexical_card : -2.0f;
+          raw.lexical_table_coverage = count == 0 ? card.covered : 0.0f;
+          table_passes.resize(static_cast<size_t>(count));
+          lexical_tables_.passes(entry.first_table, count, question, weights->idf.data(), question_mass.data(),
+                                 table_passes.data());
+          for (const SparseVectors::RowPass& table : table_passes) {
+            raw.lexical_table = std::max(raw.lexical_table, ratio(table.dot, table.weighted_norm));
+            raw.lexical_table_coverage = std::max(raw.lexical_table_coverage, table.covered);
+          }
+        }
+      } catch (...) {
+#pragma omp critical
+        failure = std::current_exception();
       }
     }
-    out.push_back(candidate);
   }
+  if (failure) std::rethrow_exception(failure);
   return out;
 }
 
