@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <exception>
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "../../common/parallel_for.hpp"
 #include "relmem/encoders/use_lite.hpp"
 #include "relmem/index/topk.hpp"
 #include "relmem/memories/relevance/database_texts.hpp"
@@ -439,8 +439,13 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     append_ids(entry->first_table, static_cast<int64_t>(entry->tables.size()), table_ids);
   }
   std::vector<float> card_scores(card_ids.size()), table_scores(table_ids.size());
-  cards_.inner_products(question, card_ids.data(), static_cast<int64_t>(card_ids.size()), card_scores.data());
-  tables_.inner_products(question, table_ids.data(), static_cast<int64_t>(table_ids.size()), table_scores.data());
+  parallel_for(2, 2, [&](int64_t which) {
+    if (which == 0) {
+      cards_.inner_products(question, card_ids.data(), static_cast<int64_t>(card_ids.size()), card_scores.data());
+    } else {
+      tables_.inner_products(question, table_ids.data(), static_cast<int64_t>(table_ids.size()), table_scores.data());
+    }
+  });
 
   // Narrowed to the top `candidates` cards and the databases of the top 4 x `candidates` tables.
   std::vector<char> chosen(entries.size(), 1);
@@ -489,8 +494,9 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
   const int64_t word_count = words ? words->vectors.rows() : 0;
   const auto column_count = static_cast<int64_t>(column_ids.size());
   RowMatrix word_scores(word_count, column_count);
-  for (int64_t w = 0; w < word_count; ++w)
+  parallel_for(word_count, 2, [&](int64_t w) {
     columns_.inner_products(words->vectors.row(w).data(), column_ids.data(), column_count, word_scores.row(w).data());
+  });
   // A word whose best column among all candidates stays below kSynonymFallback takes, column by column, the best
   // of itself and its synonyms: replaced words no longer drag the mean down.
   if (word_count > 0 && column_count > 0) {
@@ -513,60 +519,48 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     offset += static_cast<size_t>(entries[i]->columns);
   }
   std::vector<Candidate> out(picked.size());
-  std::exception_ptr failure;
   // Each candidate reads only its own rows (up to 500 databases' lexical rows at 100,000 databases): in parallel.
-#pragma omp parallel if (picked.size() > 64)
-  {
-    std::vector<SparseVectors::RowPass> table_passes;  // a candidate's lexical tables, read in one pass
-#pragma omp for schedule(dynamic, 16)
-    for (int64_t c = 0; c < static_cast<int64_t>(picked.size()); ++c) {
-      try {
-        const size_t i = picked[static_cast<size_t>(c)];
-        const size_t first_column = column_offset[static_cast<size_t>(c)];
-        const Entry& entry = *entries[i];
-        const auto count = static_cast<int64_t>(entry.tables.size());
-        Candidate& candidate = out[static_cast<size_t>(c)];
-        candidate.entry = &entry;
-        RawSimilarities& raw = candidate.raw;
-        raw.card = card_scores[i];
-        raw.table = count == 0 ? raw.card : -2.0f;
-        for (int64_t t = 0; t < count; ++t) raw.table = std::max(raw.table, table_scores[first_table_of[i] + t]);
-        raw.column = entry.columns == 0 ? raw.table : -2.0f;
-        if (entry.columns > 0 && word_count > 0) {
-          const auto own = word_scores.middleCols(static_cast<int64_t>(first_column), entry.columns);
-          raw.word_column = own.rowwise().maxCoeff().mean();
-        }
-        for (int64_t col = 0; col < entry.columns; ++col)
-          raw.column = std::max(raw.column, column_scores[first_column + static_cast<size_t>(col)]);
-        if (value_evidence) {
-          auto found = value_evidence->find(entry.id);
-          if (found != value_evidence->end()) raw.value = found->second;
-        }
-        if (lexical_) {
-          // A row's weighted norm is computed in the pass that reads it for the dot product: kept for every row,
-          // the norms would cost a pass over all of them whenever the collection changes (and after every load).
-          auto ratio = [](float dot, float norm) { return norm > 0.0f ? dot / norm : 0.0f; };
-          const float* question = weighted_question.data();
-          const SparseVectors::RowPass card = lexical_cards_.pass(entry.id, question, weights->idf.data(),
-                                                                  count == 0 ? question_mass.data() : nullptr);
-          raw.lexical_card = ratio(card.dot, card.weighted_norm);
-          raw.lexical_table = count == 0 ? raw.lexical_card : -2.0f;
-          raw.lexical_table_coverage = count == 0 ? card.covered : 0.0f;
-          table_passes.resize(static_cast<size_t>(count));
-          lexical_tables_.passes(entry.first_table, count, question, weights->idf.data(), question_mass.data(),
-                                 table_passes.data());
-          for (const SparseVectors::RowPass& table : table_passes) {
-            raw.lexical_table = std::max(raw.lexical_table, ratio(table.dot, table.weighted_norm));
-            raw.lexical_table_coverage = std::max(raw.lexical_table_coverage, table.covered);
-          }
-        }
-      } catch (...) {
-#pragma omp critical
-        failure = std::current_exception();
+  parallel_for(static_cast<int64_t>(picked.size()), 64, [&](int64_t c) {
+    const size_t i = picked[static_cast<size_t>(c)];
+    const size_t first_column = column_offset[static_cast<size_t>(c)];
+    const Entry& entry = *entries[i];
+    const auto count = static_cast<int64_t>(entry.tables.size());
+    Candidate& candidate = out[static_cast<size_t>(c)];
+    candidate.entry = &entry;
+    RawSimilarities& raw = candidate.raw;
+    raw.card = card_scores[i];
+    raw.table = count == 0 ? raw.card : -2.0f;
+    for (int64_t t = 0; t < count; ++t) raw.table = std::max(raw.table, table_scores[first_table_of[i] + t]);
+    raw.column = entry.columns == 0 ? raw.table : -2.0f;
+    if (entry.columns > 0 && word_count > 0) {
+      const auto own = word_scores.middleCols(static_cast<int64_t>(first_column), entry.columns);
+      raw.word_column = own.rowwise().maxCoeff().mean();
+    }
+    for (int64_t col = 0; col < entry.columns; ++col)
+      raw.column = std::max(raw.column, column_scores[first_column + static_cast<size_t>(col)]);
+    if (value_evidence) {
+      auto found = value_evidence->find(entry.id);
+      if (found != value_evidence->end()) raw.value = found->second;
+    }
+    if (lexical_) {
+      // A row's weighted norm is computed in the pass that reads it for the dot product: kept for every row, the
+      // norms would cost a pass over all of them whenever the collection changes (and after every load).
+      auto ratio = [](float dot, float norm) { return norm > 0.0f ? dot / norm : 0.0f; };
+      const float* question = weighted_question.data();
+      const SparseVectors::RowPass card =
+          lexical_cards_.pass(entry.id, question, weights->idf.data(), count == 0 ? question_mass.data() : nullptr);
+      raw.lexical_card = ratio(card.dot, card.weighted_norm);
+      raw.lexical_table = count == 0 ? raw.lexical_card : -2.0f;
+      raw.lexical_table_coverage = count == 0 ? card.covered : 0.0f;
+      std::vector<SparseVectors::RowPass> table_passes(static_cast<size_t>(count));  // read in one pass
+      lexical_tables_.passes(entry.first_table, count, question, weights->idf.data(), question_mass.data(),
+                             table_passes.data());
+      for (const SparseVectors::RowPass& table : table_passes) {
+        raw.lexical_table = std::max(raw.lexical_table, ratio(table.dot, table.weighted_norm));
+        raw.lexical_table_coverage = std::max(raw.lexical_table_coverage, table.covered);
       }
     }
-  }
-  if (failure) std::rethrow_exception(failure);
+  });
   return out;
 }
 
@@ -758,23 +752,15 @@ std::vector<SelectionMemory::PartRankings> SelectionMemory::rank_parts(const std
   const std::vector<Pool> found_pools =
       device_cards_ ? pools(encoded.vectors.data(), encoded.vectors.rows()) : std::vector<Pool>();
   const auto count = static_cast<int64_t>(rankings.size());
-  std::exception_ptr failure;
   // The texts are scored independently (score() only reads the memory, whose lock the caller holds; the lexical
   // weights and the word cache have their own locks), so in parallel the rankings are those of one at a time.
-#pragma omp parallel for schedule(dynamic) if (count > 1)
-  for (int64_t t = 0; t < count; ++t) {
-    try {
-      *rankings[static_cast<size_t>(t)].into =
-          score(encoded.vectors.row(t).data(), lexical_ ? encoded.lexical.row(t).data() : nullptr,
-                rankings[static_cast<size_t>(t)].depth, encoded.tuned.size() ? encoded.tuned.row(t).data() : nullptr,
-                &encoded.value_evidence[static_cast<size_t>(t)], &encoded.words[static_cast<size_t>(t)],
-                found_pools.empty() ? nullptr : &found_pools[static_cast<size_t>(t)]);
-    } catch (...) {
-#pragma omp critical
-      failure = std::current_exception();
-    }
-  }
-  if (failure) std::rethrow_exception(failure);
+  parallel_for(count, 2, [&](int64_t t) {
+    *rankings[static_cast<size_t>(t)].into =
+        score(encoded.vectors.row(t).data(), lexical_ ? encoded.lexical.row(t).data() : nullptr,
+              rankings[static_cast<size_t>(t)].depth, encoded.tuned.size() ? encoded.tuned.row(t).data() : nullptr,
+              &encoded.value_evidence[static_cast<size_t>(t)], &encoded.words[static_cast<size_t>(t)],
+              found_pools.empty() ? nullptr : &found_pools[static_cast<size_t>(t)]);
+  });
   return out;
 }
 
