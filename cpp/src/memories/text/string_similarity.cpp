@@ -88,13 +88,6 @@ Fold fold(uint32_t cp, std::string& out) {
   return Fold::Letters;
 }
 
-bool is_subsequence(const std::vector<uint32_t>& shorter, const std::vector<uint32_t>& longer) {
-  size_t j = 0;
-  for (size_t i = 0; i < longer.size() && j < shorter.size(); ++i)
-    if (longer[i] == shorter[j]) ++j;
-  return j == shorter.size();
-}
-
 bool starts_with(const std::vector<uint32_t>& text, const std::vector<uint32_t>& prefix) {
   return prefix.size() <= text.size() && std::equal(prefix.begin(), prefix.end(), text.begin());
 }
@@ -102,16 +95,29 @@ bool starts_with(const std::vector<uint32_t>& text, const std::vector<uint32_t>&
 // Abbreviations drop a good part of a word; a near-complete word is a variant or a typo ("Robin" / "Robbin").
 bool is_short_form(size_t shorter, size_t longer) { return shorter * 10 <= longer * 7; }
 
+bool is_vowel(uint32_t c) { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; }
+
 // One word abbreviating another: a prefix of it, then some of the rest's consonants in order ("intl" /
 // "international", "dept", "mktg"). Abbreviations drop vowels: "paid" is no abbreviation of "partfilled".
-bool abbreviates_word(const std::vector<uint32_t>& shorter, const std::vector<uint32_t>& longer) {
-  if (shorter.empty() || !is_short_form(shorter.size(), longer.size()) || shorter[0] != longer[0]) return false;
+// Returns the share of the consonants after the prefix, up to the last one written, that the abbreviation keeps:
+// 1 when it drops only vowels ("brnd" / "brander", "gln" / "giuliano"), less the more consonants it passes over
+// ("ind" / "ireland" keeps n, d of r, l, n, d: 0.5); 0 when it is no abbreviation.
+double abbreviation_fit(const std::vector<uint32_t>& shorter, const std::vector<uint32_t>& longer) {
+  if (shorter.empty() || !is_short_form(shorter.size(), longer.size()) || shorter[0] != longer[0]) return 0.0;
   size_t prefix = 0;
   while (prefix < shorter.size() && shorter[prefix] == longer[prefix]) ++prefix;
-  const std::vector<uint32_t> rest(shorter.begin() + prefix, shorter.end());
-  const auto vowel = [](uint32_t c) { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; };
-  if (std::any_of(rest.begin(), rest.end(), vowel)) return false;
-  return is_subsequence(rest, std::vector<uint32_t>(longer.begin() + prefix, longer.end()));
+  if (std::any_of(shorter.begin() + prefix, shorter.end(), is_vowel)) return 0.0;
+  size_t j = prefix, passed = 0;  // the earliest match of each written consonant passes over the fewest
+  for (size_t i = prefix; i < longer.size() && j < shorter.size(); ++i) {
+    if (!is_vowel(longer[i])) ++passed;
+    if (longer[i] == shorter[j]) ++j;
+  }
+  if (j < shorter.size()) return 0.0;
+  return passed == 0 ? 1.0 : static_cast<double>(shorter.size() - prefix) / passed;
+}
+
+bool abbreviates_word(const std::vector<uint32_t>& shorter, const std::vector<uint32_t>& longer) {
+  return abbreviation_fit(shorter, longer) > 0;
 }
 
 std::vector<uint32_t> initials(const std::vector<std::string>& tokens, bool skip_function_words) {
@@ -368,8 +374,10 @@ double abbreviation_score(const std::vector<std::string>& a, const std::vector<s
     if (all && any_abbreviated) best = std::max(best, 0.88);
   }
   if (initialism_inside(short_tokens, long_tokens)) best = std::max(best, 0.9);
-  if (short_tokens.size() == 1 && long_tokens.size() == 1 && cs.size() >= 2 && abbreviates_word(cs, cl))
-    best = std::max(best, cs.size() >= 3 ? 0.85 : 0.6);
+  if (short_tokens.size() == 1 && long_tokens.size() == 1 && cs.size() >= 2) {
+    const double fit = abbreviation_fit(cs, cl);  // a consonant passed over makes another word likelier
+    if (fit > 0) best = std::max(best, cs.size() >= 3 ? 0.75 + 0.1 * fit : 0.6);
+  }
   return best;
 }
 

@@ -48,8 +48,9 @@ double token_similarity(const std::vector<std::string>& a, const std::vector<std
 // initials ("LA" / "Los Angeles", "R&D" / "Research and Development") 0.95; a prefix of at most 70% of the length
 // ("Fin" / "Finance") 0.9 for three letters or more, and for one-word values 0.8 for two letters, 0.75 for one
 // ("F" / "female"); a word-by-word abbreviation ("Intl Business" / "International Business") 0.88; for one word, a
-// subsequence starting with the same letter ("Mktg" / "Marketing") 0.85, 0.6 for two letters; initials of some
-// words among the same others ("IT Staff" / "Information Technology Staff") 0.9. A prefix that ends
+// prefix then consonants in order ("Mktg" / "Marketing") 0.75 + 0.1 x the share it keeps of the consonants it passes
+// over (0.85 for "Brnd" / "Brander", which drops only vowels; 0.81 for "Mktg"), 0.6 for two letters; initials of
+// some words among the same others ("IT Staff" / "Information Technology Staff") 0.9. A prefix that ends
 // where a word ends is a dropped word, not an abbreviation ("Florida" / "Florida State": 0).
 double abbreviation_score(const std::vector<std::string>& a, const std::vector<std::string>& b);
 
