@@ -320,6 +320,7 @@ class CudaVectorStore : public VectorStore {
     const int64_t column_chunk =
         std::min(tile_columns, n_rows + kernels::kTileRows - 1) / kernels::kTileRows * kernels::kTileRows;
     const int64_t groups = (query_chunk + layout.group - 1) / layout.group;
+    // About as many selection blocks as four per multiprocessor: enough to read a tile at full speed.
     const int splits = plan_splits(groups, column_chunk, layout, 4, 1);
     const int n_lists = 1 + splits;  // list 0 holds the running top-k over the chunks done so far
     scores_.reserve(static_cast<size_t>(query_chunk) * column_chunk * sizeof(float), "score tiles");
