@@ -54,7 +54,8 @@ def test_similarities_are_what_the_untrained_score_reads(memory):
     assert sorted(databases) == memory.databases and set(raw) == {
         "card", "table", "lexical_card", "lexical_table", "column", "value", "word_column", "lexical_table_coverage"}
     assert all(len(values) == len(databases) for values in raw.values())
-    fused = {db: 0.25 * (raw["card"][i] + raw["table"][i]) + 0.375 * (raw["lexical_card"][i] + raw["lexical_table"][i])
+    fused = {db: 0.2 * raw["card"][i] + 0.1 * raw["table"][i] + 0.625 * raw["lexical_card"][i]
+             + 0.25 * raw["lexical_table"][i]
              + 0.2 * raw["lexical_table_coverage"][i] + 0.2 * raw["column"][i] + 0.01 * raw["value"][i]
              + 0.75 * raw["word_column"][i] for i, db in enumerate(databases)}
     for match in memory.select(question, 3):

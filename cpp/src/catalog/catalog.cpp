@@ -245,7 +245,7 @@ std::string Catalog::table_card(const std::string& db, const std::string& table_
   const Schema& s = schema(db);
   const Table* table = s.table(table_name);
   if (!table) throw Error("unknown table '" + table_name + "' in database '" + db + "'");
-  return "database " + humanize_identifier(s.name) + "\n" + table_line(*this, s, *table, options) + "\n";
+  return table_line(*this, s, *table, options) + "\n";
 }
 
 std::vector<Value> Catalog::distinct_values(const std::string& db, const std::string& table_name,

@@ -33,7 +33,7 @@ class Catalog {
 
   std::string ddl(const std::string& db) const;
   std::string card(const std::string& db, const CardOptions& options = {}) const;
-  // Text card of one table (same format as in card()), for per-table embeddings.
+  // Text card of one table (its line of card(); the database's name is in card() only), for per-table embeddings.
   std::string table_card(const std::string& db, const std::string& table, const CardOptions& options = {}) const;
 
   // Up to `cap` distinct non-null values of a column, most frequent first.

@@ -52,6 +52,8 @@ DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, cons
   const Schema& schema = catalog.schema(db);
   DatabaseTexts texts;
   texts.name = db;
+  // The database's name heads its card only: in every table text too, any question with one of its words matched
+  // every table of the database named by that word.
   const std::string header = "database " + humanize_identifier(schema.name) + ": ";
   std::string preface;
   if (!options.description.empty()) preface += options.description + ". ";
@@ -68,7 +70,7 @@ DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, cons
     const std::string synonyms = synonym_line(table, wordnet);
     texts.lexical_card += synonyms;
     texts.table_names.push_back(table.name);
-    texts.table_cards.push_back(header + table_summary(table));
+    texts.table_cards.push_back(table_summary(table));
     texts.lexical_table_cards.push_back(catalog.table_card(db, table.name, options) + synonyms);
     for (const auto& column : table.columns)
       texts.column_cards.push_back(humanize_identifier(table.name) + " " + humanize_identifier(column.name));

@@ -50,12 +50,19 @@ void RawSimilarities::keep_max(const RawSimilarities& other) {
 }
 
 float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool lexical) {
-  const float semantic = fuse_similarities(fusion, raw.card, raw.table);
-  const float fused = lexical ? kSemanticWeight * semantic +
-                                    kLexicalWeight * fuse_similarities(fusion, raw.lexical_card, raw.lexical_table) +
-                                    kCoverageWeight * raw.lexical_table_coverage
-                              : semantic;
-  return fused + kColumnWeight * raw.column + kValueWeight * raw.value + kWordColumnWeight * raw.word_column;
+  if (!lexical) {
+    return fuse_similarities(fusion, raw.card, raw.table) + kColumnWeight * raw.column + kValueWeight * raw.value +
+           kWordColumnWeight * raw.word_column;
+  }
+  // The weighted sum of card and table per encoder: mean fusion weighs them apart, the others fuse them first.
+  auto weighted = [fusion](float card, float table, float card_weight, float table_weight) {
+    return fusion == SimilarityFusion::Mean ? card_weight * card + table_weight * table
+                                            : (card_weight + table_weight) * fuse_similarities(fusion, card, table);
+  };
+  return weighted(raw.card, raw.table, kCardWeight, kTableWeight) +
+         weighted(raw.lexical_card, raw.lexical_table, kLexicalCardWeight, kLexicalTableWeight) +
+         kCoverageWeight * raw.lexical_table_coverage + kColumnWeight * raw.column + kValueWeight * raw.value +
+         kWordColumnWeight * raw.word_column;
 }
 
 }  // namespace relmem

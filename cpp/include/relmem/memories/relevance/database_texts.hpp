@@ -15,7 +15,7 @@ struct DatabaseTexts {
   std::string name;
   std::string card;                      // "database concert singer: stadium (name, capacity); singer (...)"
   std::vector<std::string> table_names;
-  std::vector<std::string> table_cards;  // "database concert singer: singer (name, country, age)"
+  std::vector<std::string> table_cards;  // "singer (name, country, age)": the database's name is in the card only
   std::vector<std::string> column_cards;  // "singer country", one per column of every table in order
   std::string lexical_card;              // Catalog::card (with sample values and the description)
   std::vector<std::string> lexical_table_cards;  // Catalog::table_card
