@@ -52,14 +52,6 @@ struct BlockTopK {
   // reset and before the __syncthreads() that precedes the first offer).
   __device__ void seed(int slot, uint64_t threshold) { thresholds[slot] = threshold; }
 
-  // One candidate from one thread.
-  __device__ __forceinline__ void offer(int slot, uint64_t key) {
-    if (key > thresholds[slot]) {
-      const int position = atomicAdd(&counts[slot], 1);
-      keys[static_cast<size_t>(slot) * slot_length + list_length + position] = key;
-    }
-  }
-
   // One candidate from every lane of a warp, all for the same slot: one atomic for the warp.
   __device__ __forceinline__ void offer_warp(int slot, uint64_t key, bool valid) {
     const bool take = valid && key > thresholds[slot];

@@ -57,9 +57,9 @@ __host__ __device__ FusedShared fused_shared_layout(const SelectLayout& layout, 
   if constexpr (kTensorCores) {
     const int queries = padded_group(group);
     offset += align128(sizeof(float) * queries * kTileRows);
-    out.stage_a = offset;  // kStages x [queries + kTileRows][kStageRow]: each stage's queries, then its rows
+    // One region (stage_b unused): kStages x [queries + kTileRows][kStageRow], each stage's queries, then its rows.
+    out.stage_a = offset;
     offset += align128(sizeof(Element) * kStages * (queries + kTileRows) * kStageRow);
-    out.stage_b = out.stage_a;
   } else {
     offset += align128(sizeof(float) * kSimtGroup * kTileRows);
     out.stage_a = offset;
