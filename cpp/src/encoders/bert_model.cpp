@@ -160,7 +160,7 @@ void BertModel::self_attention(const RowMatrix& qkv, const std::vector<Eigen::In
     const int length = static_cast<int>(offsets[s + 1] - offsets[s]);
     const float* base = qkv.data() + offsets[s] * stride;
     thread_local gemm::PackedMatrix keys, values;
-    thread_local std::vector<float> scores;
+    thread_local AlignedFloats scores;
     scores.resize(static_cast<std::size_t>(length) * length);
     keys.pack(base + h + column, head_size, length, 1, stride);  // K^T
     gemm::multiply(base + column, length, stride, keys, scores.data(), length);

@@ -55,7 +55,7 @@ std::vector<float> centered(const std::vector<float>& rows, int width, float fac
 }  // namespace
 
 struct UseLiteModel::Workspace {
-  std::vector<float> inputs, normed, qkv, context, hidden, ffn, pooled_hidden, pooled_ffn;
+  AlignedFloats inputs, normed, qkv, context, hidden, ffn, pooled_hidden, pooled_ffn;
 };
 
 void UseLiteModel::Projection::apply(const float* a, int m, int64_t lda, float* c, int64_t ldc,
@@ -272,7 +272,7 @@ void UseLiteModel::attend_by_products(const Layer& layer, int length, const floa
   const int width = layer.heads * layer.head_width;
   const int64_t stride = 3 * width;
   thread_local gemm::PackedMatrix keys, values;
-  thread_local std::vector<float> weights;
+  thread_local AlignedFloats weights;
   weights.resize(static_cast<std::size_t>(length) * length);
   for (int h = 0; h < layer.heads; ++h) {
     const int column = h * layer.head_width;
