@@ -3,10 +3,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <mutex>
 
 #include "../common/mapped_file.hpp"
+#include "../linalg/int8_gemm.hpp"
 #include "../linalg/packed_gemm.hpp"
 #include "relmem/index/device_placement.hpp"
 #include "relmem/index/gpu/gpu_vector_index.hpp"
@@ -37,6 +39,16 @@ constexpr int kScanChunkBlocks = 8;
 // Below this many rows the scan runs on one thread.
 constexpr int64_t kScanParallelRows = 16384;
 
+// Rows per int8 product: their packed codes and the batch's scores for them stay in L2 (about 256 KiB of scores).
+int64_t int8_block_rows(int64_t n_queries) {
+  return std::clamp<int64_t>((int64_t{64} << 10) / n_queries / 32 * 32, 64, 1024);
+}
+// Blocks of the int8 product a thread takes at a time.
+constexpr int kInt8ChunkBlocks = 4;
+
+// Threads besides the caller that share a pass over n rows.
+int helper_threads(int64_t n) { return n >= kScanParallelRows && !omp_in_parallel() ? omp_get_max_threads() - 1 : 0; }
+
 void normalize_rows(RowMatrix& m) {
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     const float norm = m.row(i).norm();
@@ -55,6 +67,17 @@ void collect(const float* scores, int64_t count, int64_t score_stride, const int
     keep_top_k(kept, static_cast<size_t>(want));
     floor = kept.back().score;
   }
+}
+
+// One top-`want` per query from every thread's candidates.
+std::vector<std::vector<Scored>> merge_threads(std::vector<std::vector<std::vector<Scored>>>& found, int want) {
+  std::vector<std::vector<Scored>> merged = std::move(found[0]);
+  for (size_t qi = 0; qi < merged.size(); ++qi) {
+    for (size_t t = 1; t < found.size(); ++t)
+      merged[qi].insert(merged[qi].end(), found[t][qi].begin(), found[t][qi].end());
+    keep_top_k(merged[qi], static_cast<size_t>(want));
+  }
+  return merged;
 }
 
 }  // namespace
@@ -207,8 +230,14 @@ SearchResult VectorIndex::search_rows(const float* queries, int64_t n_queries, i
   if (metric_ == Metric::Cosine) normalize_rows(q);
 
   const int want = exact_ ? std::max(k, rerank_) : k;
-  Candidates best = !row_filter && n_queries <= kScanMaxQueries && scan::available() ? scan_top(q, want)
-                                                                                     : block_top(q, want, row_filter);
+  Candidates best;
+  if (!row_filter && n_queries <= kScanMaxQueries && scan::available()) {
+    best = scan_top(q, want);
+  } else if (row_type_ == RowType::INT8 && n_queries > kScanMaxQueries && gemm::int8_available()) {
+    best = int8_top(q, want, row_filter);
+  } else {
+    best = block_top(q, want, row_filter);
+  }
   if (exact_) rerank_exactly(q, best, k);
 
   SearchResult result;
@@ -230,7 +259,7 @@ VectorIndex::Candidates VectorIndex::scan_top(const RowMatrix& queries, int want
   const RowsView view = rows_.view();
   const int64_t chunk_rows = kScanBlock * kScanChunkBlocks;
   const int64_t chunks = (n + chunk_rows - 1) / chunk_rows;
-  const int helpers = n >= kScanParallelRows && !omp_in_parallel() ? omp_get_max_threads() - 1 : 0;
+  const int helpers = helper_threads(n);
   std::vector<Candidates> found(static_cast<size_t>(helpers + 1), Candidates(static_cast<size_t>(n_queries)));
   std::vector<std::vector<float>> floors(found.size(), std::vector<float>(static_cast<size_t>(n_queries), kNoScore));
   run_shared_chunks(chunks, helpers, [&](int thread, int64_t chunk) {
@@ -245,13 +274,65 @@ VectorIndex::Candidates VectorIndex::scan_top(const RowMatrix& queries, int want
         collect(scores.data() + qi, count, n_queries, ids_.ids().data() + begin, want, best[qi], floor[qi]);
     }
   });
-  Candidates merged = std::move(found[0]);
-  for (int qi = 0; qi < n_queries; ++qi) {
-    for (size_t t = 1; t < found.size(); ++t)
-      merged[qi].insert(merged[qi].end(), found[t][qi].begin(), found[t][qi].end());
-    keep_top_k(merged[qi], static_cast<size_t>(want));
-  }
-  return merged;
+  return merge_threads(found, want);
+}
+
+// The queries are quantized once to u8 (a scale and zero point each); every block of stored int8 rows is packed as
+// the VNNI product's B side straight from its codes (gathered first through a row filter) and scored against the
+// whole batch, exactly in int32, then scaled by row x query scale. Threads take chunks of blocks as they come free,
+// each keeping its own top-`want` per query; their candidates are merged at the end.
+VectorIndex::Candidates VectorIndex::int8_top(const RowMatrix& q, int want,
+                                              const std::vector<int64_t>* row_filter) const {
+  const int64_t n_queries = q.rows();
+  const int64_t row_end = row_filter ? static_cast<int64_t>(row_filter->size()) : ids_.size();
+  const RowsView view = rows_.view();
+  gemm::Int8Rows queries;
+  queries.quantize(q.data(), static_cast<int>(n_queries), dim_, dim_);
+  const int64_t block = int8_block_rows(n_queries);
+  const int64_t chunk_rows = block * kInt8ChunkBlocks;
+  const int helpers = helper_threads(row_end);
+  std::vector<Candidates> found(static_cast<size_t>(helpers + 1), Candidates(static_cast<size_t>(n_queries)));
+  std::vector<std::vector<float>> floors(found.size(), std::vector<float>(static_cast<size_t>(n_queries), kNoScore));
+  struct Workspace {  // a thread's buffers, kept from chunk to chunk
+    gemm::Int8Matrix rows;
+    std::vector<float> scores;
+    std::vector<int8_t> gathered;
+    std::vector<float> gathered_scales;
+    std::vector<int64_t> gathered_ids;
+  };
+  std::vector<Workspace> workspaces(found.size());
+  run_shared_chunks((row_end + chunk_rows - 1) / chunk_rows, helpers, [&](int thread, int64_t chunk) {
+    Candidates& best = found[static_cast<size_t>(thread)];
+    std::vector<float>& floor = floors[static_cast<size_t>(thread)];
+    auto& [rows, scores, gathered, gathered_scales, gathered_ids] = workspaces[static_cast<size_t>(thread)];
+    scores.resize(static_cast<size_t>(n_queries * block));
+    const int64_t end = std::min(row_end, (chunk + 1) * chunk_rows);
+    for (int64_t begin = chunk * chunk_rows; begin < end; begin += block) {
+      const int count = static_cast<int>(std::min(block, end - begin));
+      const auto* codes = reinterpret_cast<const int8_t*>(view.row(begin));
+      const float* scales = view.scales + begin;
+      const int64_t* ids = ids_.ids().data() + begin;
+      if (row_filter) {
+        gathered.resize(static_cast<size_t>(count) * dim_);
+        gathered_scales.resize(static_cast<size_t>(count));
+        gathered_ids.resize(static_cast<size_t>(count));
+        for (int i = 0; i < count; ++i) {
+          const int64_t row = (*row_filter)[static_cast<size_t>(begin + i)];
+          std::memcpy(gathered.data() + static_cast<int64_t>(i) * dim_, view.row(row), static_cast<size_t>(dim_));
+          gathered_scales[static_cast<size_t>(i)] = view.scales[row];
+          gathered_ids[static_cast<size_t>(i)] = ids_.id_at(row);
+        }
+        codes = gathered.data();
+        scales = gathered_scales.data();
+        ids = gathered_ids.data();
+      }
+      rows.pack_columns(codes, dim_, count, dim_, scales);
+      gemm::multiply_quantized(queries, rows, scores.data(), count);
+      for (int64_t qi = 0; qi < n_queries; ++qi)
+        collect(scores.data() + qi * count, count, 1, ids, want, best[qi], floor[qi]);
+    }
+  });
+  return merge_threads(found, want);
 }
 
 // Scores blocks of rows with one GEMM each (fp16 and int8 rows, and filtered rows, widened to fp32 first), then
