@@ -56,12 +56,25 @@ void normalize_rows(RowMatrix& m) {
   }
 }
 
+// True when one of n contiguous scores reaches the floor (a loop the compiler vectorizes).
+bool any_reaches(const float* scores, int64_t n, float floor) {
+  int reaching = 0;
+  for (int64_t i = 0; i < n; ++i) reaching += scores[i] >= floor;
+  return reaching > 0;
+}
+
 // Appends the rows scoring at least the query's floor, and trims to the best `want` once twice that many wait.
+// Contiguous scores are first checked a run at a time: once the floor has risen, most runs hold no candidate.
 void collect(const float* scores, int64_t count, int64_t score_stride, const int64_t* ids, int want,
              std::vector<Scored>& kept, float& floor) {
-  for (int64_t i = 0; i < count; ++i) {
-    const float score = scores[i * score_stride];
-    if (score >= floor) kept.push_back({score, ids[i]});
+  constexpr int64_t kRun = 64;
+  for (int64_t begin = 0; begin < count; begin += kRun) {
+    const int64_t end = std::min(count, begin + kRun);
+    if (score_stride == 1 && !any_reaches(scores + begin, end - begin, floor)) continue;
+    for (int64_t i = begin; i < end; ++i) {
+      const float score = scores[i * score_stride];
+      if (score >= floor) kept.push_back({score, ids[i]});
+    }
   }
   if (kept.size() >= 2 * static_cast<size_t>(want) + 16) {
     keep_top_k(kept, static_cast<size_t>(want));

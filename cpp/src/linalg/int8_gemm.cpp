@@ -210,6 +210,63 @@ void multiply_blocks(int m, const Int8Matrix& b, const Output& out, bool threads
   }
 }
 
+// Steps [first_step, k / 4) of one column, and its last partial group of 4 padded with zeros, to `out` (the column's
+// place in its panel); returns the sum of those values.
+int32_t pack_column_rest(const int8_t* column, int k, int first_step, int8_t* out) {
+  const int whole = k / 4;
+  for (int p = first_step; p < whole; ++p) std::memcpy(out + p * 4 * kPanelWidth, column + 4 * p, 4);
+  if (4 * whole != k) {
+    int8_t last[4] = {0, 0, 0, 0};
+    std::memcpy(last, column + 4 * whole, static_cast<std::size_t>(k - 4 * whole));
+    std::memcpy(out + whole * 4 * kPanelWidth, last, 4);
+  }
+  int32_t sum = 0;
+  for (int j = 4 * first_step; j < k; ++j) sum += column[j];
+  return sum;
+}
+
+// 16 columns' first steps, 16 at a time: 16 loads of 64 bytes (16 steps of one column each) transposed as a 16 x 16
+// matrix of 4-byte groups into 16 stores (one step of the 16 columns each), with each column's sum accumulated by
+// vpdpbusd against ones. Returns the steps done (a multiple of 16); sums[i] gets those steps' sum of column i.
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) int pack_16_columns(const int8_t* columns, int64_t stride, int k,
+                                                                         int8_t* out, int32_t* sums) {
+  const int steps = k / 4 / 16 * 16;
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i total = _mm512_setzero_si512();
+  for (int p = 0; p < steps; p += 16) {
+    __m512i v[16], t[16];
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c) v[c] = _mm512_loadu_si512(columns + c * stride + 4 * p);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = _mm512_unpacklo_epi32(v[2 * i], v[2 * i + 1]);
+      t[2 * i + 1] = _mm512_unpackhi_epi32(v[2 * i], v[2 * i + 1]);
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i) {  // v[4i + j]: 128-bit lane L holds step 4L + j of columns 4i .. 4i + 3
+      v[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+      v[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+      v[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+      v[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      const __m512i w0 = _mm512_shuffle_i32x4(v[j], v[4 + j], 0x88), w1 = _mm512_shuffle_i32x4(v[j], v[4 + j], 0xDD);
+      const __m512i w2 = _mm512_shuffle_i32x4(v[8 + j], v[12 + j], 0x88);
+      const __m512i w3 = _mm512_shuffle_i32x4(v[8 + j], v[12 + j], 0xDD);
+      const __m512i step[4] = {_mm512_shuffle_i32x4(w0, w2, 0x88), _mm512_shuffle_i32x4(w1, w3, 0x88),
+                               _mm512_shuffle_i32x4(w0, w2, 0xDD), _mm512_shuffle_i32x4(w1, w3, 0xDD)};
+#pragma GCC unroll 4
+      for (int l = 0; l < 4; ++l) {  // step p + 4l + j
+        _mm512_storeu_si512(out + (p + 4 * l + j) * 4 * kPanelWidth, step[l]);
+        total = _mm512_dpbusd_epi32(total, ones, step[l]);
+      }
+    }
+  }
+  _mm512_storeu_si512(sums, total);
+  return steps;
+}
+
 void check_available() {
   if (!int8_available()) throw Error("the int8 matrix product needs a CPU with AVX512-VNNI");
 }
@@ -269,21 +326,19 @@ void Int8Matrix::pack_columns(const int8_t* columns, int64_t stride, int n, int 
   const int panels = (n + kPanelWidth - 1) / kPanelWidth;
   data_.resize(static_cast<std::size_t>(panels) * k_ * kPanelWidth);
   scales_.assign(scales, scales + n);
-  sums_.resize(static_cast<std::size_t>(n));
-  const int whole = k / 4;
-  for (int c = 0; c < n; ++c) {
-    const int8_t* column = columns + c * stride;
+  sums_.assign(static_cast<std::size_t>(n), 0);
+  const bool simd = int8_available();
+  for (int c = 0; c < n;) {
     // step p of column c at panel c / 32, offset p * 4 * 32 + (c % 32) * 4
     int8_t* out = data_.data() + static_cast<int64_t>(c / kPanelWidth) * k_ * kPanelWidth + (c % kPanelWidth) * 4;
-    for (int p = 0; p < whole; ++p) std::memcpy(out + p * 4 * kPanelWidth, column + 4 * p, 4);
-    if (k_ != k) {
-      int8_t last[4] = {0, 0, 0, 0};
-      std::memcpy(last, column + 4 * whole, static_cast<std::size_t>(k - 4 * whole));
-      std::memcpy(out + whole * 4 * kPanelWidth, last, 4);
+    if (simd && c % 16 == 0 && n - c >= 16) {
+      const int done = pack_16_columns(columns + c * stride, stride, k, out, sums_.data() + c);
+      for (int i = 0; i < 16; ++i) sums_[c + i] += pack_column_rest(columns + (c + i) * stride, k, done, out + 4 * i);
+      c += 16;
+    } else {
+      sums_[c] = pack_column_rest(columns + c * stride, k, 0, out);
+      ++c;
     }
-    int32_t sum = 0;
-    for (int j = 0; j < k; ++j) sum += column[j];
-    sums_[static_cast<std::size_t>(c)] = sum;
   }
 }
 
