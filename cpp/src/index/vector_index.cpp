@@ -39,6 +39,10 @@ constexpr int kScanChunkBlocks = 8;
 // Below this many rows the scan runs on one thread.
 constexpr int64_t kScanParallelRows = 16384;
 
+// Re-ranking shares its queries out among the threads from this many candidate rows on, a few queries at a time.
+constexpr int64_t kRerankParallelRows = 2048;
+constexpr int64_t kRerankChunkQueries = 4;
+
 // Rows per int8 product: their packed codes and the batch's scores for them stay in L2 (about 256 KiB of scores).
 int64_t int8_block_rows(int64_t n_queries) {
   return std::clamp<int64_t>((int64_t{64} << 10) / n_queries / 32 * 32, 64, 1024);
@@ -56,11 +60,9 @@ void normalize_rows(RowMatrix& m) {
   }
 }
 
-// True when one of n contiguous scores reaches the floor (a loop the compiler vectorizes).
+// True when one of n contiguous scores reaches the floor (Eigen's maxCoeff runs on SIMD packets).
 bool any_reaches(const float* scores, int64_t n, float floor) {
-  int reaching = 0;
-  for (int64_t i = 0; i < n; ++i) reaching += scores[i] >= floor;
-  return reaching > 0;
+  return Eigen::Map<const Eigen::ArrayXf>(scores, n).maxCoeff() >= floor;
 }
 
 // Appends the rows scoring at least the query's floor, and trims to the best `want` once twice that many wait.
@@ -77,7 +79,7 @@ void collect(const float* scores, int64_t count, int64_t score_stride, const int
     }
   }
   if (kept.size() >= 2 * static_cast<size_t>(want) + 16) {
-    keep_top_k(kept, static_cast<size_t>(want));
+    keep_best_k(kept, static_cast<size_t>(want));
     floor = kept.back().score;
   }
 }
@@ -396,20 +398,29 @@ VectorIndex::Candidates VectorIndex::block_top(const RowMatrix& q, int want,
   return best;
 }
 
+// Queries are re-scored in chunks that the threads take as they come free, once there are enough candidate rows
+// (read from scattered places of the fp32 copy) to pay for the helpers.
 void VectorIndex::rerank_exactly(const RowMatrix& queries, Candidates& best, int k) const {
   const RowsView exact = exact_->view();
-  for (size_t qi = 0; qi < best.size(); ++qi) {
-    std::vector<int64_t> rows;
-    for (const Scored& candidate : best[qi]) rows.push_back(ids_.row_of(candidate.id));
-    std::vector<float> scores(rows.size());
-    if (scan::available()) {
-      scan::score_listed_rows(exact, rows.data(), static_cast<int64_t>(rows.size()), queries.row(qi).data(), scores.data());
-    } else {
-      for (size_t i = 0; i < rows.size(); ++i) scores[i] = exact.dot(rows[i], queries.row(qi).data());
+  int64_t candidates = 0;
+  for (const auto& kept : best) candidates += static_cast<int64_t>(kept.size());
+  const int helpers = candidates >= kRerankParallelRows && !omp_in_parallel() ? omp_get_max_threads() - 1 : 0;
+  const auto n_queries = static_cast<int64_t>(best.size());
+  run_shared_chunks((n_queries + kRerankChunkQueries - 1) / kRerankChunkQueries, helpers, [&](int, int64_t chunk) {
+    for (int64_t qi = chunk * kRerankChunkQueries; qi < std::min(n_queries, (chunk + 1) * kRerankChunkQueries); ++qi) {
+      std::vector<int64_t> rows;
+      for (const Scored& candidate : best[qi]) rows.push_back(ids_.row_of(candidate.id));
+      std::vector<float> scores(rows.size());
+      if (scan::available()) {
+        scan::score_listed_rows(exact, rows.data(), static_cast<int64_t>(rows.size()), queries.row(qi).data(),
+                                scores.data());
+      } else {
+        for (size_t i = 0; i < rows.size(); ++i) scores[i] = exact.dot(rows[i], queries.row(qi).data());
+      }
+      for (size_t i = 0; i < rows.size(); ++i) best[qi][i].score = scores[i];
+      keep_top_k(best[qi], static_cast<size_t>(k));
     }
-    for (size_t i = 0; i < rows.size(); ++i) best[qi][i].score = scores[i];
-    keep_top_k(best[qi], static_cast<size_t>(k));
-  }
+  });
 }
 
 int64_t VectorIndex::row_of(int64_t id) const {
