@@ -60,19 +60,20 @@ void normalize_rows(RowMatrix& m) {
   }
 }
 
-// True when one of n contiguous scores reaches the floor (Eigen's maxCoeff runs on SIMD packets).
-bool any_reaches(const float* scores, int64_t n, float floor) {
-  return Eigen::Map<const Eigen::ArrayXf>(scores, n).maxCoeff() >= floor;
+constexpr int64_t kRun = 32;  // contiguous scores checked at once against a query's floor
+
+// True when one of kRun contiguous scores reaches the floor (a fixed-size Eigen reduction: SIMD, no alignment peel).
+bool any_reaches(const float* scores, float floor) {
+  return Eigen::Map<const Eigen::Array<float, kRun, 1>>(scores).maxCoeff() >= floor;
 }
 
 // Appends the rows scoring at least the query's floor, and trims to the best `want` once twice that many wait.
 // Contiguous scores are first checked a run at a time: once the floor has risen, most runs hold no candidate.
 void collect(const float* scores, int64_t count, int64_t score_stride, const int64_t* ids, int want,
              std::vector<Scored>& kept, float& floor) {
-  constexpr int64_t kRun = 64;
   for (int64_t begin = 0; begin < count; begin += kRun) {
     const int64_t end = std::min(count, begin + kRun);
-    if (score_stride == 1 && !any_reaches(scores + begin, end - begin, floor)) continue;
+    if (score_stride == 1 && end - begin == kRun && !any_reaches(scores + begin, floor)) continue;
     for (int64_t i = begin; i < end; ++i) {
       const float score = scores[i * score_stride];
       if (score >= floor) kept.push_back({score, ids[i]});
