@@ -351,8 +351,8 @@ VectorIndex::Candidates VectorIndex::int8_top(const RowMatrix& q, int want,
   return merge_threads(found, want);
 }
 
-// Scores blocks of rows with one GEMM each (fp16 and int8 rows, and filtered rows, widened to fp32 first), then
-// keeps a running top-`want` per query. With row_filter, positions index into it instead of the stored rows.
+// Scores blocks of rows with one GEMM each (fp16 rows, int8 rows on CPUs without VNNI, and filtered rows, widened
+// to fp32 first), then keeps a running top-`want` per query. With row_filter, positions index into it instead of the stored rows.
 VectorIndex::Candidates VectorIndex::block_top(const RowMatrix& q, int want,
                                                const std::vector<int64_t>* row_filter) const {
   const int64_t n_queries = q.rows();
