@@ -45,7 +45,7 @@ constexpr int64_t kRerankChunkQueries = 4;
 
 // Rows per int8 product: their packed codes and the batch's scores for them stay in L2 (about 256 KiB of scores).
 int64_t int8_block_rows(int64_t n_queries) {
-  return std::clamp<int64_t>((int64_t{64} << 10) / n_queries / 32 * 32, 64, 1024);
+  return std::clamp<int64_t>((int64_t{64} << 10) / n_queries / 32 * 32, 64, 512);
 }
 // Blocks of the int8 product a thread takes at a time.
 constexpr int kInt8ChunkBlocks = 4;
