@@ -218,5 +218,7 @@ TEST(Int8Gemm, ForcingANonAvx512KernelMakesItUnavailable) {
   Int8Matrix packed;
   packed.pack(b.data(), 4, 2);
   EXPECT_THROW(multiply_quantized(a.data(), 1, 4, packed, c.data(), 2), relmem::Error);
+  Int8Rows rows;
+  EXPECT_THROW(rows.quantize(a.data(), 1, 4, 4), relmem::Error);
   ::unsetenv("RELMEM_GEMM_KERNEL");
 }

@@ -357,6 +357,7 @@ void Int8Rows::pack(const uint8_t* a, int m, int64_t lda, int k) {
 }
 
 void Int8Rows::quantize(const float* a, int m, int64_t lda, int k) {
+  check_available();  // the quantizer is AVX-512 code too
   if (k <= 0) throw Error("int8 rows: k must be positive");
   m_ = m;
   k_ = (k + 3) / 4 * 4;

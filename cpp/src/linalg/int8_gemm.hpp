@@ -49,7 +49,8 @@ class Int8Rows {
   // Exact u8 values (row stride lda); scale 1, zero point 0. k must be a multiple of 4.
   void pack(const uint8_t* a, int m, int64_t lda, int k);
   // Float rows quantized to u8 with scale (max - min) / 255 over the row's values and 0, and the zero point that
-  // maps 0 to an integer. Any k: k() rounds it up to a multiple of 4, the padding holding the zero point.
+  // maps 0 to an integer. Any k: k() rounds it up to a multiple of 4, the padding holding the zero point. Needs
+  // int8_available().
   void quantize(const float* a, int m, int64_t lda, int k);
 
   int m() const { return m_; }
