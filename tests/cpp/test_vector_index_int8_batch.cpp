@@ -1,7 +1,8 @@
 // Batches above the scan's limit on an int8 index: with AVX512-VNNI the queries are quantized to u8 and scored by
 // the int8 product. Checked against the exact fp32 scores within the two roundings' bound, against a plain scalar
 // version of the same quantized arithmetic (equal scores and ids), around the scan/product crossover, with odd
-// dimensions, row filters, re-ranking, an empty index, k above the rows, and the widening fallback without VNNI.
+// dimensions, row filters, re-ranking, mapped rows, an empty index, k above the rows, and the widening fallback
+// without VNNI.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "relmem/index/topk.hpp"
 #include "relmem/index/vector_index.hpp"
 #include "test_random_rows.hpp"
+#include "test_util.hpp"
 
 using namespace relmem;
 using relmem_test::random_matrix;
@@ -150,6 +152,22 @@ TEST(Int8Batch, RowFiltersScoreOnlyTheListedRows) {
     }
   const SearchResult none = index.search_range(queries.data(), 40, 5, 50000, 60000);
   EXPECT_TRUE((none.ids.array() == -1).all());
+}
+
+// A mapped index is scored straight from the file's rows: the same answers as the index it was saved from.
+TEST(Int8Batch, MappedRowsGiveTheSameBatchAnswers) {
+  relmem_test::TempDir dir;
+  const int dim = 48;
+  const RowMatrix data = random_matrix(9000, dim, 33);
+  const RowMatrix queries = random_matrix(50, dim, 34);
+  VectorIndex index(dim, Metric::Cosine, "cpu", "int8");
+  index.add(data.data(), data.rows());
+  index.save(dir.file("index.bin"));
+  const VectorIndex mapped = VectorIndex::load(dir.file("index.bin"), "cpu", "", /*mmap=*/true);
+  ASSERT_TRUE(mapped.mapped());
+  const SearchResult want = index.search(queries.data(), 50, 7), got = mapped.search(queries.data(), 50, 7);
+  EXPECT_EQ(got.ids, want.ids);
+  EXPECT_EQ(got.scores, want.scores);
 }
 
 TEST(Int8Batch, EmptyIndexAndKAboveTheRows) {
