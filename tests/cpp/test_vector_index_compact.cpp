@@ -72,9 +72,10 @@ TEST_P(CompactIndex, ScoresStayWithinTheStoresBoundOfExactFp32) {
         if (j > 0) EXPECT_GE(found.scores(q, j - 1), found.scores(q, j));
       }
   }
-  // The scan (8 queries) and the blocked product (40) score the same stored rows.
+  // The scan (8 queries) and the blocked product (40) score the same stored rows (an int8 batch with VNNI quantizes
+  // its queries as well: test_vector_index_int8_batch.cpp).
   const SearchResult few = index.search(queries.data(), 8, 10), many = index.search(queries.data(), 40, 10);
-  EXPECT_TRUE(few.scores.isApprox(many.scores.topRows(8), 1e-5f));
+  if (dtype != "int8") EXPECT_TRUE(few.scores.isApprox(many.scores.topRows(8), 1e-5f));
   // Stored rows come back as the store holds them, within the same bound.
   const std::vector<float> row = index.reconstruct(17);
   for (int j = 0; j < 100; ++j) EXPECT_NEAR(row[j], data(17, j), dtype == "int8" ? 1.0f / 254 : 1e-3f);

@@ -39,6 +39,27 @@ def test_rerank_gives_the_exact_top_k():
         relmem.VectorIndex(8, dtype="int8", rerank=-1)
 
 
+def test_int8_batches_above_the_scan_limit_stay_within_both_roundings():
+    # Above 32 queries an int8 index on a VNNI CPU quantizes the queries to u8 too: each score is within the rows'
+    # rounding plus the queries' (half a step of the query's range / 255 per value); rerank restores exact scores.
+    data, queries = unit_rows(4000, 100, 6), unit_rows(64, 100, 7)
+    index = relmem.VectorIndex(100, "ip", dtype="int8")
+    index.add(data)
+    scores, ids = index.search(queries, 10)
+    rows = data[ids]
+    row_step = np.abs(rows).max(axis=2) / 127
+    query_step = (np.maximum(queries.max(axis=1), 0) - np.minimum(queries.min(axis=1), 0)) / 255
+    bound = (np.abs(queries).sum(axis=1, keepdims=True) * row_step / 2
+             + query_step[:, None] / 2 * (np.abs(rows).sum(axis=2) + 100 * row_step / 2) + 1e-4)
+    assert np.all(np.abs(scores - np.einsum("qd,qkd->qk", queries, rows)) <= bound)
+    reranked = relmem.VectorIndex(100, "ip", dtype="int8", rerank=100)
+    reranked.add(data)
+    scores, ids = reranked.search(queries, 10)
+    np.testing.assert_allclose(scores, np.einsum("qd,qkd->qk", queries, data[ids]), atol=1e-5)
+    exact_ids = np.argsort(-(queries @ data.T), axis=1)[:, :10]
+    assert np.mean([len(set(a) & set(b)) / 10 for a, b in zip(ids, exact_ids)]) >= 0.99
+
+
 def test_mapped_load_answers_like_a_full_load_and_damage_is_caught(tmp_path):
     data, queries = unit_rows(6000, 64, 4), unit_rows(4, 64, 5)
     index = relmem.VectorIndex(64, "ip", dtype="int8")

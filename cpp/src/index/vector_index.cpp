@@ -3,10 +3,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <mutex>
 
 #include "../common/mapped_file.hpp"
+#include "../linalg/int8_gemm.hpp"
 #include "../linalg/packed_gemm.hpp"
 #include "relmem/index/device_placement.hpp"
 #include "relmem/index/gpu/gpu_vector_index.hpp"
@@ -37,6 +39,20 @@ constexpr int kScanChunkBlocks = 8;
 // Below this many rows the scan runs on one thread.
 constexpr int64_t kScanParallelRows = 16384;
 
+// Re-ranking shares its queries out among the threads from this many candidate rows on, a few queries at a time.
+constexpr int64_t kRerankParallelRows = 2048;
+constexpr int64_t kRerankChunkQueries = 4;
+
+// Rows per int8 product: their packed codes and the batch's scores for them stay in L2 (about 256 KiB of scores).
+int64_t int8_block_rows(int64_t n_queries) {
+  return std::clamp<int64_t>((int64_t{64} << 10) / n_queries / 32 * 32, 64, 512);
+}
+// Blocks of the int8 product a thread takes at a time.
+constexpr int kInt8ChunkBlocks = 4;
+
+// Threads besides the caller that share a pass over n rows.
+int helper_threads(int64_t n) { return n >= kScanParallelRows && !omp_in_parallel() ? omp_get_max_threads() - 1 : 0; }
+
 void normalize_rows(RowMatrix& m) {
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     const float norm = m.row(i).norm();
@@ -44,17 +60,40 @@ void normalize_rows(RowMatrix& m) {
   }
 }
 
+constexpr int64_t kRun = 32;  // contiguous scores checked at once against a query's floor
+
+// True when one of kRun contiguous scores reaches the floor (a fixed-size Eigen reduction: SIMD, no alignment peel).
+bool any_reaches(const float* scores, float floor) {
+  return Eigen::Map<const Eigen::Array<float, kRun, 1>>(scores).maxCoeff() >= floor;
+}
+
 // Appends the rows scoring at least the query's floor, and trims to the best `want` once twice that many wait.
+// Contiguous scores are first checked a run at a time: once the floor has risen, most runs hold no candidate.
 void collect(const float* scores, int64_t count, int64_t score_stride, const int64_t* ids, int want,
              std::vector<Scored>& kept, float& floor) {
-  for (int64_t i = 0; i < count; ++i) {
-    const float score = scores[i * score_stride];
-    if (score >= floor) kept.push_back({score, ids[i]});
+  for (int64_t begin = 0; begin < count; begin += kRun) {
+    const int64_t end = std::min(count, begin + kRun);
+    if (score_stride == 1 && end - begin == kRun && !any_reaches(scores + begin, floor)) continue;
+    for (int64_t i = begin; i < end; ++i) {
+      const float score = scores[i * score_stride];
+      if (score >= floor) kept.push_back({score, ids[i]});
+    }
   }
   if (kept.size() >= 2 * static_cast<size_t>(want) + 16) {
-    keep_top_k(kept, static_cast<size_t>(want));
+    keep_best_k(kept, static_cast<size_t>(want));
     floor = kept.back().score;
   }
+}
+
+// One top-`want` per query from every thread's candidates.
+std::vector<std::vector<Scored>> merge_threads(std::vector<std::vector<std::vector<Scored>>>& found, int want) {
+  std::vector<std::vector<Scored>> merged = std::move(found[0]);
+  for (size_t qi = 0; qi < merged.size(); ++qi) {
+    for (size_t t = 1; t < found.size(); ++t)
+      merged[qi].insert(merged[qi].end(), found[t][qi].begin(), found[t][qi].end());
+    keep_top_k(merged[qi], static_cast<size_t>(want));
+  }
+  return merged;
 }
 
 }  // namespace
@@ -207,8 +246,14 @@ SearchResult VectorIndex::search_rows(const float* queries, int64_t n_queries, i
   if (metric_ == Metric::Cosine) normalize_rows(q);
 
   const int want = exact_ ? std::max(k, rerank_) : k;
-  Candidates best = !row_filter && n_queries <= kScanMaxQueries && scan::available() ? scan_top(q, want)
-                                                                                     : block_top(q, want, row_filter);
+  Candidates best;
+  if (!row_filter && n_queries <= kScanMaxQueries && scan::available()) {
+    best = scan_top(q, want);
+  } else if (row_type_ == RowType::INT8 && n_queries > kScanMaxQueries && gemm::int8_available()) {
+    best = int8_top(q, want, row_filter);
+  } else {
+    best = block_top(q, want, row_filter);
+  }
   if (exact_) rerank_exactly(q, best, k);
 
   SearchResult result;
@@ -230,7 +275,7 @@ VectorIndex::Candidates VectorIndex::scan_top(const RowMatrix& queries, int want
   const RowsView view = rows_.view();
   const int64_t chunk_rows = kScanBlock * kScanChunkBlocks;
   const int64_t chunks = (n + chunk_rows - 1) / chunk_rows;
-  const int helpers = n >= kScanParallelRows && !omp_in_parallel() ? omp_get_max_threads() - 1 : 0;
+  const int helpers = helper_threads(n);
   std::vector<Candidates> found(static_cast<size_t>(helpers + 1), Candidates(static_cast<size_t>(n_queries)));
   std::vector<std::vector<float>> floors(found.size(), std::vector<float>(static_cast<size_t>(n_queries), kNoScore));
   run_shared_chunks(chunks, helpers, [&](int thread, int64_t chunk) {
@@ -245,17 +290,69 @@ VectorIndex::Candidates VectorIndex::scan_top(const RowMatrix& queries, int want
         collect(scores.data() + qi, count, n_queries, ids_.ids().data() + begin, want, best[qi], floor[qi]);
     }
   });
-  Candidates merged = std::move(found[0]);
-  for (int qi = 0; qi < n_queries; ++qi) {
-    for (size_t t = 1; t < found.size(); ++t)
-      merged[qi].insert(merged[qi].end(), found[t][qi].begin(), found[t][qi].end());
-    keep_top_k(merged[qi], static_cast<size_t>(want));
-  }
-  return merged;
+  return merge_threads(found, want);
 }
 
-// Scores blocks of rows with one GEMM each (fp16 and int8 rows, and filtered rows, widened to fp32 first), then
-// keeps a running top-`want` per query. With row_filter, positions index into it instead of the stored rows.
+// The queries are quantized once to u8 (a scale and zero point each); every block of stored int8 rows is packed as
+// the VNNI product's B side straight from its codes (gathered first through a row filter) and scored against the
+// whole batch, exactly in int32, then scaled by row x query scale. Threads take chunks of blocks as they come free,
+// each keeping its own top-`want` per query; their candidates are merged at the end.
+VectorIndex::Candidates VectorIndex::int8_top(const RowMatrix& q, int want,
+                                              const std::vector<int64_t>* row_filter) const {
+  const int64_t n_queries = q.rows();
+  const int64_t row_end = row_filter ? static_cast<int64_t>(row_filter->size()) : ids_.size();
+  const RowsView view = rows_.view();
+  gemm::Int8Rows queries;
+  queries.quantize(q.data(), static_cast<int>(n_queries), dim_, dim_);
+  const int64_t block = int8_block_rows(n_queries);
+  const int64_t chunk_rows = block * kInt8ChunkBlocks;
+  const int helpers = helper_threads(row_end);
+  std::vector<Candidates> found(static_cast<size_t>(helpers + 1), Candidates(static_cast<size_t>(n_queries)));
+  std::vector<std::vector<float>> floors(found.size(), std::vector<float>(static_cast<size_t>(n_queries), kNoScore));
+  struct Workspace {  // a thread's buffers, kept from chunk to chunk
+    gemm::Int8Matrix rows;
+    std::vector<float> scores;
+    std::vector<int8_t> gathered;
+    std::vector<float> gathered_scales;
+    std::vector<int64_t> gathered_ids;
+  };
+  std::vector<Workspace> workspaces(found.size());
+  run_shared_chunks((row_end + chunk_rows - 1) / chunk_rows, helpers, [&](int thread, int64_t chunk) {
+    Candidates& best = found[static_cast<size_t>(thread)];
+    std::vector<float>& floor = floors[static_cast<size_t>(thread)];
+    auto& [rows, scores, gathered, gathered_scales, gathered_ids] = workspaces[static_cast<size_t>(thread)];
+    scores.resize(static_cast<size_t>(n_queries * block));
+    const int64_t end = std::min(row_end, (chunk + 1) * chunk_rows);
+    for (int64_t begin = chunk * chunk_rows; begin < end; begin += block) {
+      const int count = static_cast<int>(std::min(block, end - begin));
+      const auto* codes = reinterpret_cast<const int8_t*>(view.row(begin));
+      const float* scales = view.scales + begin;
+      const int64_t* ids = ids_.ids().data() + begin;
+      if (row_filter) {
+        gathered.resize(static_cast<size_t>(count) * dim_);
+        gathered_scales.resize(static_cast<size_t>(count));
+        gathered_ids.resize(static_cast<size_t>(count));
+        for (int i = 0; i < count; ++i) {
+          const int64_t row = (*row_filter)[static_cast<size_t>(begin + i)];
+          std::memcpy(gathered.data() + static_cast<int64_t>(i) * dim_, view.row(row), static_cast<size_t>(dim_));
+          gathered_scales[static_cast<size_t>(i)] = view.scales[row];
+          gathered_ids[static_cast<size_t>(i)] = ids_.id_at(row);
+        }
+        codes = gathered.data();
+        scales = gathered_scales.data();
+        ids = gathered_ids.data();
+      }
+      rows.pack_columns(codes, dim_, count, dim_, scales);
+      gemm::multiply_quantized(queries, rows, scores.data(), count);
+      for (int64_t qi = 0; qi < n_queries; ++qi)
+        collect(scores.data() + qi * count, count, 1, ids, want, best[qi], floor[qi]);
+    }
+  });
+  return merge_threads(found, want);
+}
+
+// Scores blocks of rows with one GEMM each (fp16 rows, int8 rows on CPUs without VNNI, and filtered rows, widened
+// to fp32 first), then keeps a running top-`want` per query. With row_filter, positions index into it instead of the stored rows.
 VectorIndex::Candidates VectorIndex::block_top(const RowMatrix& q, int want,
                                                const std::vector<int64_t>* row_filter) const {
   const int64_t n_queries = q.rows();
@@ -302,20 +399,29 @@ VectorIndex::Candidates VectorIndex::block_top(const RowMatrix& q, int want,
   return best;
 }
 
+// Queries are re-scored in chunks that the threads take as they come free, once there are enough candidate rows
+// (read from scattered places of the fp32 copy) to pay for the helpers.
 void VectorIndex::rerank_exactly(const RowMatrix& queries, Candidates& best, int k) const {
   const RowsView exact = exact_->view();
-  for (size_t qi = 0; qi < best.size(); ++qi) {
-    std::vector<int64_t> rows;
-    for (const Scored& candidate : best[qi]) rows.push_back(ids_.row_of(candidate.id));
-    std::vector<float> scores(rows.size());
-    if (scan::available()) {
-      scan::score_listed_rows(exact, rows.data(), static_cast<int64_t>(rows.size()), queries.row(qi).data(), scores.data());
-    } else {
-      for (size_t i = 0; i < rows.size(); ++i) scores[i] = exact.dot(rows[i], queries.row(qi).data());
+  int64_t candidates = 0;
+  for (const auto& kept : best) candidates += static_cast<int64_t>(kept.size());
+  const int helpers = candidates >= kRerankParallelRows && !omp_in_parallel() ? omp_get_max_threads() - 1 : 0;
+  const auto n_queries = static_cast<int64_t>(best.size());
+  run_shared_chunks((n_queries + kRerankChunkQueries - 1) / kRerankChunkQueries, helpers, [&](int, int64_t chunk) {
+    for (int64_t qi = chunk * kRerankChunkQueries; qi < std::min(n_queries, (chunk + 1) * kRerankChunkQueries); ++qi) {
+      std::vector<int64_t> rows;
+      for (const Scored& candidate : best[qi]) rows.push_back(ids_.row_of(candidate.id));
+      std::vector<float> scores(rows.size());
+      if (scan::available()) {
+        scan::score_listed_rows(exact, rows.data(), static_cast<int64_t>(rows.size()), queries.row(qi).data(),
+                                scores.data());
+      } else {
+        for (size_t i = 0; i < rows.size(); ++i) scores[i] = exact.dot(rows[i], queries.row(qi).data());
+      }
+      for (size_t i = 0; i < rows.size(); ++i) best[qi][i].score = scores[i];
+      keep_top_k(best[qi], static_cast<size_t>(k));
     }
-    for (size_t i = 0; i < rows.size(); ++i) best[qi][i].score = scores[i];
-    keep_top_k(best[qi], static_cast<size_t>(k));
-  }
+  });
 }
 
 int64_t VectorIndex::row_of(int64_t id) const {

@@ -21,23 +21,16 @@ constexpr int kTileRows = 12;  // 24 zmm accumulators, as in the fp32 AVX-512 ti
 constexpr int64_t kParallelMinProduct = int64_t{1} << 27;  // ~4x the fp32 threshold: vpdpbusd does 4x the work
 constexpr int64_t kRowBlockBytes = 256 * 1024;            // packed u8 rows of A, kept in L2 while the panels pass
 
-// Rows of A for the kernel: tiles of kTileRows rows, each k/4 steps of kTileRows 4-byte groups, with each row's
-// quantization scale and zero point (1 and 0 for exact u8 input). A last tile's missing rows are never read (the
-// kernel is instantiated per row count), so they stay unset.
-struct PackedRows {
-  std::vector<uint8_t> tiles;
-  std::vector<float> scales;
-  std::vector<int32_t> zero_points;
-};
-
-// Room in out.tiles for `count` rows of k bytes, in whole tiles.
-void size_tiles(PackedRows& out, int count, int k) {
-  out.tiles.resize(static_cast<std::size_t>((count + kTileRows - 1) / kTileRows) * kTileRows * k);
+// Where row `row`'s first group goes in tiles of k bytes per row (its next groups follow every 4 * kTileRows
+// bytes).
+int64_t tile_offset(int row, int k) {
+  return static_cast<int64_t>(row / kTileRows) * kTileRows * k + 4 * (row % kTileRows);
 }
 
-// Where row `row`'s first group goes in PackedRows::tiles (its next groups follow every 4 * kTileRows bytes).
-uint8_t* tile_row(PackedRows& out, int row, int k) {
-  return out.tiles.data() + static_cast<int64_t>(row / kTileRows) * kTileRows * k + 4 * (row % kTileRows);
+// Bytes for `count` rows of k bytes, in whole tiles. A last tile's missing rows are never read (the kernel is
+// instantiated per row count), so they stay unset.
+std::size_t tile_bytes(int count, int k) {
+  return static_cast<std::size_t>((count + kTileRows - 1) / kTileRows) * kTileRows * k;
 }
 
 struct Tile {
@@ -126,18 +119,8 @@ constexpr std::array<TileFn, sizeof...(kRows)> vnni_tiles(std::integer_sequence<
 }
 constexpr auto kVnniTiles = vnni_tiles(std::make_integer_sequence<int, kTileRows>{});
 
-// Row-major u8 rows (k bytes each, stride lda) into out.tiles.
-void pack_rows(const uint8_t* a, int64_t lda, int count, int k, PackedRows& out) {
-  size_tiles(out, count, k);
-  for (int row = 0; row < count; ++row) {
-    uint8_t* dst = tile_row(out, row, k);
-    const uint8_t* src = a + row * lda;
-    for (int p = 0; p < k / 4; ++p) std::memcpy(dst + static_cast<int64_t>(p) * 4 * kTileRows, src + 4 * p, 4);
-  }
-}
-
-// One row to u8, written in tile order from `q`: q = round(x / scale) + zero point, over the range of its values
-// and 0.
+// One row of k values to u8, written in tile order from `q`: q = round(x / scale) + zero point, over the range of
+// its values and 0. A last partial group of 4 is padded with the zero point (the quantized 0).
 __attribute__((target("avx512f"))) void quantize_row(const float* x, int k, uint8_t* q, float& scale,
                                                       int32_t& zero_point) {
   __m512 low = _mm512_setzero_ps(), high = _mm512_setzero_ps();
@@ -159,13 +142,20 @@ __attribute__((target("avx512f"))) void quantize_row(const float* x, int k, uint
     const __m512i rounded = _mm512_max_epi32(_mm512_cvtps_epi32(v), zero);
     const __m128i bytes = _mm512_cvtusepi32_epi8(rounded);  // saturated to 255
     uint8_t* group = q + static_cast<int64_t>(j / 4) * 4 * kTileRows;
-    const int groups = std::min(16, k - j) / 4;
+    const int groups = (std::min(16, k - j) + 3) / 4;
     _mm_storeu_si32(group, bytes);
     if (groups > 1) _mm_storeu_si32(group + 4 * kTileRows, _mm_srli_si128(bytes, 4));
     if (groups > 2) _mm_storeu_si32(group + 8 * kTileRows, _mm_srli_si128(bytes, 8));
     if (groups > 3) _mm_storeu_si32(group + 12 * kTileRows, _mm_srli_si128(bytes, 12));
   }
 }
+
+// A block of rows of A, as the kernel reads them.
+struct RowsBlock {
+  const uint8_t* tiles;
+  const float* scales;
+  const int32_t* zero_points;
+};
 
 struct Output {
   int32_t* raw;
@@ -174,21 +164,22 @@ struct Output {
   Epilogue epilogue;
 };
 
-// A block of packed rows (prepared by `prepare(first row, rows, packed)`) stays in L2 while every panel passes.
+// A block of rows of A (prepared by `prepare(first row, rows)`, which returns where they lie) stays in L2 while every
+// panel passes. With `threads` the panels are shared out among the OpenMP threads when the product pays for it.
 template <typename Prepare>
-void multiply_blocks(int m, const Int8Matrix& b, const Output& out, Prepare prepare) {
+void multiply_blocks(int m, const Int8Matrix& b, const Output& out, bool threads, Prepare prepare) {
   const int k = b.k();
   const int panels = (b.n() + kPanelWidth - 1) / kPanelWidth;
   const int block_rows =
       std::max(kTileRows, static_cast<int>(kRowBlockBytes / std::max(k, 1)) / kTileRows * kTileRows);
-  const bool parallel = !omp_in_parallel() && panels > 1 && int64_t{m} * b.n() * k >= kParallelMinProduct;
-  thread_local PackedRows packed_rows;
-  PackedRows& packed = packed_rows;  // the calling thread's buffers, shared by the team below
+  const bool parallel =
+      threads && !omp_in_parallel() && panels > 1 && int64_t{m} * b.n() * k >= kParallelMinProduct;
+  RowsBlock block{};
 #pragma omp parallel if (parallel)
   for (int first_row = 0; first_row < m; first_row += block_rows) {
     const int rows = std::min(block_rows, m - first_row);
 #pragma omp single
-    prepare(first_row, rows, packed);
+    block = prepare(first_row, rows);
 #pragma omp for schedule(static)
     for (int p = 0; p < panels; ++p) {
       const int col = p * kPanelWidth;
@@ -203,20 +194,77 @@ void multiply_blocks(int m, const Int8Matrix& b, const Output& out, Prepare prep
       t.accumulate = out.epilogue.accumulate;
       t.relu = out.epilogue.relu;
       for (int row = 0; row < rows; row += kTileRows) {
-        t.a = packed.tiles.data() + static_cast<int64_t>(row) * k;
+        t.a = block.tiles + static_cast<int64_t>(row) * k;
         t.rows = std::min(kTileRows, rows - row);
         const int64_t offset = (first_row + row) * out.ldc + col;
         if (out.raw) {
           t.raw = out.raw + offset;
         } else {
           t.c = out.c + offset;
-          t.row_scales = packed.scales.data() + row;
-          t.row_zero_points = packed.zero_points.data() + row;
+          t.row_scales = block.scales + row;
+          t.row_zero_points = block.zero_points + row;
         }
         kVnniTiles[static_cast<std::size_t>(t.rows - 1)](t);
       }
     }
   }
+}
+
+// Steps [first_step, k / 4) of one column, and its last partial group of 4 padded with zeros, to `out` (the column's
+// place in its panel); returns the sum of those values.
+int32_t pack_column_rest(const int8_t* column, int k, int first_step, int8_t* out) {
+  const int whole = k / 4;
+  for (int p = first_step; p < whole; ++p) std::memcpy(out + p * 4 * kPanelWidth, column + 4 * p, 4);
+  if (4 * whole != k) {
+    int8_t last[4] = {0, 0, 0, 0};
+    std::memcpy(last, column + 4 * whole, static_cast<std::size_t>(k - 4 * whole));
+    std::memcpy(out + whole * 4 * kPanelWidth, last, 4);
+  }
+  int32_t sum = 0;
+  for (int j = 4 * first_step; j < k; ++j) sum += column[j];
+  return sum;
+}
+
+// 16 columns' first steps, 16 at a time: 16 loads of 64 bytes (16 steps of one column each) transposed as a 16 x 16
+// matrix of 4-byte groups into 16 stores (one step of the 16 columns each), with each column's sum accumulated by
+// vpdpbusd against ones. Returns the steps done (a multiple of 16); sums[i] gets those steps' sum of column i.
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) int pack_16_columns(const int8_t* columns, int64_t stride, int k,
+                                                                         int8_t* out, int32_t* sums) {
+  const int steps = k / 4 / 16 * 16;
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i total = _mm512_setzero_si512();
+  for (int p = 0; p < steps; p += 16) {
+    __m512i v[16], t[16];
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c) v[c] = _mm512_loadu_si512(columns + c * stride + 4 * p);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = _mm512_unpacklo_epi32(v[2 * i], v[2 * i + 1]);
+      t[2 * i + 1] = _mm512_unpackhi_epi32(v[2 * i], v[2 * i + 1]);
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i) {  // v[4i + j]: 128-bit lane L holds step 4L + j of columns 4i .. 4i + 3
+      v[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+      v[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+      v[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+      v[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      const __m512i w0 = _mm512_shuffle_i32x4(v[j], v[4 + j], 0x88), w1 = _mm512_shuffle_i32x4(v[j], v[4 + j], 0xDD);
+      const __m512i w2 = _mm512_shuffle_i32x4(v[8 + j], v[12 + j], 0x88);
+      const __m512i w3 = _mm512_shuffle_i32x4(v[8 + j], v[12 + j], 0xDD);
+      const __m512i step[4] = {_mm512_shuffle_i32x4(w0, w2, 0x88), _mm512_shuffle_i32x4(w1, w3, 0x88),
+                               _mm512_shuffle_i32x4(w0, w2, 0xDD), _mm512_shuffle_i32x4(w1, w3, 0xDD)};
+#pragma GCC unroll 4
+      for (int l = 0; l < 4; ++l) {  // step p + 4l + j
+        _mm512_storeu_si512(out + (p + 4 * l + j) * 4 * kPanelWidth, step[l]);
+        total = _mm512_dpbusd_epi32(total, ones, step[l]);
+      }
+    }
+  }
+  _mm512_storeu_si512(sums, total);
+  return steps;
 }
 
 void check_available() {
@@ -271,11 +319,67 @@ void Int8Matrix::quantize(const float* data, int k, int n) {
   scales_ = std::move(scales);
 }
 
+void Int8Matrix::pack_columns(const int8_t* columns, int64_t stride, int n, int k, const float* scales) {
+  if (k <= 0 || n <= 0) throw Error("int8 matrix: k and n must be positive");
+  k_ = (k + 3) / 4 * 4;
+  n_ = n;
+  const int panels = (n + kPanelWidth - 1) / kPanelWidth;
+  data_.resize(static_cast<std::size_t>(panels) * k_ * kPanelWidth);
+  scales_.assign(scales, scales + n);
+  sums_.assign(static_cast<std::size_t>(n), 0);
+  const bool simd = int8_available();
+  for (int c = 0; c < n;) {
+    // step p of column c at panel c / 32, offset p * 4 * 32 + (c % 32) * 4
+    int8_t* out = data_.data() + static_cast<int64_t>(c / kPanelWidth) * k_ * kPanelWidth + (c % kPanelWidth) * 4;
+    if (simd && c % 16 == 0 && n - c >= 16) {
+      const int done = pack_16_columns(columns + c * stride, stride, k, out, sums_.data() + c);
+      for (int i = 0; i < 16; ++i) sums_[c + i] += pack_column_rest(columns + (c + i) * stride, k, done, out + 4 * i);
+      c += 16;
+    } else {
+      sums_[c] = pack_column_rest(columns + c * stride, k, 0, out);
+      ++c;
+    }
+  }
+}
+
+void Int8Rows::pack(const uint8_t* a, int m, int64_t lda, int k) {
+  if (k <= 0 || k % 4 != 0) throw Error("int8 rows: k must be a positive multiple of 4");
+  m_ = m;
+  k_ = k;
+  tiles_.resize(tile_bytes(m, k));
+  scales_.assign(static_cast<std::size_t>(m), 1.0f);
+  zero_points_.assign(static_cast<std::size_t>(m), 0);
+  for (int row = 0; row < m; ++row) {
+    uint8_t* dst = tiles_.data() + tile_offset(row, k);
+    const uint8_t* src = a + row * lda;
+    for (int p = 0; p < k / 4; ++p) std::memcpy(dst + static_cast<int64_t>(p) * 4 * kTileRows, src + 4 * p, 4);
+  }
+}
+
+void Int8Rows::quantize(const float* a, int m, int64_t lda, int k) {
+  check_available();  // the quantizer is AVX-512 code too
+  if (k <= 0) throw Error("int8 rows: k must be positive");
+  m_ = m;
+  k_ = (k + 3) / 4 * 4;
+  tiles_.resize(tile_bytes(m, k_));
+  scales_.resize(static_cast<std::size_t>(m));
+  zero_points_.resize(static_cast<std::size_t>(m));
+  for (int row = 0; row < m; ++row)
+    quantize_row(a + row * lda, k, tiles_.data() + tile_offset(row, k_), scales_[row], zero_points_[row]);
+}
+
+uint8_t Int8Rows::value(int row, int col) const {
+  return tiles_[static_cast<std::size_t>(tile_offset(row, k_) + (col / 4) * 4 * kTileRows + col % 4)];
+}
+
 void multiply_u8s8(const uint8_t* a, int m, int64_t lda, const Int8Matrix& b, int32_t* c, int64_t ldc) {
   check_available();
   if (m <= 0) return;
-  multiply_blocks(m, b, {c, nullptr, ldc, {}}, [&](int first, int rows, PackedRows& packed) {
-    pack_rows(a + first * lda, lda, rows, b.k(), packed);
+  thread_local Int8Rows packed_rows;
+  Int8Rows& packed = packed_rows;  // the calling thread's buffers, shared by the team
+  multiply_blocks(m, b, {c, nullptr, ldc, {}}, true, [&](int first, int rows) {
+    packed.pack(a + first * lda, rows, lda, b.k());
+    return RowsBlock{packed.tiles(0), packed.scales(0), packed.zero_points(0)};
   });
 }
 
@@ -294,14 +398,21 @@ void multiply_quantized(const float* a, int m, int64_t lda, const Int8Matrix& b,
                         const Epilogue& epilogue) {
   check_available();
   if (m <= 0) return;
-  const int k = b.k();
-  multiply_blocks(m, b, {nullptr, c, ldc, epilogue}, [&](int first, int rows, PackedRows& packed) {
-    size_tiles(packed, rows, k);
-    packed.scales.resize(rows);
-    packed.zero_points.resize(rows);
-    for (int r = 0; r < rows; ++r) {
-      quantize_row(a + (first + r) * lda, k, tile_row(packed, r, k), packed.scales[r], packed.zero_points[r]);
-    }
+  thread_local Int8Rows quantized_rows;
+  Int8Rows& quantized = quantized_rows;  // the calling thread's buffers, shared by the team
+  multiply_blocks(m, b, {nullptr, c, ldc, epilogue}, true, [&](int first, int rows) {
+    quantized.quantize(a + first * lda, rows, lda, b.k());
+    return RowsBlock{quantized.tiles(0), quantized.scales(0), quantized.zero_points(0)};
+  });
+}
+
+void multiply_quantized(const Int8Rows& a, const Int8Matrix& b, float* c, int64_t ldc) {
+  check_available();
+  if (a.k() != b.k()) throw Error("int8 product: A has " + std::to_string(a.k()) + " columns, B " +
+                                  std::to_string(b.k()) + " rows");
+  if (a.m() <= 0) return;
+  multiply_blocks(a.m(), b, {nullptr, c, ldc, {}}, false, [&](int first, int) {
+    return RowsBlock{a.tiles(first), a.scales(first), a.zero_points(first)};
   });
 }
 

@@ -2,7 +2,7 @@
 // Brute-force vector index: vectors with int64 ids, cosine or inner product. On the CPU the rows are stored as fp32,
 // fp16 or int8 (RowStore) and scored with fp32 accumulation: batches of up to kScanMaxQueries queries by a scan that
 // reads each row once for the whole batch and keeps every query's top-k while scanning, larger batches by a packed
-// GEMM over blocks of rows. A compact index can keep an fp32 copy and re-rank its top `rerank` candidates exactly.
+// GEMM over blocks of rows (on int8 rows with AVX512-VNNI, an int8 product against the batch quantized to u8). A compact index can keep an fp32 copy and re-rank its top `rerank` candidates exactly.
 // With device "cuda" (or "cuda:N") every operation is forwarded to a GpuVectorIndex storing fp32, fp16 or bf16.
 #include <cstdint>
 #include <memory>
@@ -102,6 +102,8 @@ class VectorIndex {
                            const std::vector<int64_t>* row_filter) const;
   Candidates scan_top(const RowMatrix& queries, int want) const;
   Candidates block_top(const RowMatrix& queries, int want, const std::vector<int64_t>* row_filter) const;
+  // Batches above kScanMaxQueries on int8 rows, where the CPU has AVX512-VNNI: queries quantized to u8, int8 product.
+  Candidates int8_top(const RowMatrix& queries, int want, const std::vector<int64_t>* row_filter) const;
   void rerank_exactly(const RowMatrix& queries, Candidates& best, int k) const;
   int64_t row_of(int64_t id) const;  // relmem::Error for an unknown id
   // inner_products of listed rows read from row_file_ (see read_listed_rows).
