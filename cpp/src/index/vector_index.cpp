@@ -352,7 +352,8 @@ VectorIndex::Candidates VectorIndex::int8_top(const RowMatrix& q, int want,
 }
 
 // Scores blocks of rows with one GEMM each (fp16 rows, int8 rows on CPUs without VNNI, and filtered rows, widened
-// to fp32 first), then keeps a running top-`want` per query. With row_filter, positions index into it instead of the stored rows.
+// to fp32 first), then keeps a running top-`want` per query. With row_filter, positions index into it instead of
+// the stored rows.
 VectorIndex::Candidates VectorIndex::block_top(const RowMatrix& q, int want,
                                                const std::vector<int64_t>* row_filter) const {
   const int64_t n_queries = q.rows();

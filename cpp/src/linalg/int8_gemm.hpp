@@ -1,8 +1,9 @@
 #pragma once
 // 8-bit matrix products for the "use-lite-int8" encoder and the int8 vector index's large batches: activations (or
 // queries) quantized per row to u8 (asymmetric, with a zero point), weights per output column (or stored int8 rows)
-// as s8 (symmetric), products accumulated exactly in int32 by AVX512-VNNI vpdpbusd, then scaled back to float. The kernel is compiled with a target attribute and only called on CPUs that
-// report avx512_vnni (int8_available()); multiply_u8s8_reference is the plain C++ definition it must equal.
+// as s8 (symmetric), products accumulated exactly in int32 by AVX512-VNNI vpdpbusd, then scaled back to float. The
+// kernel is compiled with a target attribute and only called on CPUs that report avx512_vnni (int8_available());
+// multiply_u8s8_reference is the plain C++ definition it must equal.
 #include <cstdint>
 #include <vector>
 
