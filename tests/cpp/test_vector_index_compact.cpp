@@ -81,7 +81,7 @@ TEST_P(CompactIndex, ScoresStayWithinTheStoresBoundOfExactFp32) {
   for (int j = 0; j < 100; ++j) EXPECT_NEAR(row[j], data(17, j), dtype == "int8" ? 1.0f / 254 : 1e-3f);
 }
 
-// The scan's register tiles (1 x 4, 2 x 8 or 4 x 4 rows x queries, by row type and batch) and their leftovers:
+// The scan's register tiles (1 x 8, 2 x 8 or 4 x 4 rows x queries, by row type and batch) and their leftovers:
 // 1003 rows leave 3 rows of the last block of 256 and dim 100 leaves 4 values past the last 16; every batch size up
 // to the scan's limit gets the exact top 10 within the store's bound, the same as each query alone.
 TEST_P(CompactIndex, EveryScanBatchSizeMatchesTheExactScores) {

@@ -166,8 +166,10 @@ RELMEM_SCAN_TARGET void score_tiles(const RowsView& rows, bool consecutive, cons
                                     float* out) {
   const size_t row_bytes = rows.row_bytes();
   // Consecutive rows are fetched kAheadTiles tiles ahead: the hardware prefetcher alone loses track of several
-  // interleaved row streams. Listed rows lie anywhere.
-  constexpr int64_t kAheadTiles = 2;
+  // interleaved row streams, and one row at a time against 8 queries takes long enough per row that 2 rows ahead
+  // came too late (8 queries, 100,000 x 512, quiet 2-core host: 73% of sgemv's bandwidth 2 rows ahead, about 90%
+  // 8 rows ahead). Listed rows lie anywhere.
+  constexpr int64_t kAheadTiles = kRows == 1 ? 8 : 2;
   const int64_t ahead = consecutive ? kAheadTiles * kRows * static_cast<int64_t>(row_bytes) : 0;
   const uint8_t* row_codes[kRows];
   float scales[kRows];
@@ -220,13 +222,13 @@ RELMEM_SCAN_TARGET void score_typed(const RowsView& rows, int64_t begin, const i
     }
     return;
   }
-  // The tile shapes that were fastest here (one thread, 100,000 x 512): fp32 rows below 8 queries one at a time (a
-  // single memory stream: they are memory-bound), up to 16 queries 2 rows x 8 queries, above that 4 x 4, which
-  // loads the least per FMA (8 loads for 16) once compute is the bound; compact rows, which stream 2-4x fewer
-  // bytes, 4 x 4 throughout.
+  // The tile shapes that were fastest here (100,000 x 512): fp32 rows up to 8 queries one at a time (a single
+  // memory stream: they are memory-bound), up to 16 queries 2 rows x 8 queries, above that 4 x 4, which loads the
+  // least per FMA (8 loads for 16) once compute is the bound; compact rows, which stream 2-4x fewer bytes, 4 x 4
+  // throughout.
   const bool consecutive = !listed;
-  if (kType == RowType::FP32 && n_queries < 8)
-    return score_tiles<kType, 1, 4>(rows, consecutive, row_number, scale_of, count, queries, n_queries, out);
+  if (kType == RowType::FP32 && n_queries <= 8)
+    return score_tiles<kType, 1, 8>(rows, consecutive, row_number, scale_of, count, queries, n_queries, out);
   if (kType == RowType::FP32 && n_queries <= 16)
     return score_tiles<kType, 2, 8>(rows, consecutive, row_number, scale_of, count, queries, n_queries, out);
   score_tiles<kType, 4, 4>(rows, consecutive, row_number, scale_of, count, queries, n_queries, out);
