@@ -29,6 +29,10 @@
 
 namespace relmem {
 
+// A question word meets a column as well as its best WordNet synonym does, the synonym's cosine times this
+// (selection_memory.cpp says how it was chosen).
+constexpr float kSynonymWeight = 0.95f;
+
 struct SelectionOptions {
   int samples_per_column = 3;  // card sample values per text column
   int max_value_chars = 40;
