@@ -465,6 +465,12 @@ TEST_F(SelectionMemoryTest, TableWordColumnReadsOneTableAtATime) {
   EXPECT_NEAR(raw.table_word_column, per_table, 1e-5);
   memory.save(dir.file("saved"));
   EXPECT_NEAR(raw_of(SelectionMemory::load(dir.file("saved"))).table_word_column, per_table, 1e-5);
+  // A saved list whose column counts do not fit the database's tables is refused on load.
+  std::vector<SavedDatabase> list = load_database_list(dir.file("saved") + "/databases.bin");
+  ASSERT_FALSE(list[0].table_columns.empty());
+  list[0].table_columns.back() += 1;
+  save_database_list(list, dir.file("saved") + "/databases.bin");
+  EXPECT_THROW(SelectionMemory::load(dir.file("saved")), Error);
   // Added from its stored vectors with its tables' column counts, the database keeps them; counts that do not add
   // up to its columns are refused.
   const DatabaseVectors stored = memory.vectors("hospital");

@@ -280,15 +280,10 @@ void SelectionMemory::add_vectors(const std::string& db, const float* card, cons
   if (column_vectors && column_vectors->rows() > 0 && column_vectors->cols() != encoder_->dim()) {
     throw Error("add_vectors: column rows must be " + std::to_string(encoder_->dim()) + "-d");
   }
-  if (!table_columns.empty()) {
-    int64_t listed = 0;
-    for (int64_t columns : table_columns) listed += std::max<int64_t>(columns, 0);
-    const int64_t given = column_vectors ? column_vectors->rows() : 0;
-    if (table_columns.size() != table_names.size() || listed != given ||
-        std::any_of(table_columns.begin(), table_columns.end(), [](int64_t columns) { return columns < 0; })) {
-      throw Error("add_vectors: table_columns needs one count >= 0 per table name, adding up to the " +
-                  std::to_string(given) + " column rows");
-    }
+  const int64_t given_columns = column_vectors ? column_vectors->rows() : 0;
+  if (!table_columns_fit(table_columns, table_names.size(), given_columns)) {
+    throw Error("add_vectors: table_columns needs one count >= 0 per table name, adding up to the " +
+                std::to_string(given_columns) + " column rows");
   }
   Entry entry;
   entry.tables = table_names;
@@ -397,6 +392,16 @@ void SelectionMemory::check_model(const RelevanceModel& model) const {
     if (!use_lite) throw Error("relevance model fine-tunes USE-lite's top layers; the memory's encoder is not USE-lite");
     use_lite->check_top(model.encoder_top());
   }
+}
+
+bool SelectionMemory::table_columns_fit(const std::vector<int64_t>& table_columns, size_t tables, int64_t columns) {
+  if (table_columns.empty()) return true;
+  int64_t listed = 0;
+  for (int64_t count : table_columns) {
+    if (count < 0) return false;
+    listed += count;
+  }
+  return table_columns.size() == tables && listed == columns;
 }
 
 void SelectionMemory::set_model(std::shared_ptr<const RelevanceModel> model) {

@@ -222,10 +222,7 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
       entry.columns = db.columns;
       entry.table_columns = std::move(db.table_columns);
       if (entry.columns < 0) throw Error("selection memory in " + folder + ": '" + name + "' has a negative column count");
-      int64_t listed_columns = 0;
-      for (int64_t count : entry.table_columns) listed_columns += count < 0 ? entry.columns + 1 : count;
-      if (!entry.table_columns.empty() &&
-          (entry.table_columns.size() != entry.tables.size() || listed_columns != entry.columns)) {
+      if (!table_columns_fit(entry.table_columns, entry.tables.size(), entry.columns)) {
         throw Error("selection memory in " + folder + ": the column counts of '" + name + "' do not match its tables");
       }
       entry.description = std::move(db.description);

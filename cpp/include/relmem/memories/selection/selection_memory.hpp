@@ -283,6 +283,9 @@ class SelectionMemory {
   // that it answers some part).
   static std::vector<DatabaseMatch> merge_parts(const PartRankings& parts, int k);
   void check_model(const RelevanceModel& model) const;
+  // Whether per-table column counts (Entry::table_columns) fit a database of `tables` tables and `columns` columns:
+  // none given, or one count >= 0 per table adding up to the columns.
+  static bool table_columns_fit(const std::vector<int64_t>& table_columns, size_t tables, int64_t columns);
 
   std::shared_ptr<const Encoder> encoder_;
   std::shared_ptr<const Encoder> lexical_;
