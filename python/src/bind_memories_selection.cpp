@@ -25,7 +25,8 @@ namespace {
 using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
 constexpr const char* kRawFields[] = {"card",  "table", "lexical_card", "lexical_table",
-                                      "column", "value", "word_column",  "lexical_table_coverage"};
+                                      "column", "value", "word_column",  "lexical_table_coverage",
+                                      "table_word_column"};
 
 float raw_field(const RawSimilarities& raw, const std::string& field) {
   if (field == "card") return raw.card;
@@ -35,7 +36,8 @@ float raw_field(const RawSimilarities& raw, const std::string& field) {
   if (field == "column") return raw.column;
   if (field == "value") return raw.value;
   if (field == "word_column") return raw.word_column;
-  return raw.lexical_table_coverage;
+  if (field == "lexical_table_coverage") return raw.lexical_table_coverage;
+  return raw.table_word_column;
 }
 
 // None: the package default (USE-lite when installed, else hashing with a warning); a spec string; an Encoder.
@@ -324,7 +326,7 @@ void bind_selection_memory(py::module_& m) {
            }, py::arg("questions"),
            "Per question (whole, not split into parts): its candidate databases and their raw similarities, a dict "
            "of arrays by field (card, table, lexical_card, lexical_table, column, value, word_column, "
-           "lexical_table_coverage), the inputs of untrained and trained scoring alike.")
+           "lexical_table_coverage, table_word_column), the inputs of untrained and trained scoring alike.")
       .def("select_set", [](const SelectionMemory& s, const std::string& question) {
              py::gil_scoped_release release;
              return s.select_set(question);
@@ -343,7 +345,8 @@ void bind_selection_memory(py::module_& m) {
       .def("add_vectors", [](SelectionMemory& s, const std::string& db, FloatArray card,
                              const std::vector<std::string>& table_names, std::optional<FloatArray> table_vectors,
                              std::optional<FloatArray> lexical_card, std::optional<FloatArray> lexical_table_vectors,
-                             std::optional<FloatArray> column_vectors, const std::vector<std::string>& values) {
+                             std::optional<FloatArray> column_vectors, const std::vector<std::string>& values,
+                             const std::vector<int64_t>& table_columns) {
              auto rows = [](const std::optional<FloatArray>& a, int64_t count, int dim, const char* what) {
                RowMatrix out(count, dim);
                if (count == 0) return out;
@@ -372,13 +375,15 @@ void bind_selection_memory(py::module_& m) {
                lexical_tables = rows(lexical_table_vectors, count, lexical_dim, "lexical_table_vectors");
              }
              s.add_vectors(db, card_data, table_names, tables, lexical_card_data,
-                           s.lexical_encoder() ? &lexical_tables : nullptr, &columns, std::move(normalized));
+                           s.lexical_encoder() ? &lexical_tables : nullptr, &columns, std::move(normalized),
+                           table_columns);
            }, py::arg("db"), py::arg("card"), py::arg("table_names") = std::vector<std::string>{},
            py::arg("table_vectors") = py::none(), py::arg("lexical_card") = py::none(),
            py::arg("lexical_table_vectors") = py::none(), py::arg("column_vectors") = py::none(),
-           py::arg("values") = std::vector<std::string>{},
+           py::arg("values") = std::vector<std::string>{}, py::arg("table_columns") = std::vector<int64_t>{},
            "Adds a database from precomputed encoder vectors (and lexical encoder vectors when the memory has one), "
-           "optionally with one vector per column (shape (columns, dim)) and the text values it stores.")
+           "optionally with one vector per column (shape (columns, dim), in table order), the text values it stores "
+           "and each table's number of columns (without them, the columns count as one table).")
       .def("remove", &SelectionMemory::remove, py::arg("db"))
       .def("calibrate", [](SelectionMemory& s, const std::vector<std::string>& questions, const py::list& databases,
                            int candidates) {
@@ -417,6 +422,7 @@ void bind_selection_memory(py::module_& m) {
              out["table_vectors"] = matrix(v.tables);
              out["column_vectors"] = matrix(v.columns);
              out["values"] = v.values;
+             out["table_columns"] = v.table_columns;
              if (s.lexical_encoder()) {
                out["lexical_card"] = py::array_t<float>(static_cast<py::ssize_t>(v.lexical_card.size()),
                                                         v.lexical_card.data());
@@ -425,7 +431,7 @@ void bind_selection_memory(py::module_& m) {
              return out;
            }, py::arg("db"),
            "What the memory stores of one database, as add_vectors() takes it: card, table_names, table_vectors, "
-           "column_vectors, values and (with a lexical encoder) lexical_card and lexical_table_vectors; the rows as "
+           "column_vectors, values, table_columns and (with a lexical encoder) lexical_card and lexical_table_vectors; the rows as "
            "stored (normalized; rounded where the store is int8 or fp16).")
       .def("__len__", &SelectionMemory::size)
       .def("__contains__", &SelectionMemory::contains)

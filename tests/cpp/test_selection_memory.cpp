@@ -4,6 +4,7 @@
 // column vectors, and clear errors on bad folders and models.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -421,14 +422,70 @@ TEST_F(SelectionMemoryTest, ColumnVectorsJoinTheScore) {
   const auto by_text = memory.select(text, 1), by_vector = memory.select_vector(encoded.data(), 1);
   ASSERT_EQ(by_text[0].database, "with_columns");
   ASSERT_EQ(by_vector[0].database, "with_columns");
+  // Added from vectors, the database's columns count as one table: its table word-column is the word-column mean.
   EXPECT_NEAR(by_text[0].score - by_vector[0].score,
-              kValueWeight * std::log(2.0f) + kWordColumnWeight * word_column, 1e-5);
+              kValueWeight * std::log(2.0f) + (kWordColumnWeight + kTableWordColumnWeight) * word_column, 1e-5);
   const RowMatrix wrong(1, 7);
   EXPECT_THROW(memory.add_vectors("x", card.data(), {}, RowMatrix(0, 256), nullptr, nullptr, &wrong), Error);
 }
 
-// A question word that meets no column well (best cosine below 0.6) meets the columns through its WordNet
-// synonyms: "vocalist" through "singer".
+// The table word-column feature: each question word's best column within one table, averaged over the words, for
+// the best table. Words spread over two tables score below the database-wide word-column mean; the feature
+// survives a save and load (the column count of every table is saved).
+TEST_F(SelectionMemoryTest, TableWordColumnReadsOneTableAtATime) {
+  SelectionOptions options;
+  options.lexical_encoder = "";
+  options.column_dtype = "fp32";
+  options.synonyms = false;
+  const auto memory = SelectionMemory::build(catalog, encoder, nullptr, {}, {}, options);
+  const std::string question = "specialty of each doctor and beds of each hospital";
+  const std::vector<std::string> words = question_phrases(question, 1);
+  ASSERT_EQ(words, (std::vector<std::string>{"beds", "doctor", "hospital", "specialty"}));
+  RowMatrix word_rows = encoder->encode(words);
+  word_rows.rowwise().normalize();
+  auto best_columns = [&](const std::vector<std::string>& columns) -> Eigen::VectorXf {
+    RowMatrix rows = encoder->encode(columns);
+    rows.rowwise().normalize();
+    return (word_rows * rows.transpose()).rowwise().maxCoeff();
+  };
+  const std::vector<std::string> hospital = {"hospital id", "hospital name", "hospital city", "hospital beds"};
+  const std::vector<std::string> doctor = {"doctor id", "doctor name", "doctor specialty", "doctor hospital id"};
+  std::vector<std::string> both = hospital;
+  both.insert(both.end(), doctor.begin(), doctor.end());
+  const float per_table = std::max(best_columns(hospital).mean(), best_columns(doctor).mean());
+  const float whole = best_columns(both).mean();
+  ASSERT_LT(per_table, whole - 0.05f);
+  auto raw_of = [&](const SelectionMemory& m) {
+    const QuestionSimilarities found = m.similarities({question})[0];
+    const auto at = std::find(found.databases.begin(), found.databases.end(), "hospital") - found.databases.begin();
+    return found.raw.at(static_cast<size_t>(at));
+  };
+  const RawSimilarities raw = raw_of(memory);
+  EXPECT_NEAR(raw.word_column, whole, 1e-5);
+  EXPECT_NEAR(raw.table_word_column, per_table, 1e-5);
+  memory.save(dir.file("saved"));
+  EXPECT_NEAR(raw_of(SelectionMemory::load(dir.file("saved"))).table_word_column, per_table, 1e-5);
+  // A saved list whose column counts do not fit the database's tables is refused on load.
+  std::vector<SavedDatabase> list = load_database_list(dir.file("saved") + "/databases.bin");
+  ASSERT_FALSE(list[0].table_columns.empty());
+  list[0].table_columns.back() += 1;
+  save_database_list(list, dir.file("saved") + "/databases.bin");
+  EXPECT_THROW(SelectionMemory::load(dir.file("saved")), Error);
+  // Added from its stored vectors with its tables' column counts, the database keeps them; counts that do not add
+  // up to its columns are refused.
+  const DatabaseVectors stored = memory.vectors("hospital");
+  EXPECT_EQ(stored.table_columns, (std::vector<int64_t>{4, 4}));
+  SelectionMemory copy(encoder, options);
+  copy.add_vectors("hospital", stored.card.data(), stored.table_names, stored.tables, nullptr, nullptr,
+                   &stored.columns, stored.values, stored.table_columns);
+  EXPECT_NEAR(raw_of(copy).table_word_column, per_table, 1e-5);
+  EXPECT_THROW(copy.add_vectors("x", stored.card.data(), stored.table_names, stored.tables, nullptr, nullptr,
+                                &stored.columns, {}, {4, 3}),
+               Error);
+}
+
+// A question word meets the columns as well as its best WordNet synonym does (at kSynonymWeight): "vocalist"
+// through "singer".
 TEST_F(SelectionMemoryTest, SynonymsStandInForWordsThatMeetNoColumn) {
   const WordNet* wordnet = WordNet::shared();
   if (!wordnet) GTEST_SKIP() << "WordNet is not installed";
@@ -452,9 +509,10 @@ TEST_F(SelectionMemoryTest, SynonymsStandInForWordsThatMeetNoColumn) {
   words.rowwise().normalize();
   column_rows.rowwise().normalize();
   const Eigen::VectorXf best = (words * column_rows.transpose()).rowwise().maxCoeff();
-  ASSERT_LT(best(0), 0.6f);
-  ASSERT_GT(best(1), best(0));
-  EXPECT_NEAR(score(true) - score(false), kWordColumnWeight * (best(1) - best(0)), 1e-5);
+  ASSERT_GT(kSynonymWeight * best(1), best(0));
+  // Added from vectors, the columns count as one table: both word-column terms move by the same amount.
+  EXPECT_NEAR(score(true) - score(false),
+              (kWordColumnWeight + kTableWordColumnWeight) * (kSynonymWeight * best(1) - best(0)), 1e-5);
 }
 
 TEST_F(SelectionMemoryTest, LoadsVersionOneFolders) {

@@ -235,7 +235,7 @@ def _real_vectors(memory):
     for name in memory.databases:
         stored = memory.vectors(name)
         db = {"card": stored["card"], "table_names": stored["table_names"], "tables": stored["table_vectors"],
-              "columns": stored["column_vectors"], "values": stored["values"]}
+              "columns": stored["column_vectors"], "values": stored["values"], "table_columns": stored["table_columns"]}
         if "lexical_card" in stored:
             db["lexical_dim"] = stored["lexical_card"].shape[0]
             db["lexical_card"] = _sparse(stored["lexical_card"])
@@ -271,7 +271,7 @@ def synthetic_databases(real, count, seed):
         columns = a["columns"] + noise(a["columns"].shape)
         kept_values = rng.choice(len(a["values"]), min(SYNTHETIC_VALUES, len(a["values"])), replace=False)
         kwargs = {"card": card, "table_names": a["table_names"], "table_vectors": tables, "column_vectors": columns,
-                  "values": [a["values"][j] for j in kept_values]}
+                  "table_columns": a["table_columns"], "values": [a["values"][j] for j in kept_values]}
         if "lexical_card" in a:
             lexical_card = _dense([a["lexical_card"]], a["lexical_dim"], 0.7, rng)
             lexical_card += _dense([b["lexical_card"]], a["lexical_dim"], 0.3, rng)

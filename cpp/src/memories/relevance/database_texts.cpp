@@ -74,6 +74,7 @@ DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, cons
     texts.lexical_table_cards.push_back(catalog.table_card(db, table.name, options) + synonyms);
     for (const auto& column : table.columns)
       texts.column_cards.push_back(humanize_identifier(table.name) + " " + humanize_identifier(column.name));
+    texts.table_columns.push_back(static_cast<int64_t>(table.columns.size()));
   }
   texts.values = stored_values(catalog, db, values_per_column, options.max_value_chars);
   return texts;

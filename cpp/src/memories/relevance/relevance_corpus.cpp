@@ -78,7 +78,7 @@ std::unique_ptr<SelectionMemory> memory_of(const Encoder& encoder, const Encoder
     if (lexical) lexical_tables = lexical_rows.middleRows(next_table, tables);
     memory->add_vectors(db.name, rows.row(i).data(), db.table_names, table_rows,
                         lexical ? lexical_rows.row(i).data() : nullptr, lexical ? &lexical_tables : nullptr,
-                        &column_rows, db.values);
+                        &column_rows, db.values, db.table_columns);
     next_table += tables;
     next_column += column_count;
   }

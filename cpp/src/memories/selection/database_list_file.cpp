@@ -5,7 +5,8 @@
 namespace relmem {
 namespace {
 
-constexpr ChecksummedFormat kDatabaseListFile{"database list", "RMDL", 1, 1, /*checksum_word_size=*/8};
+// Version 2 adds each table's column count.
+constexpr ChecksummedFormat kDatabaseListFile{"database list", "RMDL", 1, 2, /*checksum_word_size=*/8};
 constexpr uint32_t kMaxText = 1u << 30;
 
 void write_text(ChecksummedFileWriter& file, const std::string& text) {
@@ -45,6 +46,8 @@ void save_database_list(const std::vector<SavedDatabase>& databases, const std::
     file.write_values(db.id, db.first_table);
     write_texts(file, db.tables);
     file.write_values(db.first_column, db.columns);
+    file.write_values(static_cast<uint32_t>(db.table_columns.size()));
+    for (int64_t count : db.table_columns) file.write_values(count);
     write_text(file, db.description);
     write_texts(file, db.examples);
     write_text(file, db.path);
@@ -65,6 +68,12 @@ std::vector<SavedDatabase> load_database_list(const std::string& path) {
     db.tables = read_texts(file);
     db.first_column = file.read_value<int64_t>();
     db.columns = file.read_value<int64_t>();
+    if (file.version() >= 2) {
+      const auto tables = file.read_value<uint32_t>();
+      file.expect_room_for(tables, sizeof(int64_t));
+      db.table_columns.resize(tables);
+      for (auto& columns : db.table_columns) columns = file.read_value<int64_t>();
+    }
     db.description = read_text(file);
     db.examples = read_texts(file);
     db.path = read_text(file);

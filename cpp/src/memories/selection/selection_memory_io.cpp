@@ -68,7 +68,7 @@ void SelectionMemory::save(const std::string& target) const {
   databases.reserve(entries_.size());
   for (const auto& [name, entry] : entries_) {
     databases.push_back({name, entry.id, entry.first_table, entry.tables, entry.first_column, entry.columns,
-                         entry.description, entry.examples, entry.file.path, entry.file.stamp.size,
+                         entry.table_columns, entry.description, entry.examples, entry.file.path, entry.file.stamp.size,
                          entry.file.stamp.mtime_ns});
   }
   const nlohmann::json manifest = {
@@ -220,7 +220,11 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
       entry.tables = std::move(db.tables);
       entry.first_column = db.first_column;
       entry.columns = db.columns;
+      entry.table_columns = std::move(db.table_columns);
       if (entry.columns < 0) throw Error("selection memory in " + folder + ": '" + name + "' has a negative column count");
+      if (!table_columns_fit(entry.table_columns, entry.tables.size(), entry.columns)) {
+        throw Error("selection memory in " + folder + ": the column counts of '" + name + "' do not match its tables");
+      }
       entry.description = std::move(db.description);
       entry.examples = std::move(db.examples);
       entry.file.path = std::move(db.path);

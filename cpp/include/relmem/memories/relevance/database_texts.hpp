@@ -17,6 +17,7 @@ struct DatabaseTexts {
   std::vector<std::string> table_names;
   std::vector<std::string> table_cards;  // "singer (name, country, age)": the database's name is in the card only
   std::vector<std::string> column_cards;  // "singer country", one per column of every table in order
+  std::vector<int64_t> table_columns;     // per table: how many of column_cards are its columns
   std::string lexical_card;              // Catalog::card (with sample values and the description)
   std::vector<std::string> lexical_table_cards;  // Catalog::table_card
   // With WordNet, both lexical texts end in a line of other words for their tables' and columns' names

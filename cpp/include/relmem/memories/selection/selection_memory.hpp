@@ -29,6 +29,10 @@
 
 namespace relmem {
 
+// A question word meets a column as well as its best WordNet synonym does, the synonym's cosine times this
+// (selection_memory.cpp says how it was chosen).
+constexpr float kSynonymWeight = 0.95f;
+
 struct SelectionOptions {
   int samples_per_column = 3;  // card sample values per text column
   int max_value_chars = 40;
@@ -77,6 +81,7 @@ struct DatabaseVectors {
   std::vector<std::string> table_names;
   RowMatrix tables;
   RowMatrix columns;
+  std::vector<int64_t> table_columns;  // per table, its number of columns (in table order); empty when unknown
   std::vector<std::string> values;  // normalized
   std::vector<float> lexical_card;  // empty without a lexical encoder
   RowMatrix lexical_tables;
@@ -124,11 +129,12 @@ class SelectionMemory {
                const BuildProgress& progress = {});
   // Adds a database from precomputed encoder rows: one card row and one row per table (tables may be empty),
   // and, when the memory has a lexical encoder, the same rows from it; optionally rows of its columns and its
-  // normalized stored values (without them, the best table stands in for the best column and values give none).
+  // normalized stored values (without them, the best table stands in for the best column and values give none),
+  // and how many of the columns each table has (they follow table order; without it, they count as one table).
   void add_vectors(const std::string& db, const float* card, const std::vector<std::string>& table_names,
                    const RowMatrix& table_vectors, const float* lexical_card = nullptr,
                    const RowMatrix* lexical_tables = nullptr, const RowMatrix* column_vectors = nullptr,
-                   std::vector<std::string> values = {});
+                   std::vector<std::string> values = {}, std::vector<int64_t> table_columns = {});
   bool remove(const std::string& db);
 
   // Installs (or, with nullptr, removes) the relevance model; calibration resets to the model's threshold.
@@ -189,6 +195,9 @@ class SelectionMemory {
     int64_t first_table = 0;
     int64_t columns = 0;  // column ids are first_column .. first_column + columns - 1
     int64_t first_column = 0;
+    // Per table: how many of the columns are its (they follow table order). Empty when unknown (added from vectors,
+    // or saved by an earlier relmem): the columns then count as one table.
+    std::vector<int64_t> table_columns;
     std::string description;
     std::vector<std::string> examples;
     DatabaseFile file;  // empty path when added from vectors
@@ -198,8 +207,8 @@ class SelectionMemory {
     const Entry* entry = nullptr;
     RawSimilarities raw;
   };
-  // A question's content words (question_phrases of one word) as unit vectors, and their WordNet synonyms': a
-  // word that meets no column of any candidate ("vocalizer" where schemas say singer) meets them through these.
+  // A question's content words (question_phrases of one word) as unit vectors, and their WordNet synonyms': each
+  // word meets a column as well as its best synonym does ("vocalizer" meets the columns of `singer`).
   struct QuestionWords {
     RowMatrix vectors;
     RowMatrix synonyms;
@@ -274,6 +283,9 @@ class SelectionMemory {
   // that it answers some part).
   static std::vector<DatabaseMatch> merge_parts(const PartRankings& parts, int k);
   void check_model(const RelevanceModel& model) const;
+  // Whether per-table column counts (Entry::table_columns) fit a database of `tables` tables and `columns` columns:
+  // none given, or one count >= 0 per table adding up to the columns.
+  static bool table_columns_fit(const std::vector<int64_t>& table_columns, size_t tables, int64_t columns);
 
   std::shared_ptr<const Encoder> encoder_;
   std::shared_ptr<const Encoder> lexical_;
