@@ -225,5 +225,6 @@ TEST(VectorIndexInnerProducts, MatchReconstructedRowsAndRejectUnknownIds) {
     }
     const int64_t missing = 3;
     EXPECT_THROW(index.inner_products(query.data(), &missing, 1, out.data()), Error);
+    EXPECT_THROW(index.inner_products(query.data(), 1, &missing, 1, out.data()), Error);
   }
 }

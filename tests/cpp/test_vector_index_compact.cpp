@@ -161,8 +161,19 @@ TEST_P(CompactIndex, SavesLoadsAndMapsTheSameIndex) {
       loaded.inner_products(queries.data(), listed.data(), static_cast<int64_t>(listed.size()), through_mapping.data());
       loaded.read_listed_rows(true);
       loaded.inner_products(queries.data(), listed.data(), static_cast<int64_t>(listed.size()), read.data());
+      // Several queries at once (each listed row read once for all of them): each query's scores as alone.
+      const int64_t n = static_cast<int64_t>(listed.size());
+      std::vector<float> all(6 * listed.size()), all_read(6 * listed.size());
+      loaded.inner_products(queries.data(), 6, listed.data(), n, all_read.data());
       loaded.read_listed_rows(false);
+      loaded.inner_products(queries.data(), 6, listed.data(), n, all.data());
       EXPECT_EQ(read, through_mapping);
+      EXPECT_EQ(all_read, all);
+      for (int64_t q = 0; q < 6; ++q) {
+        std::vector<float> alone(listed.size());
+        loaded.inner_products(queries.data() + q * 48, listed.data(), n, alone.data());
+        for (size_t i = 0; i < listed.size(); ++i) EXPECT_NEAR(all[q * n + i], alone[i], 1e-4f) << q << " " << i;
+      }
       if (mmap) {
         // Only the ids (and their map: no longer one run) are held; the rows are the file's.
         const size_t row_bytes = 7999 * 48 * (dtype == "int8" ? 1 : dtype == "fp16" ? 2 : 4);

@@ -255,9 +255,9 @@ void score_rows(const RowsView& rows, int64_t begin, int64_t count, const float*
   score_any(rows, begin, nullptr, count, queries, n_queries, out);
 }
 
-void score_listed_rows(const RowsView& rows, const int64_t* row_numbers, int64_t count, const float* query,
-                       float* out) {
-  score_any(rows, 0, row_numbers, count, query, 1, out);
+void score_listed_rows(const RowsView& rows, const int64_t* row_numbers, int64_t count, const float* queries,
+                       int n_queries, float* out) {
+  score_any(rows, 0, row_numbers, count, queries, n_queries, out);
 }
 
 }  // namespace relmem::scan

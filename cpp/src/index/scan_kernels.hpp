@@ -1,6 +1,6 @@
 #pragma once
 // Scores of stored rows against a small batch of queries, reading each row from memory once for all the queries:
-// register tiles of rows x queries (4 x 4, 1 x 4, 1 x 8 or 2 x 8, by row type and batch size) multiply every loaded
+// register tiles of rows x queries (4 x 4, 1 x 8 or 2 x 8, by row type and batch size) multiply every loaded
 // row value with every query of the tile, widened from fp16 or int8 to fp32 in registers and accumulated in fp32;
 // one query streams one row at a time. AVX-512 only (compiled with a target attribute, picked at run time).
 #include <cstdint>
@@ -15,8 +15,8 @@ bool available();
 // out[i * n_queries + q] = <row begin + i, query q> for i < count (int8 rows: times the row's scale). queries holds
 // n_queries rows of rows.dim floats.
 void score_rows(const RowsView& rows, int64_t begin, int64_t count, const float* queries, int n_queries, float* out);
-// out[i] = <row row_numbers[i], query> for i < count.
-void score_listed_rows(const RowsView& rows, const int64_t* row_numbers, int64_t count, const float* query,
-                       float* out);
+// out[i * n_queries + q] = <row row_numbers[i], query q> for i < count.
+void score_listed_rows(const RowsView& rows, const int64_t* row_numbers, int64_t count, const float* queries,
+                       int n_queries, float* out);
 
 }  // namespace relmem::scan

@@ -414,7 +414,7 @@ void VectorIndex::rerank_exactly(const RowMatrix& queries, Candidates& best, int
       for (const Scored& candidate : best[qi]) rows.push_back(ids_.row_of(candidate.id));
       std::vector<float> scores(rows.size());
       if (scan::available()) {
-        scan::score_listed_rows(exact, rows.data(), static_cast<int64_t>(rows.size()), queries.row(qi).data(),
+        scan::score_listed_rows(exact, rows.data(), static_cast<int64_t>(rows.size()), queries.row(qi).data(), 1,
                                 scores.data());
       } else {
         for (size_t i = 0; i < rows.size(); ++i) scores[i] = exact.dot(rows[i], queries.row(qi).data());
@@ -458,24 +458,46 @@ std::vector<float> VectorIndex::reconstruct(int64_t id) const {
 }
 
 void VectorIndex::inner_products(const float* query, const int64_t* ids, int64_t n, float* out) const {
-  if (n < 0) throw Error("negative number of ids");
+  inner_products(query, 1, ids, n, out);
+}
+
+void VectorIndex::inner_products(const float* queries, int64_t n_queries, const int64_t* ids, int64_t n,
+                                 float* out) const {
+  if (n < 0 || n_queries < 0) throw Error("negative number of ids or queries");
   if (gpu_) {
     for (int64_t i = 0; i < n; ++i) {
       const std::vector<float> row = gpu_->reconstruct(ids[i]);
-      out[i] = Eigen::Map<const Eigen::RowVectorXf>(row.data(), dim_).dot(Eigen::Map<const Eigen::RowVectorXf>(query, dim_));
+      for (int64_t q = 0; q < n_queries; ++q)
+        out[q * n + i] = Eigen::Map<const Eigen::RowVectorXf>(row.data(), dim_)
+                             .dot(Eigen::Map<const Eigen::RowVectorXf>(queries + q * dim_, dim_));
     }
     return;
   }
   std::shared_lock lock(mutex_);
   std::vector<int64_t> rows(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = row_of(ids[i]);
-  if (read_listed_rows_ && row_file_ && rows_.mapped() && !exact_) return score_read_rows(query, rows, out);
-  const RowsView view = (exact_ ? *exact_ : rows_).view();
-  if (scan::available()) return scan::score_listed_rows(view, rows.data(), n, query, out);
-  for (int64_t i = 0; i < n; ++i) out[i] = view.dot(rows[static_cast<size_t>(i)], query);
+  if (read_listed_rows_ && row_file_ && rows_.mapped() && !exact_)
+    return score_read_rows(queries, n_queries, rows, out);
+  score_listed(exact_ ? exact_->view() : rows_.view(), rows.data(), n, queries, n_queries, out);
 }
 
-void VectorIndex::score_read_rows(const float* query, const std::vector<int64_t>& rows, float* out) const {
+// out[q * n + i] = <row rows[i], query q>: the scan reads each row once for all the queries (its scores come out
+// row by row, so several queries are transposed into place).
+void VectorIndex::score_listed(const RowsView& view, const int64_t* rows, int64_t n, const float* queries,
+                               int64_t n_queries, float* out) const {
+  if (!scan::available()) {
+    for (int64_t q = 0; q < n_queries; ++q)
+      for (int64_t i = 0; i < n; ++i) out[q * n + i] = view.dot(rows[i], queries + q * dim_);
+    return;
+  }
+  if (n_queries == 1) return scan::score_listed_rows(view, rows, n, queries, 1, out);
+  RowMatrix by_row(n, n_queries);
+  scan::score_listed_rows(view, rows, n, queries, static_cast<int>(n_queries), by_row.data());
+  Eigen::Map<RowMatrix>(out, n_queries, n) = by_row.transpose();
+}
+
+void VectorIndex::score_read_rows(const float* queries, int64_t n_queries, const std::vector<int64_t>& rows,
+                                  float* out) const {
   const RowsView mapped = rows_.view();
   const size_t row_bytes = mapped.row_bytes();
   thread_local AlignedBytes codes;
@@ -494,9 +516,7 @@ void VectorIndex::score_read_rows(const float* query, const std::vector<int64_t>
                       scales.empty() ? nullptr : scales.data()};
   std::vector<int64_t> in_order(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) in_order[i] = static_cast<int64_t>(i);
-  const auto n = static_cast<int64_t>(rows.size());
-  if (scan::available()) return scan::score_listed_rows(read, in_order.data(), n, query, out);
-  for (int64_t i = 0; i < n; ++i) out[i] = read.dot(i, query);
+  score_listed(read, in_order.data(), static_cast<int64_t>(rows.size()), queries, n_queries, out);
 }
 
 }  // namespace relmem

@@ -89,6 +89,9 @@ class VectorIndex {
   // Exact inner products of one query (dim() floats, used as given) with the stored rows of n ids, into out[0..n);
   // relmem::Error for an unknown id. Scores a few chosen rows without copying them out.
   void inner_products(const float* query, const int64_t* ids, int64_t n, float* out) const;
+  // The same for n_queries queries (rows of dim() floats), each listed row read once for all of them:
+  // out[q * n + i] = <query q, row of ids[i]>.
+  void inner_products(const float* queries, int64_t n_queries, const int64_t* ids, int64_t n, float* out) const;
   // On: inner_products of a mapped index reads the listed rows from the file (pread, one read per run of consecutive
   // rows) instead of through the mapping, for rows picked at random from a large file: read through a mapping, each
   // keeps its whole large page-cache folio (hundreds of KiB) in this process's resident memory. Other indexes and
@@ -107,7 +110,9 @@ class VectorIndex {
   void rerank_exactly(const RowMatrix& queries, Candidates& best, int k) const;
   int64_t row_of(int64_t id) const;  // relmem::Error for an unknown id
   // inner_products of listed rows read from row_file_ (see read_listed_rows).
-  void score_read_rows(const float* query, const std::vector<int64_t>& rows, float* out) const;
+  void score_read_rows(const float* queries, int64_t n_queries, const std::vector<int64_t>& rows, float* out) const;
+  void score_listed(const RowsView& view, const int64_t* rows, int64_t n, const float* queries, int64_t n_queries,
+                    float* out) const;
 
   int dim_;
   Metric metric_;

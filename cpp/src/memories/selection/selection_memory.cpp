@@ -530,10 +530,12 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
   const int64_t synonym_count = words ? words->synonyms.rows() : 0;
   const auto column_count = static_cast<int64_t>(column_ids.size());
   RowMatrix word_scores(word_count + synonym_count, column_count);
-  parallel_for(word_count + synonym_count, 2, [&](int64_t r) {
-    const float* vector = r < word_count ? words->vectors.row(r).data() : words->synonyms.row(r - word_count).data();
-    columns_.inner_products(vector, column_ids.data(), column_count, word_scores.row(r).data());
-  });
+  if (word_count > 0) {  // each column read once for every word and synonym
+    columns_.inner_products(words->vectors.data(), word_count, column_ids.data(), column_count, word_scores.data());
+    if (synonym_count > 0)
+      columns_.inner_products(words->synonyms.data(), synonym_count, column_ids.data(), column_count,
+                              word_scores.row(word_count).data());
+  }
   // Each word takes, column by column, the best of itself and its synonyms (at kSynonymWeight): a word the asker
   // put for a schema word ("vocalist" for singer) meets its column through them.
   for (int64_t s = 0; s < synonym_count; ++s) {
