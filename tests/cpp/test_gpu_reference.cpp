@@ -11,6 +11,7 @@
 #include "relmem/index/gpu/precision.hpp"
 #include "relmem/index/gpu/reference_kernels.hpp"
 #include "relmem/index/gpu/topk_keys.hpp"
+#include "relmem/index/row_store.hpp"
 #include "test_gpu_util.hpp"
 
 using namespace relmem;
@@ -96,6 +97,25 @@ TEST(GpuPrecision, HalfConversionMatchesFloat16) {
       EXPECT_TRUE(std::isnan(half_bits_to_float(bits)));
     } else {
       ASSERT_EQ(bits_of(half_bits_to_float(bits)), bits_of(expected)) << "half bits " << h;
+    }
+  }
+}
+
+// fp16 rows are widened eight values at a time where the CPU has F16C: a row holding every half bit pattern (and a
+// dimension that leaves a tail of one) decodes to the same floats as the scalar conversion.
+TEST(GpuPrecision, Fp16RowsDecodeAsTheScalarConversion) {
+  std::vector<uint16_t> halves(65537);
+  for (uint32_t h = 0; h < halves.size(); ++h) halves[h] = static_cast<uint16_t>(h);
+  const RowsView view{RowType::FP16, static_cast<int>(halves.size()), 1,
+                      reinterpret_cast<const uint8_t*>(halves.data()), nullptr};
+  std::vector<float> decoded(halves.size());
+  view.decode(0, decoded.data());
+  for (size_t j = 0; j < halves.size(); ++j) {
+    const float expected = half_bits_to_float(halves[j]);
+    if (std::isnan(expected)) {
+      EXPECT_TRUE(std::isnan(decoded[j])) << j;
+    } else {
+      ASSERT_EQ(bits_of(decoded[j]), bits_of(expected)) << "half bits " << halves[j];
     }
   }
 }

@@ -1,5 +1,7 @@
 #include "relmem/index/row_store.hpp"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -24,6 +26,26 @@ std::string row_type_name(RowType type) {
   }
 }
 
+namespace {
+
+// Eight halves at a time by the F16C instruction, which a portable (x86-64-v2) build may not assume.
+__attribute__((target("avx,f16c"))) void halves_to_floats_f16c(const uint16_t* half, int n, float* out) {
+  int j = 0;
+  for (; j + 8 <= n; j += 8)
+    _mm256_storeu_ps(out + j, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(half + j))));
+  for (; j < n; ++j) out[j] = gpu::half_bits_to_float(half[j]);
+}
+
+// Widening fp16 rows one value at a time (an out-of-line call each) made a 64-query batch of 100,000 x 512 fp16
+// rows 2.6x slower than the same batch of fp32 rows.
+void halves_to_floats(const uint16_t* half, int n, float* out) {
+  static const bool f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  if (f16c) return halves_to_floats_f16c(half, n, out);
+  for (int j = 0; j < n; ++j) out[j] = gpu::half_bits_to_float(half[j]);
+}
+
+}  // namespace
+
 size_t bytes_per_value(RowType type) {
   switch (type) {
     case RowType::FP16: return 2;
@@ -38,11 +60,9 @@ void RowsView::decode(int64_t r, float* out) const {
     case RowType::FP32:
       std::memcpy(out, codes, row_bytes());
       break;
-    case RowType::FP16: {
-      const auto* half = reinterpret_cast<const uint16_t*>(codes);
-      for (int j = 0; j < dim; ++j) out[j] = gpu::half_bits_to_float(half[j]);
+    case RowType::FP16:
+      halves_to_floats(reinterpret_cast<const uint16_t*>(codes), dim, out);
       break;
-    }
     case RowType::INT8: {
       const auto* int8 = reinterpret_cast<const int8_t*>(codes);
       const float scale = scales[r];
