@@ -50,8 +50,10 @@ int64_t int8_block_rows(int64_t n_queries) {
 // Blocks of the int8 product a thread takes at a time.
 constexpr int kInt8ChunkBlocks = 4;
 
-// Threads besides the caller that share a pass over n rows.
-int helper_threads(int64_t n) { return n >= kScanParallelRows && !omp_in_parallel() ? omp_get_max_threads() - 1 : 0; }
+// Threads besides the caller that share a pass over n rows (or other items), from min_n of them on.
+int helper_threads(int64_t n, int64_t min_n = kScanParallelRows) {
+  return n >= min_n && !omp_in_parallel() ? omp_get_max_threads() - 1 : 0;
+}
 
 void normalize_rows(RowMatrix& m) {
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
@@ -85,16 +87,25 @@ void collect(const float* scores, int64_t count, int64_t score_stride, const int
   }
 }
 
-// One top-`want` per query from every thread's candidates.
-std::vector<std::vector<Scored>> merge_threads(std::vector<std::vector<std::vector<Scored>>>& found, int want) {
-  std::vector<std::vector<Scored>> merged = std::move(found[0]);
-  for (size_t qi = 0; qi < merged.size(); ++qi) {
-    for (size_t t = 1; t < found.size(); ++t)
-      merged[qi].insert(merged[qi].end(), found[t][qi].begin(), found[t][qi].end());
-    keep_top_k(merged[qi], static_cast<size_t>(want));
+// Each thread's running candidates per query and their floors (see collect), merged into one top-`want` per query
+// at the end.
+struct ThreadTops {
+  ThreadTops(int threads, int64_t n_queries)
+      : best(static_cast<size_t>(threads), std::vector<std::vector<Scored>>(static_cast<size_t>(n_queries))),
+        floors(static_cast<size_t>(threads), std::vector<float>(static_cast<size_t>(n_queries), kNoScore)) {}
+
+  std::vector<std::vector<Scored>> merged(int want) {
+    std::vector<std::vector<Scored>> out = std::move(best[0]);
+    for (size_t qi = 0; qi < out.size(); ++qi) {
+      for (size_t t = 1; t < best.size(); ++t) out[qi].insert(out[qi].end(), best[t][qi].begin(), best[t][qi].end());
+      keep_top_k(out[qi], static_cast<size_t>(want));
+    }
+    return out;
   }
-  return merged;
-}
+
+  std::vector<std::vector<std::vector<Scored>>> best;  // [thread][query]
+  std::vector<std::vector<float>> floors;               // [thread][query]
+};
 
 }  // namespace
 
@@ -276,11 +287,10 @@ VectorIndex::Candidates VectorIndex::scan_top(const RowMatrix& queries, int want
   const int64_t chunk_rows = kScanBlock * kScanChunkBlocks;
   const int64_t chunks = (n + chunk_rows - 1) / chunk_rows;
   const int helpers = helper_threads(n);
-  std::vector<Candidates> found(static_cast<size_t>(helpers + 1), Candidates(static_cast<size_t>(n_queries)));
-  std::vector<std::vector<float>> floors(found.size(), std::vector<float>(static_cast<size_t>(n_queries), kNoScore));
+  ThreadTops tops(helpers + 1, n_queries);
   run_shared_chunks(chunks, helpers, [&](int thread, int64_t chunk) {
-    Candidates& best = found[static_cast<size_t>(thread)];
-    std::vector<float>& floor = floors[static_cast<size_t>(thread)];
+    Candidates& best = tops.best[static_cast<size_t>(thread)];
+    std::vector<float>& floor = tops.floors[static_cast<size_t>(thread)];
     std::vector<float> scores(static_cast<size_t>(kScanBlock * n_queries));
     const int64_t end = std::min(n, (chunk + 1) * chunk_rows);
     for (int64_t begin = chunk * chunk_rows; begin < end; begin += kScanBlock) {
@@ -290,7 +300,7 @@ VectorIndex::Candidates VectorIndex::scan_top(const RowMatrix& queries, int want
         collect(scores.data() + qi, count, n_queries, ids_.ids().data() + begin, want, best[qi], floor[qi]);
     }
   });
-  return merge_threads(found, want);
+  return tops.merged(want);
 }
 
 // The queries are quantized once to u8 (a scale and zero point each); every block of stored int8 rows is packed as
@@ -307,8 +317,7 @@ VectorIndex::Candidates VectorIndex::int8_top(const RowMatrix& q, int want,
   const int64_t block = int8_block_rows(n_queries);
   const int64_t chunk_rows = block * kInt8ChunkBlocks;
   const int helpers = helper_threads(row_end);
-  std::vector<Candidates> found(static_cast<size_t>(helpers + 1), Candidates(static_cast<size_t>(n_queries)));
-  std::vector<std::vector<float>> floors(found.size(), std::vector<float>(static_cast<size_t>(n_queries), kNoScore));
+  ThreadTops tops(helpers + 1, n_queries);
   struct Workspace {  // a thread's buffers, kept from chunk to chunk
     gemm::Int8Matrix rows;
     std::vector<float> scores;
@@ -316,10 +325,10 @@ VectorIndex::Candidates VectorIndex::int8_top(const RowMatrix& q, int want,
     std::vector<float> gathered_scales;
     std::vector<int64_t> gathered_ids;
   };
-  std::vector<Workspace> workspaces(found.size());
+  std::vector<Workspace> workspaces(static_cast<size_t>(helpers + 1));
   run_shared_chunks((row_end + chunk_rows - 1) / chunk_rows, helpers, [&](int thread, int64_t chunk) {
-    Candidates& best = found[static_cast<size_t>(thread)];
-    std::vector<float>& floor = floors[static_cast<size_t>(thread)];
+    Candidates& best = tops.best[static_cast<size_t>(thread)];
+    std::vector<float>& floor = tops.floors[static_cast<size_t>(thread)];
     auto& [rows, scores, gathered, gathered_scales, gathered_ids] = workspaces[static_cast<size_t>(thread)];
     scores.resize(static_cast<size_t>(n_queries * block));
     const int64_t end = std::min(row_end, (chunk + 1) * chunk_rows);
@@ -348,7 +357,7 @@ VectorIndex::Candidates VectorIndex::int8_top(const RowMatrix& q, int want,
         collect(scores.data() + qi * count, count, 1, ids, want, best[qi], floor[qi]);
     }
   });
-  return merge_threads(found, want);
+  return tops.merged(want);
 }
 
 // Scores blocks of rows with one GEMM each (fp16 rows, int8 rows on CPUs without VNNI, and filtered rows, widened
@@ -406,19 +415,14 @@ void VectorIndex::rerank_exactly(const RowMatrix& queries, Candidates& best, int
   const RowsView exact = exact_->view();
   int64_t candidates = 0;
   for (const auto& kept : best) candidates += static_cast<int64_t>(kept.size());
-  const int helpers = candidates >= kRerankParallelRows && !omp_in_parallel() ? omp_get_max_threads() - 1 : 0;
+  const int helpers = helper_threads(candidates, kRerankParallelRows);
   const auto n_queries = static_cast<int64_t>(best.size());
   run_shared_chunks((n_queries + kRerankChunkQueries - 1) / kRerankChunkQueries, helpers, [&](int, int64_t chunk) {
     for (int64_t qi = chunk * kRerankChunkQueries; qi < std::min(n_queries, (chunk + 1) * kRerankChunkQueries); ++qi) {
       std::vector<int64_t> rows;
       for (const Scored& candidate : best[qi]) rows.push_back(ids_.row_of(candidate.id));
       std::vector<float> scores(rows.size());
-      if (scan::available()) {
-        scan::score_listed_rows(exact, rows.data(), static_cast<int64_t>(rows.size()), queries.row(qi).data(), 1,
-                                scores.data());
-      } else {
-        for (size_t i = 0; i < rows.size(); ++i) scores[i] = exact.dot(rows[i], queries.row(qi).data());
-      }
+      score_listed(exact, rows.data(), static_cast<int64_t>(rows.size()), queries.row(qi).data(), 1, scores.data());
       for (size_t i = 0; i < rows.size(); ++i) best[qi][i].score = scores[i];
       keep_top_k(best[qi], static_cast<size_t>(k));
     }
