@@ -343,6 +343,10 @@ void bind_selection_memory(py::module_& m) {
              return s.select_set(question);
            }, py::arg("question"),
            "The databases whose probability clears the calibrated threshold (at least the best one).")
+      .def("select_set_parts", [](const SelectionMemory& s, const std::vector<std::string>& parts) {
+             py::gil_scoped_release release;
+             return s.select_set_parts(parts);
+           }, py::arg("parts"), "select_set() for a question already cut into parts (see select_parts).")
       .def("select_set_batch", [](const SelectionMemory& s, const std::vector<std::string>& questions) {
              py::gil_scoped_release release;
              return s.select_set_batch(questions);

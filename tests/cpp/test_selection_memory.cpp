@@ -125,6 +125,11 @@ TEST_F(SelectionMemoryTest, GivenPartsRankLikeMarkedParts) {
   EXPECT_THROW(memory.select_parts({"  "}, 3), Error);
   EXPECT_THROW(memory.select_parts(parts, 0), Error);
   EXPECT_EQ(memory.select_parts_batch({parts, {parts[1]}}, 4)[0].size(), 4u);
+  const auto set = memory.select_set_parts(parts);  // at least each part's best
+  const auto marked_set = memory.select_set("Q1: " + parts[0] + "; Q2: " + parts[1]);
+  EXPECT_EQ(names(set), names(marked_set));
+  EXPECT_GE(set.size(), 2u);
+  EXPECT_THROW(memory.select_set_parts({""}), Error);
 }
 
 TEST_F(SelectionMemoryTest, SetSelectionAndCalibration) {

@@ -129,6 +129,12 @@ def test_select_databases_ranks_and_splits_composite_questions(rpc):
                            "answer. Q1: How many singers are there?; Q2: How many flights leave from Boston?")
     assert [p["part"] for p in composite["part_rankings"]] == composite["parts"] and len(composite["parts"]) == 2
     assert [p["ranking"][0]["database"] for p in composite["part_rankings"]] == ["singers", "flights"]
+    split = structured(rpc, "select_databases", k=2, question="singers and flights from Boston",
+                       parts=["How many singers are there?", " ", "How many flights leave from Boston?"])
+    assert split["parts"] == ["How many singers are there?", "How many flights leave from Boston?"]
+    assert [p["ranking"][0]["database"] for p in split["part_rankings"]] == ["singers", "flights"]
+    assert {m["database"] for m in split["ranking"]} == {"singers", "flights"}
+    assert {"singers", "flights"} <= set(split["selected"])
 
 
 def test_find_values_maps_what_people_write_to_what_is_stored(rpc):
@@ -196,6 +202,9 @@ def test_ask_without_any_llm_says_so(rpc):
     ("select_databases", {"question": "x", "k": "5"}, "'k' must be integer, not string"),
     ("select_databases", {"question": "x", "k": 0}, "'k' must be >= 1"),
     ("select_databases", {"question": ""}, "at least 1 character"),
+    ("select_databases", {"question": "x", "parts": []}, "at least 1 item"),
+    ("select_databases", {"question": "x", "parts": ["  "]}, "every part is blank"),
+    ("select_databases", {"question": "x", "parts": "How many?"}, "must be array"),
     ("run_sql", {"database": "singers", "sql": "SELECT 1", "max_rows": True}, "must be integer, not boolean"),
     ("link_values", {"database": "singers", "question": "x", "min_score": 2}, "must be <= 1"),
 ])

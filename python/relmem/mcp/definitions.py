@@ -45,10 +45,14 @@ def define_tools(handlers=None, timeout=5.0, max_rows=1000):
              handler("describe_database")),
         Tool("select_databases", "Select databases for a question",
              "Ranks the databases by how likely they answer the question, with calibrated probabilities. "
-             "A composite question ('Q1: ...; Q2: ...') is ranked by its parts; 'selected' is the set of "
-             "databases above the calibrated threshold.",
+             "A composite question ('Q1: ...; Q2: ...', or several sentences) is ranked by its parts; give "
+             "'parts' to rank by your own split of the question into independent questions instead. "
+             "'selected' is the set of databases above the calibrated threshold (at least each part's best).",
              obj({"question": _QUESTION,
-                  "k": integer("databases to rank", 1, 50, 5)}, ["question"]),
+                  "k": integer("databases to rank", 1, 50, 5),
+                  "parts": dict(array(string("one independent question", minLength=1, maxLength=4000),
+                                      "the question split into the independent questions it asks (optional)"),
+                                minItems=1, maxItems=20)}, ["question"]),
              obj({"question": STRING, "parts": array(STRING), "ranking": array(_MATCH),
                   "selected": array(STRING),
                   "part_rankings": array(obj({"part": STRING, "ranking": array(_MATCH)}, closed=False))},

@@ -117,10 +117,14 @@ class Toolbox:
     def select_databases(self, arguments, call):
         question, k = arguments["question"], arguments.get("k", 5)
         selection = self.memories.selection
-        parts = _relmem.question_parts(question)
-        result = {"question": question, "parts": parts,
-                  "ranking": [views.database_match(m) for m in selection.select(question, k)],
-                  "selected": [views.database_match(m)["database"] for m in selection.select_set(question)]}
+        given = arguments.get("parts")
+        if given is not None and not any(part.strip() for part in given):
+            raise ToolError("select_databases: every part is blank")
+        parts = [part for part in given if part.strip()] if given else _relmem.question_parts(question)
+        ranking = selection.select_parts(parts, k) if given else selection.select(question, k)
+        chosen = selection.select_set_parts(parts) if given else selection.select_set(question)
+        result = {"question": question, "parts": parts, "ranking": [views.database_match(m) for m in ranking],
+                  "selected": [views.database_match(m)["database"] for m in chosen]}
         if len(parts) > 1:
             result["part_rankings"] = [{"part": part, "ranking": [views.database_match(m) for m in ranking]}
                                        for part, ranking in zip(parts, selection.select_batch(parts, k))]

@@ -748,9 +748,8 @@ std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_batch(const std:
   return out;
 }
 
-std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_parts_batch(
+std::vector<SelectionMemory::PartRankings> SelectionMemory::rank_given_parts(
     const std::vector<std::vector<std::string>>& questions, int k) const {
-  if (k < 1) throw Error("k must be >= 1");
   std::vector<std::string> wholes;
   std::vector<QuestionParts> split;
   for (const auto& parts : questions) {
@@ -763,9 +762,15 @@ std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_parts_batch(
     wholes.push_back(std::move(whole));
     split.push_back(std::move(given));
   }
+  return rank_split(wholes, split, k);
+}
+
+std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_parts_batch(
+    const std::vector<std::vector<std::string>>& questions, int k) const {
+  if (k < 1) throw Error("k must be >= 1");
   std::shared_lock<std::shared_mutex> lock(*lock_);
   std::vector<std::vector<DatabaseMatch>> out;
-  for (const auto& parts : rank_split(wholes, split, k)) out.push_back(merge_parts(parts, k));
+  for (const auto& parts : rank_given_parts(questions, k)) out.push_back(merge_parts(parts, k));
   return out;
 }
 
@@ -893,21 +898,28 @@ std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_set_batch(
     const std::vector<std::string>& questions) const {
   std::shared_lock<std::shared_mutex> lock(*lock_);
   std::vector<std::vector<DatabaseMatch>> out;
-  for (const auto& parts : rank_parts(questions, INT_MAX)) {
-    // Every part picks its own databases (at least its best one), so a question with several parts gets one per
-    // part. The whole question picks only when there are no parts: beside them, its best is one more guess (set F1
-    // of 3-part questions from train_spider.json 0.705 with it, 0.723 without).
-    std::unordered_set<std::string> chosen;
-    for (const auto& part : parts.parts) {
-      for (size_t i = 0; i < part.size() && (i == 0 || part[i].probability >= calibration_.threshold); ++i)
-        chosen.insert(part[i].database);
-    }
-    std::vector<DatabaseMatch> matches;
-    for (auto& match : merge_parts(parts, INT_MAX))
-      if (chosen.count(match.database)) matches.push_back(std::move(match));
-    out.push_back(std::move(matches));
-  }
+  for (const auto& parts : rank_parts(questions, INT_MAX)) out.push_back(chosen_set(parts));
   return out;
+}
+
+std::vector<DatabaseMatch> SelectionMemory::select_set_parts(const std::vector<std::string>& parts) const {
+  std::shared_lock<std::shared_mutex> lock(*lock_);
+  return chosen_set(rank_given_parts({parts}, INT_MAX)[0]);
+}
+
+std::vector<DatabaseMatch> SelectionMemory::chosen_set(const PartRankings& parts) const {
+  // Every part picks its own databases (at least its best one), so a question with several parts gets one per
+  // part. The whole question picks only when there are no parts: beside them, its best is one more guess (set F1
+  // of 3-part questions from train_spider.json 0.705 with it, 0.723 without).
+  std::unordered_set<std::string> chosen;
+  for (const auto& part : parts.parts) {
+    for (size_t i = 0; i < part.size() && (i == 0 || part[i].probability >= calibration_.threshold); ++i)
+      chosen.insert(part[i].database);
+  }
+  std::vector<DatabaseMatch> matches;
+  for (auto& match : merge_parts(parts, INT_MAX))
+    if (chosen.count(match.database)) matches.push_back(std::move(match));
+  return matches;
 }
 
 SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questions, int candidates) {

@@ -162,6 +162,8 @@ class SelectionMemory {
   // each part of a question with several parts: see question_parts.hpp).
   std::vector<DatabaseMatch> select_set(const std::string& question) const;
   std::vector<std::vector<DatabaseMatch>> select_set_batch(const std::vector<std::string>& questions) const;
+  // select_set() for a question already cut into parts (see select_parts).
+  std::vector<DatabaseMatch> select_set_parts(const std::vector<std::string>& parts) const;
 
   // Fits the probability scaling and the set threshold on labelled held-out questions (ordinary and composite);
   // returns the set-selection metrics on them at the fitted threshold.
@@ -287,6 +289,10 @@ class SelectionMemory {
   // The same for questions already split (split[i] of questions[i]).
   std::vector<PartRankings> rank_split(const std::vector<std::string>& questions,
                                        const std::vector<QuestionParts>& split, int k) const;
+  // The same for questions given as their parts (select_parts), empty parts dropped.
+  std::vector<PartRankings> rank_given_parts(const std::vector<std::vector<std::string>>& questions, int k) const;
+  // select_set's choice from a question's rankings.
+  std::vector<DatabaseMatch> chosen_set(const PartRankings& parts) const;
   // One ranking of at most k from a question's rankings: each one's scores are shifted so that its best database
   // scores as the best ranking's best one (the whole question's best first among them, then the parts' by their
   // probability), and a database keeps its highest shifted score and its highest probability (the probability
