@@ -42,6 +42,7 @@ DatabaseView view_of(const RelevanceBatch& batch, const RelevanceBatch::Pair& pa
   view.tables = batch.table_offsets[pair.database + 1] - batch.table_offsets[pair.database];
   view.raw = pair.raw;
   view.best = pair.best;
+  view.standing = pair.standing;
   return view;
 }
 

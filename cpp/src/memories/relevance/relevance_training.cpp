@@ -152,7 +152,8 @@ class BatchBuilder {
       std::vector<int> taken = positives;
       auto add_pair = [&](int db, float label) {
         batch.pairs.push_back({q, local_database(db), label, questions_.raw(example->row, db),
-                               questions_.best[static_cast<size_t>(example->row)]});
+                               questions_.best[static_cast<size_t>(example->row)],
+                               questions_.standing(example->row, db)});
       };
       // Pairs are what the memory scores: its candidates (a right database outside them cannot be ranked anyway).
       for (int db : positives)

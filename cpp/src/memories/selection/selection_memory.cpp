@@ -609,8 +609,11 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
   }
   const int d = encoder_->dim();
   const Eigen::RowVectorXf question = unit_row(question_in, d);
-  const std::vector<Candidate> found = candidates(question.data(), lexical_question, value_evidence, words, pool);
-  std::vector<DatabaseMatch> matches(found.size());
+  const std::vector<Candidate> candidates_found =
+      candidates(question.data(), lexical_question, value_evidence, words, pool);
+  const QuestionSimilarities found = similarities_of(candidates_found);
+  const size_t count = found.databases.size();
+  std::vector<DatabaseMatch> matches(count);
   if (model_) {
     if (model_->fine_tunes_encoder() && !tuned_question) {
       throw Error("the relevance model fine-tunes the encoder: select by question text, not by vector");
@@ -618,24 +621,24 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
     const RowMatrix question_hat = tuned_question
                                        ? model_->project_questions(Eigen::Map<const RowMatrix>(tuned_question, 1, d))
                                        : model_->project_questions(question);
-    std::vector<DatabaseView> views(found.size());
-    for (size_t i = 0; i < found.size(); ++i) {
-      const RowMatrix& projected = found[i].entry->projected;
+    std::vector<DatabaseView> views(count);
+    for (size_t i = 0; i < count; ++i) {
+      const RowMatrix& projected = candidates_found[i].entry->projected;
       views[i].card_hat = projected.row(0).data();
       views[i].tables_hat = projected.row(1).data();
       views[i].tables = static_cast<int>(projected.rows() - 1);
-      views[i].raw = found[i].raw;
+      views[i].raw = found.raw[i];
+      views[i].best = found.best;
+      views[i].standing = found.standings[i];
     }
-    const RawSimilarities best = best_of(found);
-    for (auto& view : views) view.best = best;
     const std::vector<float> logits = model_->logits(question_hat.data(), views);
-    for (size_t i = 0; i < found.size(); ++i) matches[i].score = logits[i];
+    for (size_t i = 0; i < count; ++i) matches[i].score = logits[i];
   } else {
-    for (size_t i = 0; i < found.size(); ++i)
-      matches[i].score = untrained_score(options_.fusion, found[i].raw, lexical_ != nullptr);
+    for (size_t i = 0; i < count; ++i)
+      matches[i].score = untrained_score(options_.fusion, found.raw[i], lexical_ != nullptr);
   }
-  for (size_t i = 0; i < found.size(); ++i) {
-    matches[i].database = *name_of_card_.at(found[i].entry->id);
+  for (size_t i = 0; i < count; ++i) {
+    matches[i].database = found.databases[i];
     matches[i].probability = sigmoid(calibration_.scale * matches[i].score + calibration_.bias);
   }
   std::sort(matches.begin(), matches.end(), ranks_before);
@@ -643,10 +646,16 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
   return matches;
 }
 
-RawSimilarities SelectionMemory::best_of(const std::vector<Candidate>& candidates) {
-  RawSimilarities best = candidates.empty() ? RawSimilarities{} : candidates[0].raw;
-  for (const auto& candidate : candidates) best.keep_max(candidate.raw);
-  return best;
+QuestionSimilarities SelectionMemory::similarities_of(const std::vector<Candidate>& candidates) const {
+  QuestionSimilarities s;
+  for (const auto& candidate : candidates) {
+    s.databases.push_back(*name_of_card_.at(candidate.entry->id));
+    s.raw.push_back(candidate.raw);
+  }
+  s.best = s.raw.empty() ? RawSimilarities{} : s.raw[0];
+  for (const auto& raw : s.raw) s.best.keep_max(raw);
+  s.standings = pool_standings(s.raw, lexical_ != nullptr);
+  return s;
 }
 
 std::vector<QuestionSimilarities> SelectionMemory::similarities(const std::vector<std::string>& questions,
@@ -657,16 +666,8 @@ std::vector<QuestionSimilarities> SelectionMemory::similarities(const std::vecto
   for (size_t i = 0; i < questions.size(); ++i) {
     const auto row = static_cast<int64_t>(i);
     const Eigen::RowVectorXf question = unit_row(encoded.vectors.row(row).data(), encoder_->dim());
-    const std::vector<Candidate> found =
-        candidates(question.data(), lexical_ ? encoded.lexical.row(row).data() : nullptr, &encoded.value_evidence[i],
-                   &encoded.words[i]);
-    QuestionSimilarities s;
-    for (const auto& candidate : found) {
-      s.databases.push_back(*name_of_card_.at(candidate.entry->id));
-      s.raw.push_back(candidate.raw);
-    }
-    s.best = best_of(found);
-    out.push_back(std::move(s));
+    out.push_back(similarities_of(candidates(question.data(), lexical_ ? encoded.lexical.row(row).data() : nullptr,
+                                             &encoded.value_evidence[i], &encoded.words[i])));
   }
   return out;
 }
