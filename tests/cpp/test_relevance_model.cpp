@@ -37,7 +37,7 @@ RelevanceBatch make_batch(int dim, std::mt19937_64& rng) {
     for (int d = 0; d < 4; ++d)
       batch.pairs.push_back(
           {q, d, (q + d) % 3 == 0 ? 1.0f : 0.0f,
-           {raw(rng), raw(rng), raw(rng), raw(rng), raw(rng), 3 * raw(rng), raw(rng), raw(rng), raw(rng)}});
+           {raw(rng), raw(rng), raw(rng), raw(rng), raw(rng), 3 * raw(rng), raw(rng), raw(rng), raw(rng), raw(rng)}});
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
   for (auto& pair : batch.pairs) {
     for (float& rank : pair.standing.reciprocal_rank) rank = unit(rng);
@@ -199,6 +199,7 @@ TEST(RelevanceModel, StandingFeaturesAndEarlierLayouts) {
   DatabaseView view{card.data(), tables.data(), 2};
   view.raw.table_word_column = 0.7f;
   view.best.table_word_column = 0.9f;
+  view.raw.word_lead = 0.0625f;
   view.standing.reciprocal_rank[0] = 0.5f;
   view.standing.reciprocal_rank[PoolStanding::kChannels - 1] = 0.25f;
   view.standing.margin = -0.125f;
@@ -209,10 +210,11 @@ TEST(RelevanceModel, StandingFeaturesAndEarlierLayouts) {
   relevance::features_forward(q.data(), view, config, x.data());
   EXPECT_FLOAT_EQ(x[21], 0.7f);
   EXPECT_NEAR(x[22], -0.2f, 1e-6f);
-  EXPECT_FLOAT_EQ(x[23], 0.5f);
-  EXPECT_FLOAT_EQ(x[22 + PoolStanding::kChannels], 0.25f);
-  EXPECT_FLOAT_EQ(x[23 + PoolStanding::kChannels], -0.125f);
-  EXPECT_FLOAT_EQ(x[24 + PoolStanding::kChannels], 1.0f / 3.0f);
+  EXPECT_FLOAT_EQ(x[23], 0.0625f);
+  EXPECT_FLOAT_EQ(x[24], 0.5f);
+  EXPECT_FLOAT_EQ(x[23 + PoolStanding::kChannels], 0.25f);
+  EXPECT_FLOAT_EQ(x[24 + PoolStanding::kChannels], -0.125f);
+  EXPECT_FLOAT_EQ(x[25 + PoolStanding::kChannels], 1.0f / 3.0f);
 
   config.input_dim = 5;
   config.hidden_dim = 2;
@@ -477,7 +479,7 @@ TEST_F(RelevanceModelFile, FileBytesFollowTheDocumentedLayout) {
   model.set_training_info_json(R"({"epochs": 3})");
   const std::string header = R"({"encoder":"hashing:8","encoder_top":null,"format":"relmem-relevance-model",)"
                              R"("hidden_dim":3,"input_dim":8,"lexical_encoder":"hashing:64","projection_dim":4,)"
-                             R"("scalar_features":34,"threshold":0.25,"training":{"epochs":3},"version":3})";
+                             R"("scalar_features":35,"threshold":0.25,"training":{"epochs":3},"version":3})";
   std::string expected = "RMRM";
   auto append = [&](const auto& value) { expected.append(reinterpret_cast<const char*>(&value), sizeof value); };
   append(uint32_t{3});

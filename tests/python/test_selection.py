@@ -53,7 +53,7 @@ def test_similarities_are_what_the_untrained_score_reads(memory):
     (databases, raw), = memory.similarities([question])
     assert sorted(databases) == memory.databases and set(raw) == {
         "card", "table", "lexical_card", "lexical_table", "column", "value", "word_column", "lexical_table_coverage",
-        "table_word_column"}
+        "table_word_column", "word_lead"}
     assert all(len(values) == len(databases) for values in raw.values())
     fused = {db: 0.2 * raw["card"][i] + 0.1 * raw["table"][i] + 0.625 * raw["lexical_card"][i]
              + 0.25 * raw["lexical_table"][i]

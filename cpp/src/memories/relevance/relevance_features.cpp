@@ -5,7 +5,7 @@
 namespace relmem::relevance {
 namespace {
 constexpr float kNormFloor = 1e-12f;
-static_assert(RelevanceConfig::kScalarFeatures == 25 + PoolStanding::kChannels, "the standing features end the scalars");
+static_assert(RelevanceConfig::kScalarFeatures == 26 + PoolStanding::kChannels, "the standing features end the scalars");
 
 float dot(const float* a, const float* b, int n) {
   float sum = 0.0f;
@@ -61,9 +61,10 @@ int features_forward(const float* question_hat, const DatabaseView& database, co
     const PoolStanding& standing = database.standing;
     x[21] = database.raw.table_word_column;
     x[22] = database.raw.table_word_column - database.best.table_word_column;
-    std::copy_n(standing.reciprocal_rank, PoolStanding::kChannels, x + 23);
-    x[23 + PoolStanding::kChannels] = standing.margin;
-    x[24 + PoolStanding::kChannels] = standing.value_exclusivity;
+    x[23] = database.raw.word_lead;
+    std::copy_n(standing.reciprocal_rank, PoolStanding::kChannels, x + 24);
+    x[24 + PoolStanding::kChannels] = standing.margin;
+    x[25 + PoolStanding::kChannels] = standing.value_exclusivity;
   }
   float* card_product = x + config.scalar_features;
   float* table_product = card_product + p;

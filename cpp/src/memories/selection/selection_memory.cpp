@@ -19,6 +19,42 @@
 namespace relmem {
 namespace {
 
+// Each candidate's word lead (RawSimilarities::word_lead) from every candidate's per-word best column cosines
+// (`word_bests`, one vector per candidate in order, empty for a database without columns).
+std::vector<float> word_leads(const std::vector<Eigen::VectorXf>& word_bests) {
+  std::vector<float> out(word_bests.size(), 0.0f);
+  int64_t words = 0;
+  for (const auto& bests : word_bests) words = std::max<int64_t>(words, bests.size());
+  if (words == 0) return out;
+  // Per word, the best and second best cosine over the candidates and which candidate has the best.
+  constexpr float kNone = -std::numeric_limits<float>::infinity();
+  Eigen::VectorXf first = Eigen::VectorXf::Constant(words, kNone), second = first;
+  std::vector<size_t> leader(static_cast<size_t>(words), 0);
+  for (size_t c = 0; c < word_bests.size(); ++c) {
+    const Eigen::VectorXf& bests = word_bests[c];
+    for (int64_t w = 0; w < bests.size(); ++w) {
+      if (bests[w] > first[w]) {
+        second[w] = first[w];
+        first[w] = bests[w];
+        leader[static_cast<size_t>(w)] = c;
+      } else if (bests[w] > second[w]) {
+        second[w] = bests[w];
+      }
+    }
+  }
+  for (size_t c = 0; c < word_bests.size(); ++c) {
+    const Eigen::VectorXf& bests = word_bests[c];
+    if (bests.size() == 0) continue;
+    double lead = 0.0;
+    for (int64_t w = 0; w < words; ++w) {
+      if (leader[static_cast<size_t>(w)] != c || second[w] == kNone) continue;
+      lead += bests[w] - second[w];
+    }
+    out[c] = static_cast<float>(lead / static_cast<double>(words));
+  }
+  return out;
+}
+
 // Until calibrate() runs, an untrained memory maps a score of 1.06 to probability 0.5: a fused cosine of 0.5 plus
 // the late-interaction and coverage terms of a typical match. (Calibrated on 2,500 train_spider.json questions, the
 // score of probability 0.5 moved from 0.57 to 0.87 when the word-column term joined the score; the weights of
@@ -552,6 +588,8 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     offset += static_cast<size_t>(entries[i]->columns);
   }
   std::vector<Candidate> out(picked.size());
+  // Per candidate, each word's best column cosine (empty for a database without columns), for the word lead.
+  std::vector<Eigen::VectorXf> word_bests(picked.size());
   // Each candidate reads only its own rows (up to 500 databases' lexical rows at 100,000 databases): in parallel.
   parallel_for(static_cast<int64_t>(picked.size()), 64, [&](int64_t c) {
     const size_t i = picked[static_cast<size_t>(c)];
@@ -567,7 +605,9 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     raw.column = entry.columns == 0 ? raw.table : -2.0f;
     if (entry.columns > 0 && word_count > 0) {
       const auto own = word_scores.topRows(word_count).middleCols(static_cast<int64_t>(first_column), entry.columns);
-      raw.word_column = own.rowwise().maxCoeff().mean();
+      Eigen::VectorXf& bests = word_bests[static_cast<size_t>(c)];
+      bests = own.rowwise().maxCoeff();
+      raw.word_column = bests.mean();
       raw.table_word_column = best_table_word_column(own, entry.table_columns);
     }
     for (int64_t col = 0; col < entry.columns; ++col)
@@ -595,6 +635,8 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
       }
     }
   });
+  const std::vector<float> leads = word_leads(word_bests);
+  for (size_t c = 0; c < out.size(); ++c) out[c].raw.word_lead = leads[c];
   return out;
 }
 

@@ -10,14 +10,14 @@
 // alone, across collections), u = untrained_score(mean fusion, r, s) the untrained memory's score and u_best the
 // same of r_best, s_best, v = (mean over the question's words of their best column's cosine, best lexical table
 // coverage), the token-level interaction of the question with the schema (similarity_fusion.hpp), and
-// and the database's standing among the candidates (pool_standing.hpp): its table word-column w and w - w_best, the
-// reciprocal ranks k under the untrained score and eight channels, its untrained margin m over the best other
-// candidate and its value exclusivity e,
-//   x = [..., u, u - u_best, v, v - v_best, w, w - w_best, k, m, e, p (û ⊙ ĉ), p (û ⊙ t̂_j*)],
+// and the database's standing among the candidates: its table word-column w and w - w_best, its word lead l
+// (similarity_fusion.hpp), the reciprocal ranks k under the untrained score and eight channels, its untrained margin
+// m over the best other candidate and its value exclusivity e (pool_standing.hpp),
+//   x = [..., u, u - u_best, v, v - v_best, w, w - w_best, l, k, m, e, p (û ⊙ ĉ), p (û ⊙ t̂_j*)],
 //   logit = w2 · relu(W1 x + b1) + ws · x[0:S] + b2,   probability = sigmoid(logit),
-// with S = 34 scalar features. A fresh model is a residual over the untrained memory: ws weighs u alone and the MLP
-// starts small, so training starts from the untrained ranking. Older model files have S = 21 (without w, k, m and
-// e), 17 (without v either), 15 (without u and v) or 11 (without s, u and v).
+// with S = 35 scalar features. A fresh model is a residual over the untrained memory: ws weighs u alone and the MLP
+// starts small, so training starts from the untrained ranking. Older model files have S = 21 (without w, l, k, m
+// and e), 17 (without v either), 15 (without u and v) or 11 (without s, u and v).
 // Forward and backward passes are written by hand; tests check every gradient against finite differences.
 #include <cstdint>
 #include <string>
@@ -38,12 +38,12 @@ struct RelevanceConfig {
   std::string encoder;       // name of the encoder the model was trained with, e.g. "use-lite"
   std::string lexical_encoder;  // name of the lexical encoder of features 5 and 6, e.g. "hashing:4096"; "" = none
 
-  static constexpr int kScalarFeatures = 34;
+  static constexpr int kScalarFeatures = 35;
   static constexpr int kScalarFeaturesWithoutStanding = 21;
   static constexpr int kScalarFeaturesWithoutCoverage = 17;
   static constexpr int kScalarFeaturesWithoutUntrainedScore = 15;
   static constexpr int kScalarFeaturesWithoutColumnsAndValues = 11;
-  int scalar_features = kScalarFeatures;  // S: 34, or 21, 17, 15 or 11 in older model files
+  int scalar_features = kScalarFeatures;  // S: 35, or 21, 17, 15 or 11 in older model files
   int feature_dim() const { return scalar_features + 2 * projection_dim; }
   // Number of floats in the flat parameter vector.
   int64_t parameter_count() const;
@@ -115,6 +115,8 @@ struct RelevanceBatch {
   // Weight of the listwise term beside the pairs' binary cross-entropy: the softmax cross-entropy of each
   // question's pairs against its positive ones, which rewards ranking the right databases above the wrong ones.
   float listwise_weight = 0.0f;
+  // Weight of the pairs' binary cross-entropy (0: the listwise term alone, which only orders each question's pairs).
+  float bce_weight = 1.0f;
 
   void validate(int dim) const;  // relmem::Error on inconsistent shapes or indices
 };
@@ -153,7 +155,7 @@ class RelevanceModel {
   // Logits of one projected question (p floats) against each database.
   std::vector<float> logits(const float* question_hat, const std::vector<DatabaseView>& databases) const;
 
-  // Mean binary cross-entropy over the batch's pairs (plus its listwise term); adds d(loss)/d(parameters) into
+  // Mean binary cross-entropy over the batch's pairs (times its bce_weight, plus its listwise term); adds d(loss)/d(parameters) into
   // `gradient` (which must have this model's config). Products run on `multiplier` (CPU or CUDA). With `question_gradient`, also
   // d(loss)/d(batch.questions), for training the encoder below.
   float loss_and_gradient(const RelevanceBatch& batch, RelevanceParameters& gradient,
