@@ -23,6 +23,38 @@ TEST(QuestionPhrases, RunsOfWordsWithoutFunctionWordsAtTheirEdges) {
   EXPECT_TRUE(question_phrases("what is the number of them?", 3).empty());
 }
 
+TEST(QuestionPhrases, PossessiveWordsAlsoEndBeforeTheirS) {
+  EXPECT_EQ(question_phrases("What is Kyle's id?", 1), (std::vector<std::string>{"id", "kyle", "kyles"}));
+  EXPECT_EQ(question_phrases("Kyle\u2019s friends", 2),
+            (std::vector<std::string>{"friends", "kyle", "kyles", "kyles friends"}));
+  EXPECT_EQ(question_phrases("Show the bus's route", 1), (std::vector<std::string>{"bus", "buss", "route"}));
+  EXPECT_EQ(question_phrases("Who is the boss?", 1), (std::vector<std::string>{"boss"}));
+}
+
+TEST(QuestionSpans, NamedSpansAreCapitalizedMidSentenceOrQuoted) {
+  auto named = [](const std::string& question, const std::string& text) {
+    for (const QuestionSpan& span : question_spans(question, 3))
+      if (question.substr(span.start, span.end - span.start) == text) return is_named(question, span);
+    ADD_FAILURE() << "no span '" << text << "' in: " << question;
+    return false;
+  };
+  EXPECT_TRUE(named("How many people live in Gelderland district?", "Gelderland"));
+  EXPECT_TRUE(named("How many people live in Gelderland district?", "Gelderland district"));
+  EXPECT_FALSE(named("How many people live in Gelderland district?", "district"));
+  EXPECT_TRUE(named("Songs named 'hey jude'", "hey jude"));
+  EXPECT_FALSE(named("Anguilla is where? Gelderland too", "Anguilla"));  // starts the question
+  EXPECT_FALSE(named("Anguilla is where? Gelderland too", "Gelderland"));  // starts a sentence
+}
+
+TEST(ValuePostings, NamedPhrasesCountTwice) {
+  ValuePostings postings;
+  postings.add(1, {"gelderland"});
+  postings.add(2, {"district"});
+  const auto evidence = postings.question_evidence("Who lives in Gelderland or a district?", 4);
+  EXPECT_FLOAT_EQ(evidence.at(1), 2.0f * std::log(4.0f));
+  EXPECT_FLOAT_EQ(evidence.at(2), std::log(4.0f));
+}
+
 TEST(ValuePostings, EvidenceWeighsRareValuesMore) {
   ValuePostings postings;
   postings.add(1, {"anguilla", "republic", "english", "english"});

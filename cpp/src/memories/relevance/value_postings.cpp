@@ -5,14 +5,20 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "../../common/checksummed_file.hpp"
 #include "../../common/mapped_file.hpp"
 #include "relmem/common.hpp"
 #include "relmem/memories/text/question_spans.hpp"
+#include "relmem/memories/text/string_similarity.hpp"
 
 namespace relmem {
 namespace {
+// A phrase written as a name (capitalized mid-sentence or quoted: "Gelderland") counts twice: people write stored
+// values that way. Chosen on 2,334 Spider train questions against all 157 databases (recall@1 0.704 at 1, 0.708 at
+// 2 and 2.5, 0.705 at 4, 0.689 at 8); the value weight 0.01 stayed best beside it (0.007, 0.015 and 0.02 lower).
+constexpr float kNamedPhraseBoost = 2.0f;
 
 constexpr ChecksummedFormat kValuePostingsFile{"value postings", "RMVP", 1, 1, /*checksum_word_size=*/8};
 constexpr uint64_t kPreambleSize = 8;  // magic and version
@@ -210,12 +216,18 @@ ValuePostings::Span ValuePostings::holders(const std::string& value) const {
 
 std::unordered_map<int64_t, float> ValuePostings::evidence(const std::vector<std::string>& phrases,
                                                            int64_t collection_size) const {
+  return evidence(phrases, std::vector<float>(phrases.size(), 1.0f), collection_size);
+}
+
+std::unordered_map<int64_t, float> ValuePostings::evidence(const std::vector<std::string>& phrases,
+                                                           const std::vector<float>& boosts,
+                                                           int64_t collection_size) const {
   std::unordered_map<int64_t, float> out;
-  for (const auto& phrase : phrases) {
-    const Span found = holders(phrase);
+  for (size_t p = 0; p < phrases.size(); ++p) {
+    const Span found = holders(phrases[p]);
     if (found.size == 0) continue;
     const auto count = static_cast<double>(found.size);
-    const double weight = std::log(std::max(static_cast<double>(collection_size), count) / count);
+    const double weight = boosts[p] * std::log(std::max(static_cast<double>(collection_size), count) / count);
     for (size_t i = 0; i < found.size; ++i) out[found.ids[i]] += static_cast<float>(weight);
   }
   return out;
@@ -223,7 +235,20 @@ std::unordered_map<int64_t, float> ValuePostings::evidence(const std::vector<std
 
 std::unordered_map<int64_t, float> ValuePostings::question_evidence(const std::string& question,
                                                                     int64_t collection_size) const {
-  return evidence(question_phrases(question, 3), collection_size);
+  std::map<std::string, float> boost_of;
+  for (const QuestionSpan& span : question_spans(question, 3)) {
+    std::string phrase = normalize_value(question.substr(span.start, span.end - span.start));
+    if (phrase.empty()) continue;
+    float& boost = boost_of[phrase];
+    boost = std::max(boost, is_named(question, span) ? kNamedPhraseBoost : 1.0f);
+  }
+  std::vector<std::string> phrases;
+  std::vector<float> boosts;
+  for (auto& [phrase, boost] : boost_of) {
+    phrases.push_back(phrase);
+    boosts.push_back(boost);
+  }
+  return evidence(phrases, boosts, collection_size);
 }
 
 void ValuePostings::save(const std::string& path) const {

@@ -9,11 +9,23 @@
 namespace relmem {
 namespace {
 
-// Words of a question with their byte spans; punctuation at either end of a word is not part of it.
+// Words of a question with their byte spans; punctuation at either end of a word is not part of it. A possessive
+// word ("Kyle's") may also end before its "'s": values are stored without it.
 struct Word {
   size_t start, end;
   std::string normalized;
+  size_t possessive_end = 0;  // where "'s" or "\u2019s" starts; 0 when the word has none
 };
+
+size_t possessive_start(const std::string& question, size_t start, size_t end) {
+  static const std::string kApostrophes[] = {"'", "\xE2\x80\x99"};
+  if (end - start < 3 || (question[end - 1] != 's' && question[end - 1] != 'S')) return 0;
+  for (const std::string& apostrophe : kApostrophes) {
+    const size_t at = end - 1 - apostrophe.size();
+    if (at > start && question.compare(at, apostrophe.size(), apostrophe) == 0) return at;
+  }
+  return 0;
+}
 
 bool is_edge_punctuation(unsigned char c) { return c < 0x80 && !std::isalnum(c) && c != '&'; }
 
@@ -27,7 +39,7 @@ std::vector<Word> question_words(const std::string& question) {
     size_t a = i, b = end;
     while (a < b && is_edge_punctuation(question[a])) ++a;
     while (b > a && is_edge_punctuation(question[b - 1])) --b;
-    if (b > a) words.push_back(Word{a, b, normalize_value(question.substr(a, b - a))});
+    if (b > a) words.push_back(Word{a, b, normalize_value(question.substr(a, b - a)), possessive_start(question, a, b)});
     i = end;
   }
   return words;
@@ -58,8 +70,10 @@ std::vector<QuestionSpan> question_spans(const std::string& question, int max_wo
   for (size_t i = 0; i < words.size(); ++i) {
     if (is_stop_word(words[i].normalized)) continue;
     for (size_t n = 1; n <= static_cast<size_t>(max_words) && i + n <= words.size(); ++n) {
-      if (is_stop_word(words[i + n - 1].normalized)) continue;
-      spans.push_back(QuestionSpan{words[i].start, words[i + n - 1].end});
+      const Word& last = words[i + n - 1];
+      if (is_stop_word(last.normalized)) continue;
+      spans.push_back(QuestionSpan{words[i].start, last.end});
+      if (last.possessive_end) spans.push_back(QuestionSpan{words[i].start, last.possessive_end});
     }
   }
   // Quoted phrases are values more often than anything else in a question.
@@ -78,6 +92,16 @@ std::vector<QuestionSpan> question_spans(const std::string& question, int max_wo
                           [](const QuestionSpan& a, const QuestionSpan& b) { return a.start == b.start && a.end == b.end; }),
               spans.end());
   return spans;
+}
+
+bool is_named(const std::string& question, const QuestionSpan& span) {
+  if (span.start == 0 || span.start >= span.end) return false;
+  const char before = question[span.start - 1];
+  if (before == '"' || before == '\'') return true;
+  if (!std::isupper(static_cast<unsigned char>(question[span.start]))) return false;
+  size_t i = span.start;
+  while (i > 0 && std::isspace(static_cast<unsigned char>(question[i - 1]))) --i;
+  return i > 0 && question[i - 1] != '.' && question[i - 1] != '?' && question[i - 1] != '!' && question[i - 1] != ':';
 }
 
 std::vector<std::string> question_phrases(const std::string& question, int max_words) {

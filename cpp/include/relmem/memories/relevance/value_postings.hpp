@@ -1,8 +1,8 @@
 #pragma once
 // Which databases of a collection store a value. A question's phrases (question_phrases) found among the stored
 // values of a database are evidence for it, weighted by the value's rarity in the collection:
-//   evidence(question, db) = sum over phrases p stored in db of log(N / number of databases storing p)
-// with N the collection's size. "Anguilla" or "Republic" points to the world database; "name" or "yes", stored
+//   evidence(question, db) = sum over phrases p stored in db of boost(p) x log(N / number of databases storing p)
+// with N the collection's size and boost(p) 2 for a phrase written as a name (is_named: "Gelderland", 'LA'), else 1. "Anguilla" or "Republic" points to the world database; "name" or "yes", stored
 // almost everywhere, points nowhere.
 //
 // File format (little-endian, version 1; sections start at multiples of 64 bytes, the gaps zero, so a mapped file
@@ -34,6 +34,9 @@ class ValuePostings {
 
   // The evidence of every database storing at least one of the (normalized, unique) phrases.
   std::unordered_map<int64_t, float> evidence(const std::vector<std::string>& phrases, int64_t collection_size) const;
+  // The same with each phrase's weight multiplied by its boost.
+  std::unordered_map<int64_t, float> evidence(const std::vector<std::string>& phrases, const std::vector<float>& boosts,
+                                              int64_t collection_size) const;
   // The same for a question's phrases of up to three words ("new york city").
   std::unordered_map<int64_t, float> question_evidence(const std::string& question, int64_t collection_size) const;
 

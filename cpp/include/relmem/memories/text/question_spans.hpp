@@ -14,6 +14,10 @@ struct QuestionSpan {  // bytes [start, end) of the question
 // Sorted by start, then end; unique.
 std::vector<QuestionSpan> question_spans(const std::string& question, int max_words);
 
+// Whether the span names something: quoted, or starting with a capital letter that does not start a sentence
+// ("How many people live in Gelderland district?").
+bool is_named(const std::string& question, const QuestionSpan& span);
+
 // The normalized text (normalize_value) of every span, without repeats.
 std::vector<std::string> question_phrases(const std::string& question, int max_words);
 
