@@ -653,7 +653,7 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
   const Eigen::RowVectorXf question = unit_row(question_in, d);
   const std::vector<Candidate> candidates_found =
       candidates(question.data(), lexical_question, value_evidence, words, pool);
-  const QuestionSimilarities found = similarities_of(candidates_found);
+  const QuestionSimilarities found = similarities_of(candidates_found, model_ != nullptr);
   const size_t count = found.databases.size();
   std::vector<DatabaseMatch> matches(count);
   if (model_) {
@@ -688,7 +688,8 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
   return matches;
 }
 
-QuestionSimilarities SelectionMemory::similarities_of(const std::vector<Candidate>& candidates) const {
+QuestionSimilarities SelectionMemory::similarities_of(const std::vector<Candidate>& candidates,
+                                                      bool standings) const {
   QuestionSimilarities s;
   for (const auto& candidate : candidates) {
     s.databases.push_back(*name_of_card_.at(candidate.entry->id));
@@ -696,7 +697,7 @@ QuestionSimilarities SelectionMemory::similarities_of(const std::vector<Candidat
   }
   s.best = s.raw.empty() ? RawSimilarities{} : s.raw[0];
   for (const auto& raw : s.raw) s.best.keep_max(raw);
-  s.standings = pool_standings(s.raw, lexical_ != nullptr);
+  if (standings) s.standings = pool_standings(s.raw, lexical_ != nullptr);
   return s;
 }
 
@@ -709,7 +710,8 @@ std::vector<QuestionSimilarities> SelectionMemory::similarities(const std::vecto
     const auto row = static_cast<int64_t>(i);
     const Eigen::RowVectorXf question = unit_row(encoded.vectors.row(row).data(), encoder_->dim());
     out.push_back(similarities_of(candidates(question.data(), lexical_ ? encoded.lexical.row(row).data() : nullptr,
-                                             &encoded.value_evidence[i], &encoded.words[i])));
+                                             &encoded.value_evidence[i], &encoded.words[i]),
+                                  /*standings=*/true));
   }
   return out;
 }

@@ -254,9 +254,9 @@ class SelectionMemory {
   // The pools of n questions (rows of dim() floats, any norm; see SelectionOptions::pool): on a CUDA device in one
   // search, on the CPU one question after another.
   std::vector<Pool> pools(const float* questions, int64_t n) const;
-  // The candidates' names, raw similarities, their maxima and the candidates' standings: what score() and
-  // similarities() (training) both read.
-  QuestionSimilarities similarities_of(const std::vector<Candidate>& candidates) const;
+  // The candidates' names, raw similarities, their maxima and (`standings`: a model reads them) the candidates'
+  // standings: what score() and similarities() (training) both read.
+  QuestionSimilarities similarities_of(const std::vector<Candidate>& candidates, bool standings) const;
   // `words`: the question's content words, for the late-interaction feature (none without). `pool`: the question's
   // pool when already found (pools()), else it is found here.
   std::vector<Candidate> candidates(const float* question, const float* lexical_question,
