@@ -58,11 +58,13 @@ RelevanceModel perturbed_model(const RelevanceConfig& config, uint64_t seed) {
 // Central differences around float parameters. Where an entry disagrees, its one-sided slopes tell a ReLU or a max
 // over tables switching within the step (they differ, the analytic gradient being one of them when they differ
 // little: such entries are counted and must stay rare) from a wrong gradient (they agree with each other).
-void expect_gradient_matches(const RelevanceConfig& config, uint64_t seed, float listwise_weight = 0.0f) {
+void expect_gradient_matches(const RelevanceConfig& config, uint64_t seed, float listwise_weight = 0.0f,
+                             float bce_weight = 1.0f) {
   omp_set_num_threads(1);  // tiny batches: thread start-up would dominate the thousands of loss evaluations
   std::mt19937_64 rng(seed);
   RelevanceBatch batch = make_batch(config.input_dim, rng);
   batch.listwise_weight = listwise_weight;
+  batch.bce_weight = bce_weight;
   RelevanceModel model = perturbed_model(config, seed);
   auto cpu = gpu::make_cpu_matrix_multiplier();
   RelevanceParameters gradient(config);
@@ -171,6 +173,19 @@ TEST(RelevanceModel, ListwiseTermIsTheSoftmaxCrossEntropy) {
     for (size_t i = 0; i < logits.size(); ++i) listwise -= labels[i] / positives * (logits[i] - std::log(sum));
   }
   EXPECT_NEAR(combined - pointwise, 0.5 * listwise / 3.0, 1e-4);  // every question has a positive
+  // The BCE weight scales the pointwise term alone; at 0 the listwise term is the whole loss.
+  batch.bce_weight = 0.25f;
+  EXPECT_NEAR(model.loss(batch, *cpu), 0.25 * pointwise + 0.5 * listwise / 3.0, 1e-4);
+  batch.bce_weight = 0.0f;
+  EXPECT_NEAR(model.loss(batch, *cpu), 0.5 * listwise / 3.0, 1e-4);
+}
+
+TEST(RelevanceGradient, WithTheListwiseTermAlone) {
+  RelevanceConfig config;
+  config.input_dim = 6;
+  config.projection_dim = 4;
+  config.hidden_dim = 3;
+  expect_gradient_matches(config, 41, 1.0f, 0.0f);
 }
 
 TEST(RelevanceGradient, ModelsWithoutColumnAndValueFeatures) {

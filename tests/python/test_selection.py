@@ -141,6 +141,19 @@ def test_train_relevance_writes_a_model_the_memory_loads(tmp_path, catalog):
     assert len(top) == 3 and all(0.0 <= m.probability <= 1.0 for m in top)
 
 
+def test_train_relevance_ranking_objective_alone(catalog):
+    # bce=0 with a listwise term: each question's positives against the untrained top hard_pool wrong databases.
+    questions, databases = _training_questions(catalog)
+    model, report = relmem.train_relevance(
+        catalog, questions, databases, encoder="hashing", epochs=1, batch=8, heldout=0.3, projection_dim=8,
+        hidden=1, listwise=1.0, bce=0.0, hard_pool=2, hard_fraction=1.0, seed=1, threads=1)
+    assert model.training_info["bce_weight"] == 0 and model.training_info["hard_pool"] == 2
+    assert model.config.scalar_features == 35
+    assert report["epochs"][0]["loss"] > 0
+    with pytest.raises(relmem.Error, match="BCE or the listwise weight"):
+        relmem.train_relevance(catalog, questions, databases, encoder="hashing", epochs=1, bce=0.0)
+
+
 def test_train_relevance_refuses_unknown_options(catalog):
     questions, databases = _training_questions(catalog)
     with pytest.raises(relmem.Error, match="unknown option 'epoch'"):
