@@ -295,6 +295,31 @@ def parse_rephrase(text):
     return line
 
 
+_PART_MARKER = re.compile(r"^\s*(?:[-*\u2022]|\(?\d+[.):]|q\d+\s*[:.)]|part\s+\d+\s*[:.)])\s*", re.I)
+
+
+@_reminds("Your answer could not be read. Write `Parts:` and then each part on its own numbered line "
+          "(1. ..., 2. ...).")
+def parse_parts(text):
+    """The sub-questions of a `Parts:` answer, one per numbered or bulleted line (`1.`, `2)`, `-`, `Q1:`); without
+    numbered lines, the answer's one line is the only part. Empty parts are dropped; duplicates kept once."""
+    body = _labelled_text(text, [r"parts", r"sub-?questions"], "parts")
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    numbered = [line for line in lines if _PART_MARKER.match(line)]
+    if numbered:
+        lines = [_PART_MARKER.sub("", line, count=1).strip() for line in numbered]
+    elif len(lines) > 1:
+        raise FormatError("several parts, but not on numbered lines")
+    parts = []
+    for line in lines:
+        line = line.strip().strip("\"'\u201c\u201d").strip()
+        if line and line not in parts:
+            parts.append(line)
+    if not parts:
+        raise FormatError("no parts")
+    return parts
+
+
 # --- asking with one format retry ----------------------------------------------------------------------------------
 
 GENERIC_REMINDER = "Your answer could not be read. Answer again in exactly the format asked for, with nothing else."

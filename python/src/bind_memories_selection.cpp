@@ -297,6 +297,17 @@ void bind_selection_memory(py::module_& m) {
              py::gil_scoped_release release;
              return s.select_batch(questions, k);
            }, py::arg("questions"), py::arg("k") = 5)
+      .def("select_parts", [](const SelectionMemory& s, const std::vector<std::string>& parts, int k) {
+             py::gil_scoped_release release;
+             return s.select_parts(parts, k);
+           }, py::arg("parts"), py::arg("k") = 5,
+           "select() for a question already cut into parts (by an LLM or the asker): each part is ranked and the "
+           "rankings merged as for a question whose parts are marked (\"Q1: ...; Q2: ...\").")
+      .def("select_parts_batch", [](const SelectionMemory& s, const std::vector<std::vector<std::string>>& questions,
+                                    int k) {
+             py::gil_scoped_release release;
+             return s.select_parts_batch(questions, k);
+           }, py::arg("questions"), py::arg("k") = 5)
       .def("select_vector", [](const SelectionMemory& s, FloatArray vector, int k, std::optional<FloatArray> lexical) {
              const float* data = check_vector(vector, s.encoder().dim(), "vector");
              const float* lexical_data = nullptr;
@@ -531,6 +542,7 @@ void bind_relevance(py::module_& m) {
            }), py::arg("text"), py::arg("databases"))
       .def_readonly("text", &LabeledQuestion::text)
       .def_readonly("databases", &LabeledQuestion::databases)
+      .def_readonly("parts", &LabeledQuestion::parts, "a composite's questions, in order (empty otherwise)")
       .def("__iter__", [](const LabeledQuestion& q) { return py::iter(py::make_tuple(q.text, q.databases)); });
   m.def("load_labeled_questions", &load_labeled_questions, py::arg("path"),
         "A JSON list of {question, db_id | db_ids} (Spider's train_spider.json, dev.json) as LabeledQuestion "

@@ -1,5 +1,6 @@
 // Training on a small generated collection: composite questions, loss going down, held-out ranking, the
 // calibrated threshold, determinism for a seed, and the questions-file reader.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <random>
@@ -85,6 +86,17 @@ TEST(Composites, JoinPartsFromDifferentDatabases) {
   for (const auto& c : composites) {
     sizes.insert(c.databases.size());
     EXPECT_EQ(std::set<std::string>(c.databases.begin(), c.databases.end()).size(), c.databases.size());
+    ASSERT_EQ(c.parts.size(), c.databases.size());
+    size_t from = 0;  // each part is a single question of its database, written into the text in order
+    for (size_t i = 0; i < c.parts.size(); ++i) {
+      const auto single = std::find_if(singles.begin(), singles.end(), [&](const LabeledQuestion& q) {
+        return q.text == c.parts[i] && q.databases[0] == c.databases[i];
+      });
+      EXPECT_NE(single, singles.end()) << c.parts[i];
+      const size_t at = c.text.find(c.parts[i], from);
+      ASSERT_NE(at, std::string::npos) << c.text;
+      from = at + c.parts[i].size();
+    }
   }
   EXPECT_EQ(sizes, (std::set<size_t>{2, 3}));
   std::mt19937_64 again(1);

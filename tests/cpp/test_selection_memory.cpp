@@ -104,6 +104,29 @@ TEST_F(SelectionMemoryTest, SelectsTheRightDatabaseWithProbabilities) {
   EXPECT_THROW(memory.select("x", 0), Error);
 }
 
+TEST_F(SelectionMemoryTest, GivenPartsRankLikeMarkedParts) {
+  const auto memory = SelectionMemory::build(catalog, encoder);
+  const std::vector<std::string> parts = {"Which doctors work at the hospital with the most beds?",
+                                          "Which airline flies from airport BOS?"};
+  const auto given = memory.select_parts(parts, 4);
+  const auto marked = memory.select("Q1: " + parts[0] + "; Q2: " + parts[1], 4);
+  ASSERT_EQ(given.size(), 4u);
+  EXPECT_EQ(names(given), names(marked));
+  for (size_t i = 0; i < given.size(); ++i) EXPECT_FLOAT_EQ(given[i].score, marked[i].score);
+  const std::vector<std::string> top2 = {names(given)[0], names(given)[1]};
+  EXPECT_TRUE((top2 == std::vector<std::string>{"hospital", "flights"}) ||
+              (top2 == std::vector<std::string>{"flights", "hospital"}));
+  // One part is a question of its own, and given parts are not split again.
+  EXPECT_EQ(names(memory.select_parts({parts[0]}, 2)), names(memory.select(parts[0], 2)));
+  const std::string two_sentences = "How many doctors are there? List flights by airline United.";
+  EXPECT_EQ(names(memory.select_parts({"", two_sentences, " "}, 3)),
+            names(memory.select_parts({two_sentences}, 3)));
+  EXPECT_THROW(memory.select_parts({}, 3), Error);
+  EXPECT_THROW(memory.select_parts({"  "}, 3), Error);
+  EXPECT_THROW(memory.select_parts(parts, 0), Error);
+  EXPECT_EQ(memory.select_parts_batch({parts, {parts[1]}}, 4)[0].size(), 4u);
+}
+
 TEST_F(SelectionMemoryTest, SetSelectionAndCalibration) {
   auto memory = SelectionMemory::build(catalog, encoder);
   EXPECT_FALSE(memory.calibration().fitted);
@@ -379,8 +402,9 @@ TEST_F(SelectionMemoryTest, StoredValuesAreEvidence) {
     ADD_FAILURE() << db << " not ranked";
     return 0.0f;
   };
-  // 'Mercy General' is stored in one of the four databases: evidence log(4 / 1).
-  EXPECT_NEAR(score_of(valued, "hospital") - score_of(plain, "hospital"), kValueWeight * std::log(4.0f), 1e-5);
+  // 'Mercy General' is stored in one of the four databases and written as a name: evidence 2 x log(4 / 1).
+  EXPECT_NEAR(score_of(valued, "hospital") - score_of(plain, "hospital"),
+              kValueWeight * kNamedPhraseBoost * std::log(4.0f), 1e-5);
   EXPECT_NEAR(score_of(valued, "flights"), score_of(plain, "flights"), 1e-6);
   // Removing the database removes its values; adding it back restores them.
   const float before = score_of(valued, "hospital");
@@ -426,7 +450,9 @@ TEST_F(SelectionMemoryTest, ColumnVectorsJoinTheScore) {
   ASSERT_EQ(by_vector[0].database, "with_columns");
   // Added from vectors, the database's columns count as one table: its table word-column is the word-column mean.
   EXPECT_NEAR(by_text[0].score - by_vector[0].score,
-              kValueWeight * std::log(2.0f) + (kWordColumnWeight + kTableWordColumnWeight) * word_column, 1e-5);
+              kValueWeight * kNamedPhraseBoost * std::log(2.0f) +
+                  (kWordColumnWeight + kTableWordColumnWeight) * word_column,
+              1e-5);
   const RowMatrix wrong(1, 7);
   EXPECT_THROW(memory.add_vectors("x", card.data(), {}, RowMatrix(0, 256), nullptr, nullptr, &wrong), Error);
 }

@@ -29,6 +29,7 @@ TEST(QuestionPhrases, PossessiveWordsAlsoEndBeforeTheirS) {
             (std::vector<std::string>{"friends", "kyle", "kyles", "kyles friends"}));
   EXPECT_EQ(question_phrases("Show the bus's route", 1), (std::vector<std::string>{"bus", "buss", "route"}));
   EXPECT_EQ(question_phrases("Who is the boss?", 1), (std::vector<std::string>{"boss"}));
+  EXPECT_EQ(question_phrases("LAs 's xs", 1), (std::vector<std::string>{"las", "xs"}));  // too short for "'s"
 }
 
 TEST(QuestionSpans, NamedSpansAreCapitalizedMidSentenceOrQuoted) {
@@ -51,7 +52,7 @@ TEST(ValuePostings, NamedPhrasesCountTwice) {
   postings.add(1, {"gelderland"});
   postings.add(2, {"district"});
   const auto evidence = postings.question_evidence("Who lives in Gelderland or a district?", 4);
-  EXPECT_FLOAT_EQ(evidence.at(1), 2.0f * std::log(4.0f));
+  EXPECT_FLOAT_EQ(evidence.at(1), kNamedPhraseBoost * std::log(4.0f));
   EXPECT_FLOAT_EQ(evidence.at(2), std::log(4.0f));
 }
 

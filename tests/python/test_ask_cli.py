@@ -74,6 +74,18 @@ def test_ask_json_with_llm_flags(demo_dir, memory_dir):
     assert server.stages() == ["context_switch", "plan", "correct_values", "return_type", "generate_output"]
 
 
+def test_ask_with_llm_decomposition(demo_dir, memory_dir):
+    rules = [Rule(stage="decompose", reply=f"Parts:\n1. {QUESTION}")] + RULES
+    with FakeLLMServer(rules) as server:
+        out = relmem_cli("ask", "--dbs", str(demo_dir), "--memory", str(memory_dir), "--json", "--decompose", "llm",
+                         "--llm-base-url", server.base_url, "--llm-model", "fake-model", QUESTION)
+    assert out.returncode == 0, out.stderr
+    trace = json.loads(out.stdout)["trace"]
+    assert [r["stage"] for r in trace][:3] == ["context_switch", "decompose", "select_databases"]
+    assert trace[1]["decision"] == {"parts": [QUESTION]} and server.stages()[:2] == ["context_switch", "decompose"]
+    assert json.loads(out.stdout)["answer"] == f"the average rating is {expected_average(demo_dir)}"
+
+
 def test_ask_reads_the_llm_from_the_environment_and_builds_memory_itself(demo_dir):
     with FakeLLMServer(RULES) as server:
         out = relmem_cli("ask", "--dbs", str(demo_dir), "--encoder", "hashing", "--verbose", QUESTION,

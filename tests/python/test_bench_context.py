@@ -41,7 +41,7 @@ def test_demo_collection_report(tmp_path, demo_dir):
     assert tokens["built"]["median"] > 0 and tokens["full_ddl"]["median"] > 0 and tokens["median_ratio"] > 0
     assert tokens["built_prompt"]["median"] > tokens["built"]["median"]
     assert out["ms_per_question"]["median"] > 0 and out["cpu_ms_per_question"]["p95"] >= 0
-    assert "tuning" not in out and out["table_margin"] == 0.35
+    assert "tuning" not in out and out["table_margin"] == 0.45
 
 
 def test_margins_are_tuned_on_other_questions(tmp_path, demo_dir):

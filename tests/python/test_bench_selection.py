@@ -102,6 +102,21 @@ def test_natural_composites_and_synonym_questions(tmp_path, demo_dir):
     assert all(len(dbs) == 3 and "Q1:" not in text for text, dbs in composites)
 
 
+def test_composites_are_also_ranked_by_their_parts(tmp_path, demo_dir):
+    out = bench(tmp_path, demo_dir, QUESTIONS, "--encoder", "hashing:1024", "--composite", "4",
+                "--natural-composite", "4", "--oracle-parts", "--calibrate", "none")
+    for key in ("composite", "natural_composite"):
+        oracle = out[key]["oracle_parts"]
+        assert oracle["n"] == 4 and 0.0 <= oracle["all_in_top5"] <= 1.0 and "f1" not in oracle
+    assert "oracle_parts" not in bench(tmp_path, demo_dir, QUESTIONS, "--encoder", "hashing:1024", "--composite",
+                                       "2", "--calibrate", "none")["composite"]
+    singles = [(q["question"], [q["db_id"]]) for q in QUESTIONS[:4]]
+    made, parts_of = selection.make_composites(singles, 3, 0, 2, "concatenate", with_parts=True)
+    for text, dbs in made:
+        assert parts_of[text] == sorted((q for q, db in singles if q in text and db[0] in dbs), key=text.find)
+        assert " ".join(parts_of[text]) == text
+
+
 def test_the_gold_database_ranks_first(tmp_path, demo_dir):
     out = bench(tmp_path, demo_dir, QUESTIONS[:1], "--encoder", "hashing:1024", "--calibrate", "none")
     assert out["recall@1"] == 1.0 and out["all_in_top5"] == 1.0

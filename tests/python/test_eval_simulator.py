@@ -7,7 +7,7 @@ from relmem.eval import prompt_reading
 from relmem.eval.gold_simulator import GoldSimulator
 from relmem.eval.items import Item, Part
 from relmem.eval.literal_spans import question_span
-from relmem.parsers import parse_plan, parse_sql
+from relmem.parsers import parse_parts, parse_plan, parse_sql
 
 LA = Part("How many restaurants are in Los Angeles?", "restaurants",
           "SELECT count(*) FROM restaurant WHERE city = 'LA'", [[15]])
@@ -43,6 +43,13 @@ def test_question_spans_follow_the_question():
 def test_context_switch_follows_whether_the_item_needs_databases(simulator):
     assert simulator(user(f"Question: {LA.question}"), stage="context_switch").endswith("(YES)")
     assert simulator(user(f"Question: {ZERO.question}"), stage="context_switch").endswith("(NO)")
+
+
+def test_decomposition_is_the_items_own_parts(simulator):
+    assert parse_parts(simulator(user(f"Question: {DOUBLE.question}"), stage="decompose")) == \
+        [LA.question, CHICAGO.question]
+    assert parse_parts(simulator(user(f"Question: {LA.question}"), stage="decompose")) == [LA.question]
+    assert parse_parts(simulator(user(f"Question: {ZERO.question}"), stage="decompose")) == [ZERO.question]
 
 
 def test_the_longest_item_question_in_the_prompt_identifies_the_item(simulator):

@@ -6,7 +6,8 @@ import pytest
 import relmem
 from relmem import llm as rllm
 from relmem.parsers import (RETURN_SQL_RESULT, RETURN_TEXT, FormatError, StageFailure, Target, ask_with_format,
-                            parse_answer, parse_plan, parse_rephrase, parse_return_type, parse_sql, parse_verdict)
+                            parse_answer, parse_parts, parse_plan, parse_rephrase, parse_return_type, parse_sql,
+                            parse_verdict)
 
 CANONICAL_PLAN = """Goal: count the singers from France
 Begin SQL
@@ -198,6 +199,25 @@ def test_answer_empty():
 ])
 def test_rephrase_variants(text, expected):
     assert parse_rephrase(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Parts:\n1. How many singers are there?\n2. What is the average age of dogs?",
+     ["How many singers are there?", "What is the average age of dogs?"]),
+    ("The question asks two things.\nParts:\n- Which shop is largest?\n- Who founded it?\n- Which shop is largest?",
+     ["Which shop is largest?", "Who founded it?"]),
+    ("Sub-questions:\nQ1: a?\nQ2) b?\nPart 3: c?", ["a?", "b?", "c?"]),
+    ("Parts: How many singers are there?", ["How many singers are there?"]),
+    ("Parts:\n1) \"Which cars are red?\"", ["Which cars are red?"]),
+])
+def test_parts_variants(text, expected):
+    assert parse_parts(text) == expected
+
+
+@pytest.mark.parametrize("text", ["Parts:", "Parts:\nfirst question\nsecond question", "Parts:\n1.\n2. \"\""])
+def test_parts_malformed(text):
+    with pytest.raises(FormatError):
+        parse_parts(text)
 
 
 # --- ask_with_format -------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ SLOTS = {
     "plan_examples": ["examples"],
     "plan_conversation": ["conversation"],
     "hybrid_propose": ["schema", "finding", "question"],
+    "decompose": ["question"],
 }
 
 
@@ -35,7 +36,8 @@ def test_one_folder_of_templates():
 def test_every_llm_stage_has_its_own_template(demo_dir):
     catalog = relmem.Catalog(str(demo_dir))
     memories = Memories.build(catalog, encoder="hashing")
-    pipeline = Pipeline.default(catalog, rllm.ScriptedLLM([]), memories.selection, memories.values)
+    pipeline = Pipeline.default(catalog, rllm.ScriptedLLM([]), memories.selection, memories.values,
+                                config={"decompose": "llm"})
     # The hybrid stage asks under several names: hybrid_propose (this template) and the fill and SQL-function
     # requests relmem's C++ hybrid layer builds itself.
     llm_stages = [stage.name for stage in pipeline.stages if hasattr(stage, "llm") and stage.name != "hybrid"]

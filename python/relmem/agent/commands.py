@@ -12,7 +12,7 @@ from .. import Catalog, Error
 from ..examples import load_records
 from ..llm import add_llm_arguments, from_args
 from ..typed_json import json_default
-from .config import SWITCHES
+from .config import DECOMPOSERS, SWITCHES
 from .memories import Memories
 from .pipeline import Pipeline
 from .tables import format_table
@@ -46,6 +46,9 @@ def add_ask_arguments(parser):
     parser.add_argument("--top-k", type=int, default=5, help="databases whose schemas go into planning (default 5)")
     parser.add_argument("--disable", action="append", default=[], choices=sorted(SWITCHES), metavar="SWITCH",
                         help="switch stages off (repeatable): " + ", ".join(sorted(SWITCHES)))
+    parser.add_argument("--decompose", choices=DECOMPOSERS, default="rules",
+                        help="who splits the question into parts for database selection: the selection memory's "
+                             "rules (default) or the LLM")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object: answer, results, trace")
     parser.add_argument("--verbose", action="store_true", help="also print the readable trace")
@@ -117,7 +120,7 @@ def run_ask(args):
         memories = _build(args, catalog, progress=sys.stderr.isatty())
     llm = from_args(args)
     pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, memories.examples,
-                                descriptions=memories.descriptions, config={"top_k": args.top_k},
+                                descriptions=memories.descriptions, config={"top_k": args.top_k, "decompose": args.decompose},
                                 disable=args.disable, rows=memories.rows)
     state = pipeline.ask(args.question)
     if args.json:

@@ -22,6 +22,8 @@ class PipelineConfig:
     context_tokens: int = 2000        # token budget of one built context (relmem.agent.context_builder.count_tokens)
     context_rows: int = 1             # example rows per kept table in a built context
     hybrid_store: str = ""            # fill store of LLM-filled virtual columns ("": $RELMEM_HOME/hybrid_fills.sqlite)
+    decompose: str = "rules"          # who splits a question into parts for selection: "rules" (the selection
+    #                                   memory's sentence and clause rules) or "llm" (the decompose stage)
 
     @classmethod
     def from_dict(cls, values):
@@ -29,7 +31,13 @@ class PipelineConfig:
         unknown = sorted(set(values) - known)
         if unknown:
             raise Error(f"unknown pipeline setting(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-        return cls(**values)
+        config = cls(**values)
+        if config.decompose not in DECOMPOSERS:
+            raise Error(f"unknown decompose setting {config.decompose!r} (known: {', '.join(DECOMPOSERS)})")
+        return config
+
+
+DECOMPOSERS = ("rules", "llm")
 
 
 # Switch names: each stage belongs to one group; disabling a group removes its stages from Pipeline.default.

@@ -87,7 +87,7 @@ class SchemaContext:
 
 class ContextBuilder:
     def __init__(self, catalog, selection, values=None, rows=None, descriptions=None, mode="built",
-                 token_budget=2000, rows_per_table=1, table_margin=0.35, parent_margin=0.5, database_weight=2.0,
+                 token_budget=2000, rows_per_table=1, table_margin=0.45, parent_margin=0.5, database_weight=2.0,
                  max_columns=16, value_links=8):
         """`selection`: the SelectionMemory (table and column scores); `values`: a ValueMemory or None (no linked
         values); `rows`: a RowMemory or None (no example rows). `token_budget`: most tokens of one context

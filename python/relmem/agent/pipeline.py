@@ -23,7 +23,7 @@ from .stages.output import DescribeWithoutLLM, GenerateOutput, ReturnType
 from .stages.planning import Plan, RetrieveExamples
 from .stages.schema_context import BuildContext
 from .context_builder import ContextBuilder
-from .stages.selection import LinkQuestionValues, SelectDatabases
+from .stages.selection import DecomposeQuestion, LinkQuestionValues, SelectDatabases
 from .stages.values import CorrectValues, LearnValues, LinkValues, PostProcessValues
 from .. import Error
 
@@ -59,8 +59,10 @@ class Pipeline:
                 stages.append(LinkQuestionValues(values, config))
             stages.append(DescribeWithoutLLM())
             return cls(stages)
-        stages = [Rephrase(llm, config), ContextSwitch(llm, catalog, config, descriptions),
-                  AnswerDirectly(llm, config), SelectDatabases(selection, config)]
+        stages = [Rephrase(llm, config), ContextSwitch(llm, catalog, config, descriptions), AnswerDirectly(llm, config)]
+        if config.decompose == "llm":
+            stages.append(DecomposeQuestion(llm, config))
+        stages.append(SelectDatabases(selection, config))
         if examples is not None and len(examples):
             stages.append(RetrieveExamples(examples, config))
         builder = ContextBuilder(catalog, selection, values=values if use_values else None, rows=rows,

@@ -87,6 +87,8 @@ class State:
     history: List[Turn] = field(default_factory=list)  # earlier turns given to this question, oldest first
     standalone_question: str = ""  # the question with references to earlier turns resolved (rephrase stage)
     needs_data: Optional[bool] = None  # the context switch's decision; None when it did not run
+    question_parts: List[str] = field(default_factory=list)  # the LLM's split of the question (decompose stage);
+    #                                                          empty: the selection memory splits it by its own rules
     candidates: List[Candidate] = field(default_factory=list)
     question_values: dict = field(default_factory=dict)  # database -> stored values matching question words
     examples: list = field(default_factory=list)  # [(Example, score)] for few-shot planning

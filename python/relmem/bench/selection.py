@@ -15,7 +15,9 @@ counts the time other processes hold the cores) (the first question after the me
 --composite N adds N two-database questions built from pairs of --questions entries on different databases with
 the paper's template ("Which question has a larger number as its answer. Q1: ...; Q2: ..."), reported under
 "composite". --natural-composite N adds N questions of --parts K entries on K different databases, written one after
-another as plain sentences (no template), reported under "natural_composite". --synonym-questions adds the
+another as plain sentences (no template), reported under "natural_composite"; --oracle-parts also ranks both sets
+by the questions each was made of (select_parts), the split a perfect decomposer would give, under "oracle_parts"
+of each (the ceiling of an LLM decomposition stage). --synonym-questions adds the
 --questions in which schema words could be replaced by WordNet synonyms (relmem.bench.synonyms), replaced, under
 "synonym_questions". Composites are drawn by the C++ make_composites, and every metric is computed by the C++
 ranking_metrics and set_metrics that the trainer uses.
@@ -76,6 +78,9 @@ def add_arguments(parser):
     parser.add_argument("--synonym-questions", action="store_true",
                         help="also evaluate --questions with schema words replaced by WordNet synonyms "
                              "(relmem.bench.synonyms)")
+    parser.add_argument("--oracle-parts", action="store_true",
+                        help="also rank --composite and --natural-composite questions by the questions they were "
+                             "made of (select_parts), as a perfect decomposition, an LLM's at best, would split them")
     parser.add_argument("--no-split", action="store_true",
                         help="rank questions whole, not by their sentence parts (marked parts are split either way)")
     parser.add_argument("--no-synonyms", action="store_true",
@@ -109,12 +114,13 @@ def load_questions(path, limit=None):
     return questions[:limit] if limit else questions
 
 
-def make_composites(questions, count, seed, parts=2, style="larger-number"):
-    """`count` questions of `parts` single-database questions on different databases, joined in `style`."""
-    if count <= 0:
-        return []
+def make_composites(questions, count, seed, parts=2, style="larger-number", with_parts=False):
+    """`count` questions of `parts` single-database questions on different databases, joined in `style`, as
+    [(text, [db, ...])]; with_parts: also {text: [the questions it was made of]}."""
     singles = [LabeledQuestion(text, dbs) for text, dbs in questions if len(dbs) == 1]
-    return [(q.text, q.databases) for q in _make_composites(singles, count, parts, parts, [style], seed)]
+    made = _make_composites(singles, count, parts, parts, [style], seed) if count > 0 else []
+    composites = [(q.text, q.databases) for q in made]
+    return (composites, {q.text: q.parts for q in made}) if with_parts else composites
 
 
 def _bar(iterable, description, enabled, **kwargs):
@@ -130,17 +136,22 @@ def build_memory(catalog, encoder, model, progress, column_dtype="int8", synonym
     return memory, time.perf_counter() - start
 
 
-def evaluate(memory, questions, ks, progress, description="questions", sets=True):
-    """recall@k, all_in_top5, ms per select() and (with sets) set precision/recall/F1 over [(text, [db, ...])]."""
+def evaluate(memory, questions, ks, progress, description="questions", sets=True, parts_of=None):
+    """recall@k, all_in_top5, ms per select() and (with sets) set precision/recall/F1 over [(text, [db, ...])].
+    With parts_of ({text: [part, ...]}), each question is ranked by its given parts (select_parts) instead."""
     if not questions:
         return {"n": 0}
     depth = max(max(ks), 5)
-    memory.select(questions[0][0], depth)  # untimed: the first question after a change recomputes the IDF weights
+
+    def select(text):
+        return memory.select_parts(parts_of[text], depth) if parts_of else memory.select(text, depth)
+
+    select(questions[0][0])  # untimed: the first question after a change recomputes the IDF weights
     ranked = []
     seconds = cpu_seconds = 0.0
     for text, _ in _bar(questions, description, progress, unit="q"):
         start, cpu_start = time.perf_counter(), time.process_time()
-        ranked.append([m.database for m in memory.select(text, depth)])
+        ranked.append([m.database for m in select(text)])
         seconds += time.perf_counter() - start
         cpu_seconds += time.process_time() - cpu_start
     ids = {}
@@ -320,8 +331,9 @@ def run(args):
     if unknown:
         raise Error(f"{len(unknown)} databases named by {args.questions} are not under {args.dbs}: "
                     + ", ".join(unknown[:5]))
-    composites = make_composites(questions, args.composite, args.seed)
-    natural = make_composites(questions, args.natural_composite, args.seed + 2, args.parts, "concatenate")
+    composites, composite_parts = make_composites(questions, args.composite, args.seed, with_parts=True)
+    natural, natural_parts = make_composites(questions, args.natural_composite, args.seed + 2, args.parts,
+                                             "concatenate", with_parts=True)
     synonyms = [(text, dbs) for text, dbs, _, _ in synonym_questions(questions, catalog, args.seed)] \
         if args.synonym_questions else []
 
@@ -343,6 +355,12 @@ def run(args):
     if natural:
         out["natural_composite"] = {"parts": args.parts,
                                     **evaluate(memory, natural, ks, progress, "natural composite questions")}
+    if args.oracle_parts:
+        for key, made, parts_of in (("composite", composites, composite_parts),
+                                    ("natural_composite", natural, natural_parts)):
+            if made:
+                out[key]["oracle_parts"] = evaluate(memory, made, ks, progress, f"{key} by their parts",
+                                                    sets=False, parts_of=parts_of)
     if synonyms:
         out["synonym_questions"] = evaluate(memory, synonyms, ks, progress, "synonym questions")
     out["calibration"] = calibration

@@ -11,6 +11,7 @@ import sys
 
 from .. import Catalog, Error, llm as llms
 from ..agent import SWITCHES, Memories
+from ..agent.config import DECOMPOSERS
 from .compose import build_set, parse_counts
 from .gold_simulator import NAME as SIMULATOR, GoldSimulator
 from .items import load_set, write_set
@@ -49,6 +50,9 @@ def register(commands):
     p.add_argument("--top-k", type=int, default=5, help="databases whose schemas go into planning (default 5)")
     p.add_argument("--context", choices=("built", "full_ddl"), default="built",
                    help="the SQL prompts' schemas: built per question (default) or every table's DDL (ablation)")
+    p.add_argument("--decompose", choices=DECOMPOSERS, default="rules",
+                   help="who splits a question into parts for database selection: the selection memory's rules "
+                        "(default) or the LLM (the decompose stage)")
     p.add_argument("--all-schemas", action="store_true",
                    help="no selection memory: every database's schema goes into planning")
     p.add_argument("--concurrency", type=int, default=1, help="questions in flight (default 1)")
@@ -83,6 +87,7 @@ def _label(args):
     changes += ["all schemas"] if args.all_schemas else []
     changes += [f"top-k {args.top_k}"] if args.top_k != 5 else []
     changes += ["full DDL"] if args.context == "full_ddl" else []
+    changes += ["LLM decomposition"] if args.decompose == "llm" else []
     return name + (f" ({', '.join(changes)})" if changes else "")
 
 
@@ -109,10 +114,10 @@ def run_run(args):
     else:
         memories = Memories.build(catalog, progress=sys.stderr.isatty())
     pipeline = make_pipeline(catalog, memories, _llm(args, items), args.disable, args.top_k, args.all_schemas,
-                             args.context)
+                             args.context, args.decompose)
     run = {"label": _label(args), "llm": SIMULATOR if args.llm == SIMULATOR else args.llm_model,
            "disable": sorted(args.disable), "top_k": args.top_k, "all_schemas": args.all_schemas,
-           "context": args.context, "set": args.set_path}
+           "context": args.context, "decompose": args.decompose, "set": args.set_path}
     summary = run_items(pipeline, items, args.out, run, args.concurrency, args.resume, args.full_trace,
                         progress=sys.stderr.isatty())
     print(json.dumps({"out": args.out, "label": run["label"], **summary}))

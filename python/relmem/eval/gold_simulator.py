@@ -7,6 +7,7 @@ LLM's accuracy.
 
 Per stage (recognised by the request's `stage`; the prompt is read by prompt_reading):
     context_switch   YES when the item has parts (databases), NO otherwise
+    decompose        the item's part questions (its question whole when it has one part or none): a perfect split
     plan             one target per part whose database's schema the prompt shows, with every table the part's
                      gold SQL reads (when the schema is written as CREATE TABLE statements), with the gold SQL whose
                      string literals are written the way the question writes them (literal_spans); "No relevant
@@ -52,7 +53,8 @@ class GoldSimulator:
         self._stages = {"context_switch": self.context_switch, "plan": self.plan,
                         "correct_values": self.correct_values, "refine": self.correct_values,
                         "self_correct": self.self_correct, "return_type": self.return_type,
-                        "generate_output": self.answer, "answer_directly": self.answer, "rephrase": self.rephrase}
+                        "generate_output": self.answer, "answer_directly": self.answer, "rephrase": self.rephrase,
+                        "decompose": self.decompose}
 
     def __call__(self, messages, stage="", **params):
         text = prompt_reading.user_text(messages)
@@ -78,6 +80,10 @@ class GoldSimulator:
 
     def rephrase(self, item, text):
         return f"Rephrased: {item.question}"
+
+    def decompose(self, item, text):
+        parts = [part.question for part in item.parts] if len(item.parts) > 1 else [item.question]
+        return "Parts:\n" + "\n".join(f"{i}. {part}" for i, part in enumerate(parts, 1))
 
     def plan(self, item, text):
         shown = set(prompt_reading.shown_databases(text, self.known_databases))

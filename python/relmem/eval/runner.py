@@ -28,15 +28,19 @@ class AllDatabases:
     def select(self, question, k=None):
         return [Match(database, 0.0, 1.0) for database in self.databases]
 
+    def select_parts(self, parts, k=None):
+        return self.select(" ".join(parts), k)
 
-def make_pipeline(catalog, memories, llm, disable=(), top_k=5, all_schemas=False, context="built"):
+
+def make_pipeline(catalog, memories, llm, disable=(), top_k=5, all_schemas=False, context="built", decompose="rules"):
     """The default pipeline for evaluation: items are independent, so there is no conversation. `context`: the SQL
     prompts' schemas, "built" per question from the memories or "full_ddl"; all_schemas puts every database's full
-    DDL into the prompts (the no-selection-memory ablation)."""
+    DDL into the prompts (the no-selection-memory ablation); `decompose`: "rules" or "llm" (PipelineConfig)."""
     selection = AllDatabases(catalog) if all_schemas else memories.selection
     context = "full_ddl" if all_schemas else context
+    config = {"top_k": top_k, "context": context, "decompose": decompose}
     return Pipeline.default(catalog, llm, selection, memories.values, memories.examples,
-                            descriptions=memories.descriptions, config={"top_k": top_k, "context": context},
+                            descriptions=memories.descriptions, config=config,
                             disable=set(disable) | {"conversation"}, rows=memories.rows)
 
 

@@ -95,6 +95,7 @@ std::vector<LabeledQuestion> make_composites(const std::vector<LabeledQuestion>&
     }
     const auto style = options.styles[std::uniform_int_distribution<size_t>(0, options.styles.size() - 1)(rng)];
     composite.text = compose_question(texts, style);
+    composite.parts = std::move(texts);
     composites.push_back(std::move(composite));
   }
   return composites;

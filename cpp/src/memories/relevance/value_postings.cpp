@@ -15,11 +15,6 @@
 
 namespace relmem {
 namespace {
-// A phrase written as a name (capitalized mid-sentence or quoted: "Gelderland") counts twice: people write stored
-// values that way. Chosen on 2,334 Spider train questions against all 157 databases (recall@1 0.704 at 1, 0.708 at
-// 2 and 2.5, 0.705 at 4, 0.689 at 8); the value weight 0.01 stayed best beside it (0.007, 0.015 and 0.02 lower).
-constexpr float kNamedPhraseBoost = 2.0f;
-
 constexpr ChecksummedFormat kValuePostingsFile{"value postings", "RMVP", 1, 1, /*checksum_word_size=*/8};
 constexpr uint64_t kPreambleSize = 8;  // magic and version
 

@@ -793,16 +793,49 @@ std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_batch(const std:
   return out;
 }
 
+std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_parts_batch(
+    const std::vector<std::vector<std::string>>& questions, int k) const {
+  if (k < 1) throw Error("k must be >= 1");
+  std::vector<std::string> wholes;
+  std::vector<QuestionParts> split;
+  for (const auto& parts : questions) {
+    QuestionParts given{{}, true};
+    for (const auto& part : parts)
+      if (part.find_first_not_of(" \t\n\r") != std::string::npos) given.texts.push_back(part);
+    if (given.texts.empty()) throw Error("select_parts: a question needs at least one non-empty part");
+    std::string whole;
+    for (const auto& part : given.texts) whole += (whole.empty() ? "" : " ") + part;
+    wholes.push_back(std::move(whole));
+    split.push_back(std::move(given));
+  }
+  std::shared_lock<std::shared_mutex> lock(*lock_);
+  std::vector<std::vector<DatabaseMatch>> out;
+  for (const auto& parts : rank_split(wholes, split, k)) out.push_back(merge_parts(parts, k));
+  return out;
+}
+
+std::vector<DatabaseMatch> SelectionMemory::select_parts(const std::vector<std::string>& parts, int k) const {
+  return select_parts_batch({parts}, k)[0];
+}
+
 std::vector<SelectionMemory::PartRankings> SelectionMemory::rank_parts(const std::vector<std::string>& questions,
                                                                      int k) const {
-  if (questions.empty()) return {};
   std::vector<QuestionParts> split;
-  std::vector<std::string> texts;  // per question: its whole text unless its parts are marked, then its parts
   for (const auto& question : questions) {
     split.push_back(split_question(question));
     if (!options_.split_sentences && !split.back().marked) split.back() = {{question}, false};
-    const QuestionParts& parts = split.back();
-    if (parts.texts.size() == 1 || !parts.marked) texts.push_back(question);
+  }
+  return rank_split(questions, split, k);
+}
+
+std::vector<SelectionMemory::PartRankings> SelectionMemory::rank_split(const std::vector<std::string>& questions,
+                                                                     const std::vector<QuestionParts>& split,
+                                                                     int k) const {
+  if (questions.empty()) return {};
+  std::vector<std::string> texts;  // per question: its whole text unless its parts are marked, then its parts
+  for (size_t i = 0; i < questions.size(); ++i) {
+    const QuestionParts& parts = split[i];
+    if (parts.texts.size() == 1 || !parts.marked) texts.push_back(questions[i]);
     if (parts.texts.size() > 1) texts.insert(texts.end(), parts.texts.begin(), parts.texts.end());
   }
   // One ranking per text: of its depth, into its place in `out`.

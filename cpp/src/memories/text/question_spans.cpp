@@ -19,10 +19,11 @@ struct Word {
 
 size_t possessive_start(const std::string& question, size_t start, size_t end) {
   static const std::string kApostrophes[] = {"'", "\xE2\x80\x99"};
-  if (end - start < 3 || (question[end - 1] != 's' && question[end - 1] != 'S')) return 0;
+  if (question[end - 1] != 's' && question[end - 1] != 'S') return 0;
   for (const std::string& apostrophe : kApostrophes) {
+    if (end - start < apostrophe.size() + 2) continue;  // a letter, the apostrophe and the s at least
     const size_t at = end - 1 - apostrophe.size();
-    if (at > start && question.compare(at, apostrophe.size(), apostrophe) == 0) return at;
+    if (question.compare(at, apostrophe.size(), apostrophe) == 0) return at;
   }
   return 0;
 }

@@ -1,12 +1,38 @@
-"""Database selection from the selection memory, and the stored values question words point to."""
+"""Database selection from the selection memory (with the question's parts as the LLM split it, when asked to), and
+the stored values question words point to."""
+from ...parsers import StageFailure, parse_parts
 from ..state import Candidate
-from .base import Stage
+from .base import LLMStage, Stage
+
+
+class DecomposeQuestion(LLMStage):
+    """Asks the LLM for the independent questions a question asks; selection then ranks each and merges them
+    (config.decompose == "llm"; by default the selection memory splits questions by its own rules)."""
+    name = "decompose"
+    reads = ("standalone_question",)
+    writes = ("question_parts",)
+
+    def __init__(self, llm, config):
+        super().__init__(llm, None, config)
+
+    def run(self, state):
+        with state.trace.step(self.name) as step:
+            try:
+                state.question_parts = self.ask(step, "decompose", parse_parts, question=state.standalone_question)
+            except StageFailure as failure:
+                state.question_parts = []
+                step.decide(fallback="the selection memory's own split")
+                step.fail(failure)
+                return
+            step.decide(parts=state.question_parts)
 
 
 class SelectDatabases(Stage):
-    """The selection memory's top-K databases for the question, best first."""
+    """The selection memory's top-K databases for the question (or for its parts, when a decompose stage split it),
+    best first."""
     name = "select_databases"
     reads = ("standalone_question",)
+    optional_reads = ("question_parts",)
     writes = ("candidates",)
 
     def __init__(self, selection, config):
@@ -15,7 +41,10 @@ class SelectDatabases(Stage):
 
     def run(self, state):
         with state.trace.step(self.name) as step:
-            matches = self.selection.select(state.standalone_question, self.config.top_k)
+            if state.question_parts:
+                matches = self.selection.select_parts(state.question_parts, self.config.top_k)
+            else:
+                matches = self.selection.select(state.standalone_question, self.config.top_k)
             state.candidates = [Candidate(m.database, float(m.score), float(m.probability)) for m in matches]
             step.decide(databases=[{"database": c.database, "score": round(c.score, 4),
                                     "probability": round(c.probability, 4)} for c in state.candidates])

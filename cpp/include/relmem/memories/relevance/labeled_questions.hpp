@@ -10,6 +10,7 @@ namespace relmem {
 struct LabeledQuestion {
   std::string text;
   std::vector<std::string> databases;  // one for an ordinary question, several for a composite one
+  std::vector<std::string> parts;      // a composite's questions (make_composites), in order; empty otherwise
 };
 
 // A JSON list of objects with "question" and either "db_id" (string) or "db_ids" (list), e.g. Spider's

@@ -25,6 +25,7 @@
 #include "relmem/memories/relevance/similarity_fusion.hpp"
 #include "relmem/memories/relevance/value_postings.hpp"
 #include "relmem/memories/selection/schema_scores.hpp"
+#include "relmem/memories/text/question_parts.hpp"
 #include "relmem/memories/text/sparse_vectors.hpp"
 
 namespace relmem {
@@ -144,6 +145,12 @@ class SelectionMemory {
 
   std::vector<DatabaseMatch> select(const std::string& question, int k) const;
   std::vector<std::vector<DatabaseMatch>> select_batch(const std::vector<std::string>& questions, int k) const;
+  // select() for a question already cut into parts (by an LLM, or by the asker): its parts are ranked and merged as
+  // marked parts are (question_parts.hpp), without splitting them further. Empty parts are skipped; a question
+  // without a non-empty part is an error.
+  std::vector<DatabaseMatch> select_parts(const std::vector<std::string>& parts, int k) const;
+  std::vector<std::vector<DatabaseMatch>> select_parts_batch(const std::vector<std::vector<std::string>>& questions,
+                                                             int k) const;
   // The same from an encoded question (encoder().dim() floats), plus its lexical encoding when the memory has a
   // lexical encoder (lexical_encoder()->dim() floats). Not with a model that fine-tunes the encoder (it needs text);
   // without the text, stored values give no evidence.
@@ -280,6 +287,9 @@ class SelectionMemory {
     std::vector<std::vector<DatabaseMatch>> parts;
   };
   std::vector<PartRankings> rank_parts(const std::vector<std::string>& questions, int k) const;
+  // The same for questions already split (split[i] of questions[i]).
+  std::vector<PartRankings> rank_split(const std::vector<std::string>& questions,
+                                       const std::vector<QuestionParts>& split, int k) const;
   // One ranking of at most k from a question's rankings: each one's scores are shifted so that its best database
   // scores as the best ranking's best one (the whole question's best first among them, then the parts' by their
   // probability), and a database keeps its highest shifted score and its highest probability (the probability
