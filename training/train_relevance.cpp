@@ -35,6 +35,8 @@ constexpr const char* kUsage =
     "  --heldout X           share of databases held out (default 0.1)\n"
     "  --weight-decay X      decay toward the initial weights (default 0)\n"
     "  --listwise X          weight of the listwise term (softmax over a question's pairs) beside BCE (default 0)\n"
+    "  --bce X               weight of BCE (default 1; 0 with --listwise: ranking alone)\n"
+    "  --hard-pool N         the untrained memory's top N wrong databases are the hard negatives (default 10)\n"
     "  --projection-lr-scale X  projections' learning rate relative to --lr (default 0.05)\n"
     "  --direct-lr-scale X   the direct path's learning rate relative to --lr (default 20)\n"
     "  --projection-dim N    (default 256)\n"
@@ -95,6 +97,8 @@ int main(int argc, char** argv) {
       {"--heldout", [&](const std::string& v) { options.heldout_fraction = parse_number<float>("--heldout", v); }},
       {"--weight-decay", [&](const std::string& v) { options.weight_decay = parse_number<float>("--weight-decay", v); }},
       {"--listwise", [&](const std::string& v) { options.listwise_weight = parse_number<float>("--listwise", v); }},
+      {"--bce", [&](const std::string& v) { options.bce_weight = parse_number<float>("--bce", v); }},
+      {"--hard-pool", [&](const std::string& v) { options.hard_pool = parse_number<int>("--hard-pool", v); }},
       {"--projection-lr-scale",
        [&](const std::string& v) { options.projection_lr_scale = parse_number<float>("--projection-lr-scale", v); }},
       {"--direct-lr-scale",

@@ -26,7 +26,7 @@ using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>
 
 constexpr const char* kRawFields[] = {"card",  "table", "lexical_card", "lexical_table",
                                       "column", "value", "word_column",  "lexical_table_coverage",
-                                      "table_word_column"};
+                                      "table_word_column", "word_lead"};
 
 float raw_field(const RawSimilarities& raw, const std::string& field) {
   if (field == "card") return raw.card;
@@ -37,7 +37,8 @@ float raw_field(const RawSimilarities& raw, const std::string& field) {
   if (field == "value") return raw.value;
   if (field == "word_column") return raw.word_column;
   if (field == "lexical_table_coverage") return raw.lexical_table_coverage;
-  return raw.table_word_column;
+  if (field == "table_word_column") return raw.table_word_column;
+  return raw.word_lead;
 }
 
 // None: the package default (USE-lite when installed, else hashing with a warning); a spec string; an Encoder.
@@ -102,6 +103,8 @@ TrainingOptions training_options(const py::kwargs& kwargs) {
       {"heldout", [&](const py::handle& v) { o.heldout_fraction = v.cast<float>(); }},
       {"weight_decay", [&](const py::handle& v) { o.weight_decay = v.cast<float>(); }},
       {"listwise", [&](const py::handle& v) { o.listwise_weight = v.cast<float>(); }},
+      {"bce", [&](const py::handle& v) { o.bce_weight = v.cast<float>(); }},
+      {"hard_pool", [&](const py::handle& v) { o.hard_pool = v.cast<int>(); }},
       {"projection_lr_scale", [&](const py::handle& v) { o.projection_lr_scale = v.cast<float>(); }},
       {"direct_lr_scale", [&](const py::handle& v) { o.direct_lr_scale = v.cast<float>(); }},
       {"projection_dim", [&](const py::handle& v) { o.projection_dim = v.cast<int>(); }},
@@ -337,7 +340,7 @@ void bind_selection_memory(py::module_& m) {
            }, py::arg("questions"),
            "Per question (whole, not split into parts): its candidate databases and their raw similarities, a dict "
            "of arrays by field (card, table, lexical_card, lexical_table, column, value, word_column, "
-           "lexical_table_coverage, table_word_column), the inputs of untrained and trained scoring alike.")
+           "lexical_table_coverage, table_word_column, word_lead), the inputs of untrained and trained scoring alike.")
       .def("select_set", [](const SelectionMemory& s, const std::string& question) {
              py::gil_scoped_release release;
              return s.select_set(question);
@@ -533,7 +536,7 @@ void bind_relevance(py::module_& m) {
       py::arg("values_per_column") = SelectionOptions{}.values_per_column, py::arg("progress") = nullptr,
       "Trains a RelevanceModel on the catalog's databases (as relmem-train-relevance does); returns (model, report). "
       "Training options are keywords named as relmem-train-relevance's flags: epochs, lr, batch, max_composite, "
-      "composite_ratio, negatives, hard_fraction, heldout, weight_decay, listwise, projection_lr_scale, direct_lr_scale, "
+      "composite_ratio, negatives, hard_fraction, heldout, weight_decay, listwise, bce, hard_pool, projection_lr_scale, direct_lr_scale, "
       "projection_dim, hidden, seed, threads, device, cache, finetune_layers, finetune_lr_scale.");
 
   py::class_<LabeledQuestion>(m, "LabeledQuestion", "A question and the database(s) that answer it; unpacks as "

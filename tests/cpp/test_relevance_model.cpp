@@ -37,7 +37,13 @@ RelevanceBatch make_batch(int dim, std::mt19937_64& rng) {
     for (int d = 0; d < 4; ++d)
       batch.pairs.push_back(
           {q, d, (q + d) % 3 == 0 ? 1.0f : 0.0f,
-           {raw(rng), raw(rng), raw(rng), raw(rng), raw(rng), 3 * raw(rng), raw(rng), raw(rng)}});
+           {raw(rng), raw(rng), raw(rng), raw(rng), raw(rng), 3 * raw(rng), raw(rng), raw(rng), raw(rng), raw(rng)}});
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  for (auto& pair : batch.pairs) {
+    for (float& rank : pair.standing.reciprocal_rank) rank = unit(rng);
+    pair.standing.margin = raw(rng) - 0.3f;
+    pair.standing.value_exclusivity = unit(rng);
+  }
   return batch;
 }
 
@@ -52,11 +58,13 @@ RelevanceModel perturbed_model(const RelevanceConfig& config, uint64_t seed) {
 // Central differences around float parameters. Where an entry disagrees, its one-sided slopes tell a ReLU or a max
 // over tables switching within the step (they differ, the analytic gradient being one of them when they differ
 // little: such entries are counted and must stay rare) from a wrong gradient (they agree with each other).
-void expect_gradient_matches(const RelevanceConfig& config, uint64_t seed, float listwise_weight = 0.0f) {
+void expect_gradient_matches(const RelevanceConfig& config, uint64_t seed, float listwise_weight = 0.0f,
+                             float bce_weight = 1.0f) {
   omp_set_num_threads(1);  // tiny batches: thread start-up would dominate the thousands of loss evaluations
   std::mt19937_64 rng(seed);
   RelevanceBatch batch = make_batch(config.input_dim, rng);
   batch.listwise_weight = listwise_weight;
+  batch.bce_weight = bce_weight;
   RelevanceModel model = perturbed_model(config, seed);
   auto cpu = gpu::make_cpu_matrix_multiplier();
   RelevanceParameters gradient(config);
@@ -165,6 +173,19 @@ TEST(RelevanceModel, ListwiseTermIsTheSoftmaxCrossEntropy) {
     for (size_t i = 0; i < logits.size(); ++i) listwise -= labels[i] / positives * (logits[i] - std::log(sum));
   }
   EXPECT_NEAR(combined - pointwise, 0.5 * listwise / 3.0, 1e-4);  // every question has a positive
+  // The BCE weight scales the pointwise term alone; at 0 the listwise term is the whole loss.
+  batch.bce_weight = 0.25f;
+  EXPECT_NEAR(model.loss(batch, *cpu), 0.25 * pointwise + 0.5 * listwise / 3.0, 1e-4);
+  batch.bce_weight = 0.0f;
+  EXPECT_NEAR(model.loss(batch, *cpu), 0.5 * listwise / 3.0, 1e-4);
+}
+
+TEST(RelevanceGradient, WithTheListwiseTermAlone) {
+  RelevanceConfig config;
+  config.input_dim = 6;
+  config.projection_dim = 4;
+  config.hidden_dim = 3;
+  expect_gradient_matches(config, 41, 1.0f, 0.0f);
 }
 
 TEST(RelevanceGradient, ModelsWithoutColumnAndValueFeatures) {
@@ -174,6 +195,52 @@ TEST(RelevanceGradient, ModelsWithoutColumnAndValueFeatures) {
   config.hidden_dim = 3;
   config.scalar_features = RelevanceConfig::kScalarFeaturesWithoutColumnsAndValues;
   expect_gradient_matches(config, 29);
+}
+
+TEST(RelevanceGradient, ModelsWithoutStandingFeatures) {
+  RelevanceConfig config;
+  config.input_dim = 6;
+  config.projection_dim = 4;
+  config.hidden_dim = 3;
+  config.scalar_features = RelevanceConfig::kScalarFeaturesWithoutStanding;
+  expect_gradient_matches(config, 37);
+}
+
+// The standing features follow the earlier ones; a model of an earlier layout reads none of them.
+TEST(RelevanceModel, StandingFeaturesAndEarlierLayouts) {
+  const int p = 3;
+  std::mt19937_64 rng(8);
+  RowMatrix q = unit_rows(1, p, rng), card = unit_rows(1, p, rng), tables = unit_rows(2, p, rng);
+  DatabaseView view{card.data(), tables.data(), 2};
+  view.raw.table_word_column = 0.7f;
+  view.best.table_word_column = 0.9f;
+  view.raw.word_lead = 0.0625f;
+  view.standing.reciprocal_rank[0] = 0.5f;
+  view.standing.reciprocal_rank[PoolStanding::kChannels - 1] = 0.25f;
+  view.standing.margin = -0.125f;
+  view.standing.value_exclusivity = 1.0f / 3.0f;
+  RelevanceConfig config;
+  config.projection_dim = p;
+  std::vector<float> x(static_cast<size_t>(config.feature_dim()));
+  relevance::features_forward(q.data(), view, config, x.data());
+  EXPECT_FLOAT_EQ(x[21], 0.7f);
+  EXPECT_NEAR(x[22], -0.2f, 1e-6f);
+  EXPECT_FLOAT_EQ(x[23], 0.0625f);
+  EXPECT_FLOAT_EQ(x[24], 0.5f);
+  EXPECT_FLOAT_EQ(x[23 + PoolStanding::kChannels], 0.25f);
+  EXPECT_FLOAT_EQ(x[24 + PoolStanding::kChannels], -0.125f);
+  EXPECT_FLOAT_EQ(x[25 + PoolStanding::kChannels], 1.0f / 3.0f);
+
+  config.input_dim = 5;
+  config.hidden_dim = 2;
+  RelevanceConfig earlier = config;
+  earlier.scalar_features = RelevanceConfig::kScalarFeaturesWithoutStanding;
+  const RelevanceModel current = perturbed_model(config, 9), older = perturbed_model(earlier, 9);
+  DatabaseView other = view;
+  other.standing = PoolStanding{};
+  const RowMatrix q_hat = unit_rows(1, p, rng);
+  EXPECT_NE(current.logits(q_hat.data(), {view})[0], current.logits(q_hat.data(), {other})[0]);
+  EXPECT_EQ(older.logits(q_hat.data(), {view})[0], older.logits(q_hat.data(), {other})[0]);
 }
 
 TEST(RelevanceGradient, QuestionRowsGradientMatchesFiniteDifferences) {
@@ -287,7 +354,8 @@ TEST(RelevanceModel, InferenceMatchesTrainingForward) {
   double loss = 0;
   for (const auto& pair : batch.pairs) {
     DatabaseView view{cards_hat.row(pair.database).data(), tables_hat.row(batch.table_offsets[pair.database]).data(),
-                      batch.table_offsets[pair.database + 1] - batch.table_offsets[pair.database], pair.raw};
+                      batch.table_offsets[pair.database + 1] - batch.table_offsets[pair.database], pair.raw,
+                      pair.best, pair.standing};
     loss += binary_cross_entropy_with_logit(model.logits(q_hat.row(pair.question).data(), {view})[0], pair.label);
   }
   auto cpu = gpu::make_cpu_matrix_multiplier();
@@ -426,7 +494,7 @@ TEST_F(RelevanceModelFile, FileBytesFollowTheDocumentedLayout) {
   model.set_training_info_json(R"({"epochs": 3})");
   const std::string header = R"({"encoder":"hashing:8","encoder_top":null,"format":"relmem-relevance-model",)"
                              R"("hidden_dim":3,"input_dim":8,"lexical_encoder":"hashing:64","projection_dim":4,)"
-                             R"("scalar_features":21,"threshold":0.25,"training":{"epochs":3},"version":3})";
+                             R"("scalar_features":35,"threshold":0.25,"training":{"epochs":3},"version":3})";
   std::string expected = "RMRM";
   auto append = [&](const auto& value) { expected.append(reinterpret_cast<const char*>(&value), sizeof value); };
   append(uint32_t{3});
@@ -441,6 +509,42 @@ TEST_F(RelevanceModelFile, FileBytesFollowTheDocumentedLayout) {
   append(checksum);
   model.save(dir.file("m.model"));
   EXPECT_EQ(relmem_test::read_bytes(dir.file("m.model")), expected);
+}
+
+// Files of the 21-feature layout (before the pool standing, as models/relevance-use-lite.model was first shipped)
+// load as such; a feature count no build wrote is refused by name.
+TEST_F(RelevanceModelFile, EarlierFeatureLayoutsLoadAndUnknownOnesAreRefused) {
+  RelevanceConfig earlier = config;
+  earlier.scalar_features = RelevanceConfig::kScalarFeaturesWithoutStanding;
+  const RelevanceModel model = perturbed_model(earlier, 10);
+  const std::string path = dir.file("earlier.model");
+  model.save(path);
+  const RelevanceModel loaded = RelevanceModel::load(path);
+  EXPECT_EQ(loaded.config().scalar_features, RelevanceConfig::kScalarFeaturesWithoutStanding);
+  EXPECT_EQ(loaded.parameters().values(), model.parameters().values());
+
+  std::string bytes = relmem_test::read_bytes(path);
+  const size_t at = bytes.find(R"("scalar_features":21)");
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, 20, R"("scalar_features":22)");
+  bytes.resize(bytes.size() - sizeof(uint64_t));
+  uint64_t checksum = 0xcbf29ce484222325ULL;
+  for (char c : bytes) checksum = (checksum ^ static_cast<uint8_t>(c)) * 0x100000001b3ULL;
+  bytes.append(reinterpret_cast<const char*>(&checksum), sizeof checksum);
+  relmem_test::write_bytes(path, bytes);
+  try {
+    RelevanceModel::load(path);
+    FAIL() << "expected relmem::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("22 scalar features"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ShippedRelevanceModel, Loads) {
+  const std::string path = std::string(RELMEM_SOURCE_DIR) + "/models/relevance-use-lite.model";
+  const RelevanceModel model = RelevanceModel::load(path);
+  EXPECT_EQ(model.config().encoder, "use-lite");
+  EXPECT_GE(model.config().scalar_features, RelevanceConfig::kScalarFeaturesWithoutStanding);
 }
 
 TEST_F(RelevanceModelFile, DamagedFilesGiveClearErrors) {

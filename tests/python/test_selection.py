@@ -53,7 +53,7 @@ def test_similarities_are_what_the_untrained_score_reads(memory):
     (databases, raw), = memory.similarities([question])
     assert sorted(databases) == memory.databases and set(raw) == {
         "card", "table", "lexical_card", "lexical_table", "column", "value", "word_column", "lexical_table_coverage",
-        "table_word_column"}
+        "table_word_column", "word_lead"}
     assert all(len(values) == len(databases) for values in raw.values())
     fused = {db: 0.2 * raw["card"][i] + 0.1 * raw["table"][i] + 0.625 * raw["lexical_card"][i]
              + 0.25 * raw["lexical_table"][i]
@@ -139,6 +139,19 @@ def test_train_relevance_writes_a_model_the_memory_loads(tmp_path, catalog):
     trained = relmem.SelectionMemory.build(catalog, encoder="hashing", model=str(path), descriptions=DESCRIPTIONS)
     top = trained.select(ANSWERABLE[0][0], 3)
     assert len(top) == 3 and all(0.0 <= m.probability <= 1.0 for m in top)
+
+
+def test_train_relevance_ranking_objective_alone(catalog):
+    # bce=0 with a listwise term: each question's positives against the untrained top hard_pool wrong databases.
+    questions, databases = _training_questions(catalog)
+    model, report = relmem.train_relevance(
+        catalog, questions, databases, encoder="hashing", epochs=1, batch=8, heldout=0.3, projection_dim=8,
+        hidden=1, listwise=1.0, bce=0.0, hard_pool=2, hard_fraction=1.0, seed=1, threads=1)
+    assert model.training_info["bce_weight"] == 0 and model.training_info["hard_pool"] == 2
+    assert model.config.scalar_features == 35
+    assert report["epochs"][0]["loss"] > 0
+    with pytest.raises(relmem.Error, match="BCE or the listwise weight"):
+        relmem.train_relevance(catalog, questions, databases, encoder="hashing", epochs=1, bce=0.0)
 
 
 def test_train_relevance_refuses_unknown_options(catalog):

@@ -94,6 +94,7 @@ EncodedQuestions EncodedQuestions::bottom_rows(int64_t count) const {
   out.databases_per_question = databases_per_question;
   const auto first = static_cast<int64_t>(cell(vectors.rows() - count, 0));
   out.raws.assign(raws.begin() + first, raws.end());
+  out.standings.assign(standings.begin() + first, standings.end());
   out.candidates.assign(candidates.begin() + first, candidates.end());
   out.best.assign(best.end() - count, best.end());
   return out;
@@ -137,6 +138,7 @@ EncodedQuestions encode_questions(const Encoder& encoder, const std::vector<std:
   const int m = collection.size();
   q.databases_per_question = m;
   q.raws.assign(static_cast<size_t>(n) * static_cast<size_t>(m), RawSimilarities{});
+  q.standings.assign(q.raws.size(), PoolStanding{});
   q.candidates.assign(q.raws.size(), 0);
   const std::vector<QuestionSimilarities> similarities = collection.memory->similarities(texts, &q.vectors);
   for (int64_t i = 0; i < n; ++i) {
@@ -144,6 +146,7 @@ EncodedQuestions encode_questions(const Encoder& encoder, const std::vector<std:
     for (size_t c = 0; c < s.databases.size(); ++c) {
       const size_t cell = q.cell(i, collection.index_of.at(s.databases[c]));
       q.raws[cell] = s.raw[c];
+      q.standings[cell] = s.standings[c];
       q.candidates[cell] = 1;
     }
     q.best.push_back(s.best);
@@ -180,6 +183,7 @@ RowMatrix model_logits(const RelevanceModel& model, const EncodedCollection& col
       view.tables = collection.table_offsets[static_cast<size_t>(d) + 1] - collection.table_offsets[static_cast<size_t>(d)];
       view.raw = questions.raw(q, d);
       view.best = questions.best[static_cast<size_t>(q)];
+      view.standing = questions.standing(q, d);
       views.push_back(view);
       scored.push_back(d);
     }

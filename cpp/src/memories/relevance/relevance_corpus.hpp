@@ -33,6 +33,7 @@ struct EncodedQuestions {
   // Raw similarities (SelectionMemory::similarities) of the memory's candidates, row-major (questions x
   // databases); the other databases are never scored (candidate 0, zeros).
   std::vector<RawSimilarities> raws;
+  std::vector<PoolStanding> standings;  // the same cells
   std::vector<char> candidates;
   int databases_per_question = 0;
   std::vector<RawSimilarities> best;  // per question: the maxima over its candidates
@@ -41,6 +42,7 @@ struct EncodedQuestions {
     return static_cast<size_t>(question) * static_cast<size_t>(databases_per_question) + static_cast<size_t>(database);
   }
   const RawSimilarities& raw(int64_t question, int database) const { return raws[cell(question, database)]; }
+  const PoolStanding& standing(int64_t question, int database) const { return standings[cell(question, database)]; }
   bool is_candidate(int64_t question, int database) const { return candidates[cell(question, database)] != 0; }
   EncodedQuestions bottom_rows(int64_t count) const;
 };

@@ -5,6 +5,7 @@
 namespace relmem::relevance {
 namespace {
 constexpr float kNormFloor = 1e-12f;
+static_assert(RelevanceConfig::kScalarFeatures == 26 + PoolStanding::kChannels, "the standing features end the scalars");
 
 float dot(const float* a, const float* b, int n) {
   float sum = 0.0f;
@@ -50,11 +51,20 @@ int features_forward(const float* question_hat, const DatabaseView& database, co
     x[15] = untrained_score(SimilarityFusion::Mean, database.raw, lexical);
     x[16] = x[15] - untrained_score(SimilarityFusion::Mean, database.best, lexical);
   }
-  if (config.scalar_features == RelevanceConfig::kScalarFeatures) {
+  if (config.scalar_features >= RelevanceConfig::kScalarFeaturesWithoutStanding) {
     x[17] = database.raw.word_column;
     x[18] = database.raw.lexical_table_coverage;
     x[19] = database.raw.word_column - database.best.word_column;
     x[20] = database.raw.lexical_table_coverage - database.best.lexical_table_coverage;
+  }
+  if (config.scalar_features == RelevanceConfig::kScalarFeatures) {
+    const PoolStanding& standing = database.standing;
+    x[21] = database.raw.table_word_column;
+    x[22] = database.raw.table_word_column - database.best.table_word_column;
+    x[23] = database.raw.word_lead;
+    std::copy_n(standing.reciprocal_rank, PoolStanding::kChannels, x + 24);
+    x[24 + PoolStanding::kChannels] = standing.margin;
+    x[25 + PoolStanding::kChannels] = standing.value_exclusivity;
   }
   float* card_product = x + config.scalar_features;
   float* table_product = card_product + p;

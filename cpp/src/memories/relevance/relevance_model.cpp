@@ -42,6 +42,7 @@ DatabaseView view_of(const RelevanceBatch& batch, const RelevanceBatch::Pair& pa
   view.tables = batch.table_offsets[pair.database + 1] - batch.table_offsets[pair.database];
   view.raw = pair.raw;
   view.best = pair.best;
+  view.standing = pair.standing;
   return view;
 }
 
@@ -87,7 +88,7 @@ Forward forward(const RelevanceConfig& config, const RelevanceParameters& parame
   return f;
 }
 
-// Mean binary cross-entropy over the pairs, plus batch.listwise_weight x the mean over questions of the softmax
+// batch.bce_weight x the mean binary cross-entropy over the pairs, plus batch.listwise_weight x the mean over questions of the softmax
 // cross-entropy of each question's pairs against its positives (each 1 / positives); with `d_logits`, also
 // d(loss)/d(logits).
 float objective(const Eigen::VectorXf& logits, const RelevanceBatch& batch, Eigen::VectorXf* d_logits) {
@@ -99,9 +100,11 @@ float objective(const Eigen::VectorXf& logits, const RelevanceBatch& batch, Eige
   for (size_t i = 0; i < pairs.size(); ++i) {
     const float z = logits[static_cast<int64_t>(i)];
     total += binary_cross_entropy_with_logit(z, pairs[i].label);
-    if (d_logits) (*d_logits)[static_cast<int64_t>(i)] = static_cast<float>((sigmoid(z) - pairs[i].label) / n);
+    if (d_logits) {
+      (*d_logits)[static_cast<int64_t>(i)] = static_cast<float>(batch.bce_weight * (sigmoid(z) - pairs[i].label) / n);
+    }
   }
-  total /= n;
+  total *= batch.bce_weight / n;
   if (batch.listwise_weight <= 0.0f) return static_cast<float>(total);
   std::vector<std::vector<size_t>> groups(static_cast<size_t>(batch.questions.rows()));
   for (size_t i = 0; i < pairs.size(); ++i) groups[static_cast<size_t>(pairs[i].question)].push_back(i);

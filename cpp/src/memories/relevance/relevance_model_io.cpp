@@ -4,7 +4,7 @@
 //   | u64 FNV-1a checksum of every byte before it.
 // The header's "encoder_top" holds the fine-tuned layers' shape (null when the encoder is frozen). Version 3 added
 // the header's "scalar_features" (15: with the column and value features; 17: with the untrained score too; 21:
-// with the word-column and lexical-coverage interactions); earlier files have 11.
+// with the word-column and lexical-coverage interactions; 35: with the word lead and pool standing); earlier files have 11.
 #include <nlohmann/json.hpp>
 
 #include "../../common/checksummed_file.hpp"

@@ -14,11 +14,13 @@ void RelevanceConfig::validate() const {
     throw Error("relevance model sizes must be positive (input " + std::to_string(input_dim) + ", projection " +
                 std::to_string(projection_dim) + ", hidden " + std::to_string(hidden_dim) + ")");
   }
-  if (scalar_features != kScalarFeatures && scalar_features != kScalarFeaturesWithoutCoverage &&
+  if (scalar_features != kScalarFeatures && scalar_features != kScalarFeaturesWithoutStanding &&
+      scalar_features != kScalarFeaturesWithoutCoverage &&
       scalar_features != kScalarFeaturesWithoutUntrainedScore &&
       scalar_features != kScalarFeaturesWithoutColumnsAndValues) {
     throw Error("relevance model: " + std::to_string(scalar_features) + " scalar features (expected " +
-                std::to_string(kScalarFeatures) + ", or " + std::to_string(kScalarFeaturesWithoutCoverage) + ", " +
+                std::to_string(kScalarFeatures) + ", or " + std::to_string(kScalarFeaturesWithoutStanding) + ", " +
+                std::to_string(kScalarFeaturesWithoutCoverage) + ", " +
                 std::to_string(kScalarFeaturesWithoutUntrainedScore) + " or " +
                 std::to_string(kScalarFeaturesWithoutColumnsAndValues) + " in older models)");
   }

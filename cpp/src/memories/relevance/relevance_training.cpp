@@ -136,6 +136,7 @@ class BatchBuilder {
   RelevanceBatch build(const std::vector<const Example*>& examples, std::mt19937_64& rng) {
     RelevanceBatch batch;
     batch.listwise_weight = options_.listwise_weight;
+    batch.bce_weight = options_.bce_weight;
     std::vector<int> databases;
     std::vector<int> question_rows;
     auto local_database = [&](int db) {
@@ -152,7 +153,8 @@ class BatchBuilder {
       std::vector<int> taken = positives;
       auto add_pair = [&](int db, float label) {
         batch.pairs.push_back({q, local_database(db), label, questions_.raw(example->row, db),
-                               questions_.best[static_cast<size_t>(example->row)]});
+                               questions_.best[static_cast<size_t>(example->row)],
+                               questions_.standing(example->row, db)});
       };
       // Pairs are what the memory scores: its candidates (a right database outside them cannot be ranked anyway).
       for (int db : positives)
@@ -206,8 +208,10 @@ void check_options(const TrainingOptions& o) {
   if (!(o.learning_rate > 0.0f) || !(o.heldout_fraction >= 0.0f && o.heldout_fraction < 1.0f) ||
       !(o.hard_fraction >= 0.0f && o.hard_fraction <= 1.0f) || !(o.composite_ratio >= 0.0f) ||
       !(o.weight_decay >= 0.0f) || !(o.projection_lr_scale >= 0.0f) || !(o.direct_lr_scale >= 0.0f) ||
-      !(o.finetune_lr_scale >= 0.0f) || !(o.listwise_weight >= 0.0f)) {
-    throw Error("training: learning rate must be > 0, held-out and hard fractions in [0, 1), ratios >= 0");
+      !(o.finetune_lr_scale >= 0.0f) || !(o.listwise_weight >= 0.0f) || !(o.bce_weight >= 0.0f) ||
+      !(o.bce_weight > 0.0f || o.listwise_weight > 0.0f)) {
+    throw Error("training: learning rate must be > 0, held-out and hard fractions in [0, 1), ratios and weights >= 0, "
+                "and the BCE or the listwise weight > 0");
   }
   if (o.finetune_layers < 0 || o.finetune_layers > 2) {
     throw Error("training: finetune_layers must be 0 (frozen encoder), 1 or 2 (USE-lite has 2 layers)");
@@ -222,6 +226,7 @@ std::string training_info(const TrainingOptions& o, const TrainingResult& r, int
     << ",\"composite_ratio\":" << o.composite_ratio << ",\"negatives\":" << o.negatives
     << ",\"hard_fraction\":" << o.hard_fraction << ",\"heldout_fraction\":" << o.heldout_fraction
     << ",\"weight_decay\":" << o.weight_decay << ",\"listwise_weight\":" << o.listwise_weight
+    << ",\"bce_weight\":" << o.bce_weight << ",\"hard_pool\":" << o.hard_pool
     << ",\"projection_lr_scale\":" << o.projection_lr_scale
     << ",\"direct_lr_scale\":" << o.direct_lr_scale << ",\"finetune_layers\":" << o.finetune_layers
     << ",\"finetune_lr_scale\":" << o.finetune_lr_scale << ",\"seed\":" << o.seed << ",\"databases\":" << databases

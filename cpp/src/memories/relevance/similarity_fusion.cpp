@@ -48,6 +48,7 @@ void RawSimilarities::keep_max(const RawSimilarities& other) {
   word_column = std::max(word_column, other.word_column);
   lexical_table_coverage = std::max(lexical_table_coverage, other.lexical_table_coverage);
   table_word_column = std::max(table_word_column, other.table_word_column);
+  word_lead = std::max(word_lead, other.word_lead);
 }
 
 float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool lexical) {

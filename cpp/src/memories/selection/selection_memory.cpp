@@ -19,6 +19,42 @@
 namespace relmem {
 namespace {
 
+// Each candidate's word lead (RawSimilarities::word_lead) from every candidate's per-word best column cosines
+// (`word_bests`, one vector per candidate in order, empty for a database without columns).
+std::vector<float> word_leads(const std::vector<Eigen::VectorXf>& word_bests) {
+  std::vector<float> out(word_bests.size(), 0.0f);
+  int64_t words = 0;
+  for (const auto& bests : word_bests) words = std::max<int64_t>(words, bests.size());
+  if (words == 0) return out;
+  // Per word, the best and second best cosine over the candidates and which candidate has the best.
+  constexpr float kNone = -std::numeric_limits<float>::infinity();
+  Eigen::VectorXf first = Eigen::VectorXf::Constant(words, kNone), second = first;
+  std::vector<size_t> leader(static_cast<size_t>(words), 0);
+  for (size_t c = 0; c < word_bests.size(); ++c) {
+    const Eigen::VectorXf& bests = word_bests[c];
+    for (int64_t w = 0; w < bests.size(); ++w) {
+      if (bests[w] > first[w]) {
+        second[w] = first[w];
+        first[w] = bests[w];
+        leader[static_cast<size_t>(w)] = c;
+      } else if (bests[w] > second[w]) {
+        second[w] = bests[w];
+      }
+    }
+  }
+  for (size_t c = 0; c < word_bests.size(); ++c) {
+    const Eigen::VectorXf& bests = word_bests[c];
+    if (bests.size() == 0) continue;
+    double lead = 0.0;
+    for (int64_t w = 0; w < words; ++w) {
+      if (leader[static_cast<size_t>(w)] != c || second[w] == kNone) continue;
+      lead += bests[w] - second[w];
+    }
+    out[c] = static_cast<float>(lead / static_cast<double>(words));
+  }
+  return out;
+}
+
 // Until calibrate() runs, an untrained memory maps a score of 1.06 to probability 0.5: a fused cosine of 0.5 plus
 // the late-interaction and coverage terms of a typical match. (Calibrated on 2,500 train_spider.json questions, the
 // score of probability 0.5 moved from 0.57 to 0.87 when the word-column term joined the score; the weights of
@@ -552,6 +588,8 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     offset += static_cast<size_t>(entries[i]->columns);
   }
   std::vector<Candidate> out(picked.size());
+  // Per candidate, each word's best column cosine (empty for a database without columns), for the word lead.
+  std::vector<Eigen::VectorXf> word_bests(picked.size());
   // Each candidate reads only its own rows (up to 500 databases' lexical rows at 100,000 databases): in parallel.
   parallel_for(static_cast<int64_t>(picked.size()), 64, [&](int64_t c) {
     const size_t i = picked[static_cast<size_t>(c)];
@@ -567,7 +605,9 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     raw.column = entry.columns == 0 ? raw.table : -2.0f;
     if (entry.columns > 0 && word_count > 0) {
       const auto own = word_scores.topRows(word_count).middleCols(static_cast<int64_t>(first_column), entry.columns);
-      raw.word_column = own.rowwise().maxCoeff().mean();
+      Eigen::VectorXf& bests = word_bests[static_cast<size_t>(c)];
+      bests = own.rowwise().maxCoeff();
+      raw.word_column = bests.mean();
       raw.table_word_column = best_table_word_column(own, entry.table_columns);
     }
     for (int64_t col = 0; col < entry.columns; ++col)
@@ -595,6 +635,8 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
       }
     }
   });
+  const std::vector<float> leads = word_leads(word_bests);
+  for (size_t c = 0; c < out.size(); ++c) out[c].raw.word_lead = leads[c];
   return out;
 }
 
@@ -609,8 +651,11 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
   }
   const int d = encoder_->dim();
   const Eigen::RowVectorXf question = unit_row(question_in, d);
-  const std::vector<Candidate> found = candidates(question.data(), lexical_question, value_evidence, words, pool);
-  std::vector<DatabaseMatch> matches(found.size());
+  const std::vector<Candidate> candidates_found =
+      candidates(question.data(), lexical_question, value_evidence, words, pool);
+  const QuestionSimilarities found = similarities_of(candidates_found, model_ != nullptr);
+  const size_t count = found.databases.size();
+  std::vector<DatabaseMatch> matches(count);
   if (model_) {
     if (model_->fine_tunes_encoder() && !tuned_question) {
       throw Error("the relevance model fine-tunes the encoder: select by question text, not by vector");
@@ -618,24 +663,24 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
     const RowMatrix question_hat = tuned_question
                                        ? model_->project_questions(Eigen::Map<const RowMatrix>(tuned_question, 1, d))
                                        : model_->project_questions(question);
-    std::vector<DatabaseView> views(found.size());
-    for (size_t i = 0; i < found.size(); ++i) {
-      const RowMatrix& projected = found[i].entry->projected;
+    std::vector<DatabaseView> views(count);
+    for (size_t i = 0; i < count; ++i) {
+      const RowMatrix& projected = candidates_found[i].entry->projected;
       views[i].card_hat = projected.row(0).data();
       views[i].tables_hat = projected.row(1).data();
       views[i].tables = static_cast<int>(projected.rows() - 1);
-      views[i].raw = found[i].raw;
+      views[i].raw = found.raw[i];
+      views[i].best = found.best;
+      views[i].standing = found.standings[i];
     }
-    const RawSimilarities best = best_of(found);
-    for (auto& view : views) view.best = best;
     const std::vector<float> logits = model_->logits(question_hat.data(), views);
-    for (size_t i = 0; i < found.size(); ++i) matches[i].score = logits[i];
+    for (size_t i = 0; i < count; ++i) matches[i].score = logits[i];
   } else {
-    for (size_t i = 0; i < found.size(); ++i)
-      matches[i].score = untrained_score(options_.fusion, found[i].raw, lexical_ != nullptr);
+    for (size_t i = 0; i < count; ++i)
+      matches[i].score = untrained_score(options_.fusion, found.raw[i], lexical_ != nullptr);
   }
-  for (size_t i = 0; i < found.size(); ++i) {
-    matches[i].database = *name_of_card_.at(found[i].entry->id);
+  for (size_t i = 0; i < count; ++i) {
+    matches[i].database = found.databases[i];
     matches[i].probability = sigmoid(calibration_.scale * matches[i].score + calibration_.bias);
   }
   std::sort(matches.begin(), matches.end(), ranks_before);
@@ -643,10 +688,17 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
   return matches;
 }
 
-RawSimilarities SelectionMemory::best_of(const std::vector<Candidate>& candidates) {
-  RawSimilarities best = candidates.empty() ? RawSimilarities{} : candidates[0].raw;
-  for (const auto& candidate : candidates) best.keep_max(candidate.raw);
-  return best;
+QuestionSimilarities SelectionMemory::similarities_of(const std::vector<Candidate>& candidates,
+                                                      bool standings) const {
+  QuestionSimilarities s;
+  for (const auto& candidate : candidates) {
+    s.databases.push_back(*name_of_card_.at(candidate.entry->id));
+    s.raw.push_back(candidate.raw);
+  }
+  s.best = s.raw.empty() ? RawSimilarities{} : s.raw[0];
+  for (const auto& raw : s.raw) s.best.keep_max(raw);
+  if (standings) s.standings = pool_standings(s.raw, lexical_ != nullptr);
+  return s;
 }
 
 std::vector<QuestionSimilarities> SelectionMemory::similarities(const std::vector<std::string>& questions,
@@ -657,16 +709,9 @@ std::vector<QuestionSimilarities> SelectionMemory::similarities(const std::vecto
   for (size_t i = 0; i < questions.size(); ++i) {
     const auto row = static_cast<int64_t>(i);
     const Eigen::RowVectorXf question = unit_row(encoded.vectors.row(row).data(), encoder_->dim());
-    const std::vector<Candidate> found =
-        candidates(question.data(), lexical_ ? encoded.lexical.row(row).data() : nullptr, &encoded.value_evidence[i],
-                   &encoded.words[i]);
-    QuestionSimilarities s;
-    for (const auto& candidate : found) {
-      s.databases.push_back(*name_of_card_.at(candidate.entry->id));
-      s.raw.push_back(candidate.raw);
-    }
-    s.best = best_of(found);
-    out.push_back(std::move(s));
+    out.push_back(similarities_of(candidates(question.data(), lexical_ ? encoded.lexical.row(row).data() : nullptr,
+                                             &encoded.value_evidence[i], &encoded.words[i]),
+                                  /*standings=*/true));
   }
   return out;
 }

@@ -10,11 +10,14 @@
 // alone, across collections), u = untrained_score(mean fusion, r, s) the untrained memory's score and u_best the
 // same of r_best, s_best, v = (mean over the question's words of their best column's cosine, best lexical table
 // coverage), the token-level interaction of the question with the schema (similarity_fusion.hpp), and
-//   x = [..., u, u - u_best, v, v - v_best, p (û ⊙ ĉ), p (û ⊙ t̂_j*)],
+// and the database's standing among the candidates: its table word-column w and w - w_best, its word lead l
+// (similarity_fusion.hpp), the reciprocal ranks k under the untrained score and eight channels, its untrained margin
+// m over the best other candidate and its value exclusivity e (pool_standing.hpp),
+//   x = [..., u, u - u_best, v, v - v_best, w, w - w_best, l, k, m, e, p (û ⊙ ĉ), p (û ⊙ t̂_j*)],
 //   logit = w2 · relu(W1 x + b1) + ws · x[0:S] + b2,   probability = sigmoid(logit),
-// with S = 21 scalar features. A fresh model is a residual over the untrained memory: ws weighs u alone and the MLP
-// starts small, so training starts from the untrained ranking. Older model files have S = 17 (without v), 15
-// (without u and v) or 11 (without s, u and v).
+// with S = 35 scalar features. A fresh model is a residual over the untrained memory: ws weighs u alone and the MLP
+// starts small, so training starts from the untrained ranking. Older model files have S = 21 (without w, l, k, m
+// and e), 17 (without v either), 15 (without u and v) or 11 (without s, u and v).
 // Forward and backward passes are written by hand; tests check every gradient against finite differences.
 #include <cstdint>
 #include <string>
@@ -23,6 +26,7 @@
 #include "relmem/common.hpp"
 #include "relmem/encoders/finetuning/use_lite_top.hpp"
 #include "relmem/linalg/matrix_multiplier.hpp"
+#include "relmem/memories/relevance/pool_standing.hpp"
 #include "relmem/memories/relevance/similarity_fusion.hpp"
 
 namespace relmem {
@@ -34,11 +38,12 @@ struct RelevanceConfig {
   std::string encoder;       // name of the encoder the model was trained with, e.g. "use-lite"
   std::string lexical_encoder;  // name of the lexical encoder of features 5 and 6, e.g. "hashing:4096"; "" = none
 
-  static constexpr int kScalarFeatures = 21;
+  static constexpr int kScalarFeatures = 35;
+  static constexpr int kScalarFeaturesWithoutStanding = 21;
   static constexpr int kScalarFeaturesWithoutCoverage = 17;
   static constexpr int kScalarFeaturesWithoutUntrainedScore = 15;
   static constexpr int kScalarFeaturesWithoutColumnsAndValues = 11;
-  int scalar_features = kScalarFeatures;  // S: 21, or 17, 15 or 11 in older model files
+  int scalar_features = kScalarFeatures;  // S: 35, or 21, 17, 15 or 11 in older model files
   int feature_dim() const { return scalar_features + 2 * projection_dim; }
   // Number of floats in the flat parameter vector.
   int64_t parameter_count() const;
@@ -89,6 +94,7 @@ struct DatabaseView {
   int tables = 0;
   RawSimilarities raw;
   RawSimilarities best;  // maxima of the raw cosines over the question's candidate databases
+  PoolStanding standing;  // among the question's candidate databases
 };
 
 // A training batch: distinct questions and databases (raw encoder rows) and labelled pairs between them.
@@ -99,6 +105,7 @@ struct RelevanceBatch {
     float label = 0.0f;
     RawSimilarities raw;   // computed from the frozen encoders, not from the batch's rows
     RawSimilarities best;  // the question's maxima of them over the collection
+    PoolStanding standing;  // among the question's candidates
   };
   RowMatrix questions;                // (nq, d)
   RowMatrix cards;                    // (ndb, d)
@@ -108,6 +115,8 @@ struct RelevanceBatch {
   // Weight of the listwise term beside the pairs' binary cross-entropy: the softmax cross-entropy of each
   // question's pairs against its positive ones, which rewards ranking the right databases above the wrong ones.
   float listwise_weight = 0.0f;
+  // Weight of the pairs' binary cross-entropy (0: the listwise term alone, which only orders each question's pairs).
+  float bce_weight = 1.0f;
 
   void validate(int dim) const;  // relmem::Error on inconsistent shapes or indices
 };
@@ -146,7 +155,7 @@ class RelevanceModel {
   // Logits of one projected question (p floats) against each database.
   std::vector<float> logits(const float* question_hat, const std::vector<DatabaseView>& databases) const;
 
-  // Mean binary cross-entropy over the batch's pairs (plus its listwise term); adds d(loss)/d(parameters) into
+  // Mean binary cross-entropy over the batch's pairs (times its bce_weight, plus its listwise term); adds d(loss)/d(parameters) into
   // `gradient` (which must have this model's config). Products run on `multiplier` (CPU or CUDA). With `question_gradient`, also
   // d(loss)/d(batch.questions), for training the encoder below.
   float loss_and_gradient(const RelevanceBatch& batch, RelevanceParameters& gradient,

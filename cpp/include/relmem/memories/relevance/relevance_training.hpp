@@ -31,6 +31,7 @@ struct TrainingOptions {
   float heldout_fraction = 0.1f;   // share of databases (with their questions) kept out of training
   float weight_decay = 0.0f;       // decoupled decay of every weight toward its initial value
   float listwise_weight = 0.0f;    // weight of the listwise (softmax) term beside BCE (RelevanceBatch)
+  float bce_weight = 1.0f;         // weight of BCE (RelevanceBatch; 0 with a listwise term: ranking alone)
   float projection_lr_scale = 0.05f;  // the projections' learning rate relative to learning_rate
   float direct_lr_scale = 20.0f;      // the direct path's (ws, b2) learning rate relative to learning_rate
   int projection_dim = 256;

@@ -23,6 +23,10 @@ struct RawSimilarities {
   // The word-column mean within one table, the database's best: a question that lists a table's columns ("the
   // number of products, district and location of each store") finds it under another table name (`shop`).
   float table_word_column = 0.0f;
+  // How far the database leads the other candidates word by word: per question word, its best column's cosine
+  // minus the best other candidate's (0 where another leads), averaged over the words. High when the database alone
+  // has columns for some of the question's words. Not in the untrained score; a relevance model feature.
+  float word_lead = 0.0f;
 
   // Component-wise maximum.
   void keep_max(const RawSimilarities& other);

@@ -73,6 +73,7 @@ struct QuestionSimilarities {
                                        // SelectionOptions::candidates, else the narrowed ones
   std::vector<RawSimilarities> raw;    // one per candidate
   RawSimilarities best;                // component-wise maxima over the candidates
+  std::vector<PoolStanding> standings;  // one per candidate (pool_standings)
 };
 
 // What the memory stores of one database, in the form add_vectors takes it (rows as stored: normalized, and
@@ -262,7 +263,9 @@ class SelectionMemory {
   // The pools of n questions (rows of dim() floats, any norm; see SelectionOptions::pool): on a CUDA device in one
   // search, on the CPU one question after another.
   std::vector<Pool> pools(const float* questions, int64_t n) const;
-  static RawSimilarities best_of(const std::vector<Candidate>& candidates);
+  // The candidates' names, raw similarities, their maxima and (`standings`: a model reads them) the candidates'
+  // standings: what score() and similarities() (training) both read.
+  QuestionSimilarities similarities_of(const std::vector<Candidate>& candidates, bool standings) const;
   // `words`: the question's content words, for the late-interaction feature (none without). `pool`: the question's
   // pool when already found (pools()), else it is found here.
   std::vector<Candidate> candidates(const float* question, const float* lexical_question,
