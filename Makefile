@@ -42,9 +42,10 @@ test-cpp:
 test-python:
 	@$(PY) -m pytest tests/python -q
 
-# Executes every notebook in place, with its full data, so that the committed notebooks show their outputs.
+# Executes every notebook in place, with its full data, so that the committed notebooks show their outputs (and
+# their plots: no MPLBACKEND here, so the kernel's inline backend embeds each figure).
 notebooks: setup
-	@for nb in notebooks/*.ipynb; do echo "$$nb"; MPLBACKEND=Agg $(PY) -m nbconvert --to notebook \
+	@for nb in notebooks/*.ipynb; do echo "$$nb"; $(PY) -m nbconvert --to notebook \
 		--execute --inplace --ExecutePreprocessor.timeout=1800 --ExecutePreprocessor.kernel_name=python3 "$$nb" || exit 1; done
 
 clean:
