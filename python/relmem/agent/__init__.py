@@ -16,13 +16,14 @@ from .stages.execution import Execute, SelfCorrect
 from .stages.inspection import InspectAndRefine
 from .stages.output import DescribeWithoutLLM, GenerateOutput, ReturnType
 from .stages.planning import Plan, RetrieveExamples
-from .stages.selection import LinkQuestionValues, SelectDatabases
+from .stages.selection import DecomposeQuestion, LinkQuestionValues, SelectDatabases
 from .stages.values import CorrectValues, LearnValues, LinkValues, PostProcessValues
 from .state import Candidate, QueryTarget, State, Turn
 from .trace import Trace, format_trace
 
 __all__ = [
-    "AnswerDirectly", "Candidate", "ContextSwitch", "ConversationMemory", "CorrectValues", "DescribeWithoutLLM",
+    "AnswerDirectly", "Candidate", "ContextSwitch", "ConversationMemory", "CorrectValues", "DecomposeQuestion",
+    "DescribeWithoutLLM",
     "Execute", "GenerateOutput", "InspectAndRefine", "LinkQuestionValues", "LinkValues", "Memories", "Pipeline",
     "LearnValues", "PipelineConfig", "Plan", "PostProcessValues", "QueryTarget", "Rephrase", "RetrieveExamples", "ReturnType",
     "SWITCHES", "SelectDatabases", "SelfCorrect", "Stage", "State", "Trace", "Turn", "format_trace",
