@@ -312,7 +312,7 @@ def parse_parts(text):
         raise FormatError("several parts, but not on numbered lines")
     parts = []
     for line in lines:
-        line = line.strip().strip("\"'\u201c\u201d").strip()
+        line = line.strip("\"'\u201c\u201d").strip()
         if line and line not in parts:
             parts.append(line)
     if not parts:

@@ -5,7 +5,7 @@ from fake_llm_server import FakeLLMServer, Rule
 from pipeline_fixtures import catalog, memories  # noqa: F401 (fixtures)
 
 import relmem
-from relmem.agent import Pipeline
+from relmem.agent import Pipeline, PipelineConfig
 from relmem.llm import OpenAIChat
 
 QUESTION = "How many singers are older than 40 and which hospitals are in Boston?"
@@ -52,3 +52,5 @@ def test_rules_are_the_default_and_settings_are_checked(catalog, memories):
     assert [c.database for c in state.candidates] == [m.database for m in memories.selection.select(QUESTION, 5)]
     with pytest.raises(relmem.Error, match="unknown decompose setting 'llms'"):
         Pipeline.default(catalog, None, memories.selection, config={"decompose": "llms"})
+    with pytest.raises(relmem.Error, match="unknown decompose setting 'LLM'"):
+        PipelineConfig(decompose="LLM")

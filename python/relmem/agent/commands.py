@@ -120,7 +120,8 @@ def run_ask(args):
         memories = _build(args, catalog, progress=sys.stderr.isatty())
     llm = from_args(args)
     pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, memories.examples,
-                                descriptions=memories.descriptions, config={"top_k": args.top_k, "decompose": args.decompose},
+                                descriptions=memories.descriptions,
+                                config={"top_k": args.top_k, "decompose": args.decompose},
                                 disable=args.disable, rows=memories.rows)
     state = pipeline.ask(args.question)
     if args.json:

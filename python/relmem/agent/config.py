@@ -31,10 +31,11 @@ class PipelineConfig:
         unknown = sorted(set(values) - known)
         if unknown:
             raise Error(f"unknown pipeline setting(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-        config = cls(**values)
-        if config.decompose not in DECOMPOSERS:
-            raise Error(f"unknown decompose setting {config.decompose!r} (known: {', '.join(DECOMPOSERS)})")
-        return config
+        return cls(**values)
+
+    def __post_init__(self):
+        if self.decompose not in DECOMPOSERS:
+            raise Error(f"unknown decompose setting {self.decompose!r} (known: {', '.join(DECOMPOSERS)})")
 
 
 DECOMPOSERS = ("rules", "llm")

@@ -15,6 +15,7 @@
 
 namespace relmem {
 namespace {
+
 constexpr ChecksummedFormat kValuePostingsFile{"value postings", "RMVP", 1, 1, /*checksum_word_size=*/8};
 constexpr uint64_t kPreambleSize = 8;  // magic and version
 

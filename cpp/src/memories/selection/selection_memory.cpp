@@ -802,9 +802,7 @@ std::vector<SelectionMemory::PartRankings> SelectionMemory::rank_given_parts(
     for (const auto& part : parts)
       if (part.find_first_not_of(" \t\n\r") != std::string::npos) given.texts.push_back(part);
     if (given.texts.empty()) throw Error("select_parts: a question needs at least one non-empty part");
-    std::string whole;
-    for (const auto& part : given.texts) whole += (whole.empty() ? "" : " ") + part;
-    wholes.push_back(std::move(whole));
+    wholes.push_back(given.texts.size() == 1 ? given.texts[0] : std::string());  // marked parts: the whole is unread
     split.push_back(std::move(given));
   }
   return rank_split(wholes, split, k);

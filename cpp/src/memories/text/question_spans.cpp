@@ -40,7 +40,8 @@ std::vector<Word> question_words(const std::string& question) {
     size_t a = i, b = end;
     while (a < b && is_edge_punctuation(question[a])) ++a;
     while (b > a && is_edge_punctuation(question[b - 1])) --b;
-    if (b > a) words.push_back(Word{a, b, normalize_value(question.substr(a, b - a)), possessive_start(question, a, b)});
+    if (b > a)
+      words.push_back(Word{a, b, normalize_value(question.substr(a, b - a)), possessive_start(question, a, b)});
     i = end;
   }
   return words;
