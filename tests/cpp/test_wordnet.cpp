@@ -190,6 +190,21 @@ TEST(SchemaWords, SynonymsOfNamesWithoutTheNamesThemselves) {
   EXPECT_EQ(schema_synonyms({"singer"}, nullptr), "");
 }
 
+TEST(SchemaWords, CompoundWordsAreSplitIntoListedWords) {
+  relmem_test::TempDir dir;
+  const WordNet wordnet(make_wordnet(dir));
+  EXPECT_EQ(compound_split("countrysinger", wordnet), "country singer");
+  EXPECT_EQ(compound_split("countrysingers", wordnet), "country singers");  // an inflected part
+  EXPECT_EQ(compound_split("petid", wordnet), "pet id");
+  EXPECT_EQ(compound_split("dcountry", wordnet), "d country");  // an initial
+  EXPECT_EQ(compound_split("singers", wordnet), "");  // listed (inflected)
+  EXPECT_EQ(compound_split("musicianship", wordnet), "");  // no split into listed words
+  EXPECT_EQ(compound_split("fname", wordnet), "");  // an abbreviation, expanded elsewhere
+  EXPECT_EQ(readable_identifier("CountrySinger_countrysinger", &wordnet), "country singer country singer");
+  EXPECT_EQ(readable_identifier("countrysinger", nullptr), "countrysinger");
+  EXPECT_EQ(schema_synonyms({"countrysinger"}, &wordnet), "country state nation singer vocalist vocaliser");
+}
+
 TEST(WordNet, DebiansWordNetWhenInstalled) {
   if (!WordNet::available()) GTEST_SKIP() << "WordNet is not installed (Debian: wordnet-base)";
   const WordNet* wordnet = WordNet::shared();
@@ -197,4 +212,8 @@ TEST(WordNet, DebiansWordNetWhenInstalled) {
   EXPECT_EQ(wordnet->base_form("vocalists"), "vocalist");
   const auto synonyms = wordnet->synonyms("country");
   EXPECT_NE(std::find(synonyms.begin(), synonyms.end(), "nation"), synonyms.end());
+  EXPECT_EQ(compound_split("countrylanguage", *wordnet), "country language");
+  EXPECT_EQ(compound_split("hiredate", *wordnet), "hire date");  // not "hired ate"
+  EXPECT_EQ(compound_split("yearid", *wordnet), "year id");      // not "yea rid"
+  EXPECT_EQ(compound_split("dphone", *wordnet), "d phone");      // not "dph one"
 }

@@ -11,9 +11,10 @@
 namespace relmem {
 namespace {
 
-std::string table_summary(const Table& table) {
-  std::string out = humanize_identifier(table.name) + " (";
-  for (size_t i = 0; i < table.columns.size(); ++i) out += (i ? ", " : "") + humanize_identifier(table.columns[i].name);
+std::string table_summary(const Table& table, const WordNet* wordnet) {
+  std::string out = readable_identifier(table.name, wordnet) + " (";
+  for (size_t i = 0; i < table.columns.size(); ++i)
+    out += (i ? ", " : "") + readable_identifier(table.columns[i].name, wordnet);
   return out + ")";
 }
 
@@ -63,17 +64,18 @@ DatabaseTexts database_texts(const Catalog& catalog, const std::string& db, cons
     preface += " ";
   }
   texts.card = header + preface;
-  for (size_t i = 0; i < schema.tables.size(); ++i) texts.card += (i ? "; " : "") + table_summary(schema.tables[i]);
+  for (size_t i = 0; i < schema.tables.size(); ++i) texts.card += (i ? "; " : "") + table_summary(schema.tables[i], wordnet);
   texts.lexical_card = catalog.card(db, options);
   if (!example_questions.empty()) texts.lexical_card += preface + "\n";
   for (const auto& table : schema.tables) {
     const std::string synonyms = synonym_line(table, wordnet);
     texts.lexical_card += synonyms;
     texts.table_names.push_back(table.name);
-    texts.table_cards.push_back(table_summary(table));
+    texts.table_cards.push_back(table_summary(table, wordnet));
     texts.lexical_table_cards.push_back(catalog.table_card(db, table.name, options) + synonyms);
     for (const auto& column : table.columns)
-      texts.column_cards.push_back(humanize_identifier(table.name) + " " + humanize_identifier(column.name));
+      texts.column_cards.push_back(readable_identifier(table.name, wordnet) + " " +
+                                   readable_identifier(column.name, wordnet));
     texts.table_columns.push_back(static_cast<int64_t>(table.columns.size()));
   }
   texts.values = stored_values(catalog, db, values_per_column, options.max_value_chars);

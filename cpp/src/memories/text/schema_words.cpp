@@ -4,6 +4,9 @@
 #include <cctype>
 #include <map>
 #include <set>
+#include <sstream>
+
+#include "relmem/catalog/catalog.hpp"
 
 namespace relmem {
 namespace {
@@ -63,6 +66,40 @@ std::vector<std::string> identifier_words(const std::string& identifier) {
   return out;
 }
 
+std::string compound_split(const std::string& word, const WordNet& wordnet) {
+  if (word.size() < 5 || !std::all_of(word.begin(), word.end(), [](unsigned char c) { return std::islower(c); }) ||
+      !wordnet.base_form(word).empty() || abbreviations().count(word))
+    return "";
+  // A part is a listed word of 3 letters or more, or a one-letter initial before a word ("dphone"), or "id" after one.
+  auto listed = [&](const std::string& part) { return part.size() >= 3 && !wordnet.base_form(part).empty(); };
+  std::string best;
+  int best_rank = -1;
+  for (size_t cut = 1; cut < word.size(); ++cut) {
+    const std::string head = word.substr(0, cut), tail = word.substr(cut);
+    const bool initial = head.size() == 1 && tail.size() >= 4, id = tail == "id";
+    if (!(initial || listed(head)) || !(id || listed(tail))) continue;
+    const int as_written = (initial || wordnet.contains(head)) + (id || wordnet.contains(tail));
+    const int rank = id * 1000 + as_written * 100 + static_cast<int>(tail.size());
+    if (rank > best_rank) {
+      best_rank = rank;
+      best = head + " " + tail;
+    }
+  }
+  return best;
+}
+
+std::string readable_identifier(const std::string& identifier, const WordNet* wordnet) {
+  const std::string humanized = humanize_identifier(identifier);
+  if (!wordnet) return humanized;
+  std::istringstream words(humanized);
+  std::string word, out;
+  while (words >> word) {
+    const std::string split = compound_split(word, *wordnet);
+    out += (out.empty() ? "" : " ") + (split.empty() ? word : split);
+  }
+  return out;
+}
+
 std::string schema_synonyms(const std::vector<std::string>& identifiers, const WordNet* wordnet, int senses,
                             int per_word) {
   if (!wordnet) return "";
@@ -72,8 +109,12 @@ std::string schema_synonyms(const std::vector<std::string>& identifiers, const W
     std::vector<std::string> written;
     split_into(identifier, written);
     own.insert(written.begin(), written.end());
-    for (const auto& word : identifier_words(identifier))
-      if (std::find(words.begin(), words.end(), word) == words.end()) words.push_back(word);
+    for (const auto& word : identifier_words(identifier)) {
+      std::vector<std::string> expanded{word};
+      split_into(compound_split(word, *wordnet), expanded);
+      for (const auto& one : expanded)
+        if (std::find(words.begin(), words.end(), one) == words.end()) words.push_back(one);
+    }
   }
   std::set<std::string> seen;
   std::string out;
