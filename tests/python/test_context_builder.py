@@ -74,11 +74,27 @@ def test_built_context_keeps_relevant_tables_their_join_bridge_values_and_rows(s
     assert "city TEXT -- question values: 'Glasgow' (\"Glasgow\")" in context.text
     assert "REFERENCES customer(customer_id)" in context.text
     assert len(kept["customer"].rows) == 1 and "/* 1 example row of customer" in context.text
-    assert context.database("zoo").tables == []  # far below the best table of all candidates
+    zoo = context.database("zoo").tables  # far below the best table of all candidates: its best table alone
+    assert [(t.name, t.reason) for t in zoo] == [("animal", "best")]
+    without_floor = builder(shop, table_margin=0.05, min_tables=0).build(QUESTION, ["shop", "zoo"], scores=[0.9, 0.1])
+    assert without_floor.database("zoo").tables == []
     recorded = context.to_dict()
     assert recorded["mode"] == "built" and recorded["tokens"] == context.tokens
     assert {"span": "Glasgow", "column": "customer.city", "value": "Glasgow"} in recorded["databases"][0]["values"]
     assert {"span": "lamp", "column": "item.title", "value": "Lamp"} in recorded["databases"][0]["values"]
+
+
+def test_each_database_keeps_its_best_table_under_the_token_budget(shop):
+    tight = builder(shop, table_margin=10.0, rows_per_table=0, token_budget=1)
+    context = tight.build(QUESTION, ["shop", "zoo"], scores=[0.9, 0.1])
+    assert [len(context.database(db).tables) for db in ("shop", "zoo")] == [1, 1]  # over the budget, one each
+    two = builder(shop, table_margin=10.0, rows_per_table=0, token_budget=1, min_tables=2)
+    assert len(two.build(QUESTION, ["shop"]).database("shop").tables) == 2
+    alone = builder(shop, table_margin=10.0, rows_per_table=0, token_budget=1, min_tables=0)
+    assert sum(len(alone.build(QUESTION, ["shop", "zoo"], scores=[0.9, 0.1]).database(db).tables)
+               for db in ("shop", "zoo")) == 1  # the best table of all stays whatever its size
+    with pytest.raises(relmem.Error, match="min_tables"):
+        builder(shop, min_tables=-1)
 
 
 def test_tables_a_kept_table_references_come_within_the_parent_margin(shop):
@@ -153,7 +169,9 @@ def test_pipeline_plans_over_the_built_context_and_traces_it(shop):
         record = next(r for r in state.trace.records if r["stage"] == "build_context")
         prompt = [r for r in llm.requests if r.stage == "plan"][-1].prompt
         assert record["decision"]["mode"] == mode and record["decision"]["text"] in prompt
-        assert ("species" in prompt) == (mode == "full_ddl")  # the zoo's table has nothing to do with it
+        zoo = next(d for d in record["decision"]["databases"] if d["database"] == "zoo")
+        # The zoo's table has nothing to do with the question: the built context shows it as the zoo's best table only.
+        assert [t.get("reason") for t in zoo["tables"]] == (["best"] if mode == "built" else [None])
 
 
 def test_link_all_and_schema_scores_match_their_one_database_forms(shop):

@@ -10,7 +10,8 @@ Tables are scored by the selection memory's table and column vectors (SelectionM
 their names that the question uses and the values the question links to; a database further from the best candidate
 scores lower. A table is kept when it scores within `table_margin` of the best table of all candidates; the tables a
 kept table's foreign keys reference come with it when they score within `parent_margin` ("the names of poker
-players" are in `people`), and so do the foreign-key neighbours needed to join kept tables. A question of several
+players" are in `people`), and so do the foreign-key neighbours needed to join kept tables. Every candidate shows at
+least its `min_tables` best tables, so that the planner can still choose a database the selection ranked lower. A question of several
 parts (relmem's question_parts) also keeps, per part, the tables within `table_margin` of that part's best table,
 and gets the token budget once per part. Under the token budget the lowest-scored material goes first: example rows,
 then whole tables from the lowest score up. mode="full_ddl" gives every candidate's full DDL instead (the ablation
@@ -41,7 +42,8 @@ class TableContext:
     score: float
     columns: list          # kept column names, in table order
     rows: list = field(default_factory=list)   # relmem.rows.RowMatch
-    reason: str = "score"  # or "join": kept to join kept tables; "parent": a kept table's foreign key references it
+    reason: str = "score"  # or "join": kept to join kept tables; "parent": a kept table's foreign key references it;
+    #                        "best": one of the database's min_tables best, kept whatever it scores
 
 
 @dataclass
@@ -88,17 +90,20 @@ class SchemaContext:
 class ContextBuilder:
     def __init__(self, catalog, selection, values=None, rows=None, descriptions=None, mode="built",
                  token_budget=2000, rows_per_table=1, table_margin=0.45, parent_margin=0.5, database_weight=2.0,
-                 max_columns=16, value_links=8):
+                 max_columns=16, value_links=8, min_tables=1):
         """`selection`: the SelectionMemory (table and column scores); `values`: a ValueMemory or None (no linked
         values); `rows`: a RowMemory or None (no example rows). `token_budget`: most tokens of one context
         (count_tokens), per part of the question. `rows_per_table`: example rows per kept table. `table_margin`: tables
         scoring more than this below the best table of all candidates are left out, except the tables a kept table's
-        foreign keys reference when they score within `parent_margin` of the best. `database_weight`: how much a
+        foreign keys reference when they score within `parent_margin` of the best, and each database's `min_tables`
+        best tables whatever they score (0: none). `database_weight`: how much a
         database's selection score gap to the best candidate lowers its tables' scores. `max_columns`: wider tables keep
         their best-scored columns (besides keys and linked columns). `value_links`: linked values per database at
         most."""
         if mode not in MODES:
             raise Error(f"unknown context mode '{mode}' (known: {', '.join(MODES)})")
+        if min_tables < 0:
+            raise Error(f"min_tables must be at least 0, not {min_tables}")
         if token_budget < 1:
             raise Error(f"the context's token budget must be positive, not {token_budget}")
         self.catalog = catalog
@@ -114,6 +119,7 @@ class ContextBuilder:
         self.database_weight = database_weight
         self.max_columns = max_columns
         self.value_links = value_links
+        self.min_tables = min_tables
         self._schemas = {}  # database -> DatabaseSchema, read on first use (a Catalog's schemas do not change)
 
     def build(self, question, databases, scores=None):
@@ -137,7 +143,7 @@ class ContextBuilder:
             self._mark_part_tables(parts, databases, penalties, plans)
         top = max((t.score for plan in plans for t in plan.tables), default=0.0)
         for plan in plans:
-            plan.keep(top - self.table_margin, top - self.parent_margin)
+            plan.keep(top - self.table_margin, top - self.parent_margin, self.min_tables)
             self._add_rows(plan, row_vector)
         budget = self.token_budget * len(parts)
         self._fit(plans, budget)
@@ -217,9 +223,11 @@ class ContextBuilder:
             plan.show_rows({})
         while total() > budget:
             kept = [(t.score, plan, t) for plan in plans for t in plan.kept_tables() if not t.join]
-            if len(kept) <= 1:
-                return  # the best table stays whatever its size
-            _, plan, table = min(kept, key=lambda item: item[0])
+            # The best table stays whatever its size, and so do each database's min_tables best.
+            droppable = [item for item in kept if sum(p is item[1] for _, p, _ in kept) > self.min_tables]
+            if len(kept) <= 1 or not droppable:
+                return
+            _, plan, table = min(droppable, key=lambda item: item[0])
             plan.drop(table)
 
 
@@ -233,6 +241,7 @@ class _ScoredTable:
     join: bool = False   # kept only to join kept tables
     part: bool = False   # scores within the table margin of the best table for one part of the question
     parent: bool = False  # kept as the table a kept table's foreign key references
+    best: bool = False    # kept only as one of the database's min_tables best
 
 
 class _DatabasePlan:
@@ -247,12 +256,15 @@ class _DatabasePlan:
         self.by_name = {t.table.name: t for t in tables}
         self._rendered = None  # (DatabaseContext, tokens) until the kept material changes
 
-    def keep(self, threshold, parent_threshold):
-        """Keeps the tables scoring at least `threshold` (or holding a linked value), the tables their foreign keys
-        reference that score at least `parent_threshold` ("the names of poker players" are in `people`), then the
-        foreign-key neighbours that join them."""
+    def keep(self, threshold, parent_threshold, min_tables):
+        """Keeps the tables scoring at least `threshold` (or holding a linked value) and at least the `min_tables`
+        best, the tables their foreign keys reference that score at least `parent_threshold` ("the names of poker
+        players" are in `people`), then the foreign-key neighbours that join them."""
         for table in self.tables:
             table.kept = table.score >= threshold or table.part or bool(table.linked)
+        for table in sorted(self.tables, key=lambda t: -t.score)[:min_tables]:
+            table.best = not table.kept
+            table.kept = True
         for table in [t for t in self.tables if t.kept]:
             for name in self.schema.parents[table.table.name]:
                 parent = self.by_name[name]
@@ -312,7 +324,8 @@ class _DatabasePlan:
             if rows:
                 parts.append(rows_text(scored.table.name, columns, rows))
             contexts.append(TableContext(scored.table.name, scored.score, [c.name for c in columns], rows,
-                                         "join" if scored.join else "parent" if scored.parent else "score"))
+                                         "join" if scored.join else "parent" if scored.parent else
+                                         "best" if scored.best else "score"))
         shown = [l for l in self.links if l.table in kept_names]
         dropped = [t.table.name for t in self.tables if not t.kept]
         return DatabaseContext(self.db, "\n".join(parts), contexts, dropped, shown)

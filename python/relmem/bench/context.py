@@ -120,7 +120,7 @@ def run(args):
     report = {"benchmark": "context", "encoder": encoder.name, "databases": len(catalog.databases),
               "questions": len(questions), "top_k": args.top_k, "budget": args.budget,
               "rows_per_table": args.rows_per_table, "table_margin": built.table_margin,
-              "parent_margin": built.parent_margin,
+              "parent_margin": built.parent_margin, "min_tables": built.min_tables,
               "row_memory": {"rows_per_table_cap": args.row_cap, "rows": sum(len(i) for i in rows.indexes.values()),
                              "encoder": rows.encoder.name, "memory_bytes": rows.memory_bytes},
               "tokenizer": "count_tokens: runs of <= 8 letters, <= 3 digits, single other characters",
