@@ -562,7 +562,10 @@ void bind_relevance(py::module_& m) {
       .def_static("default_folder", &WordNet::default_folder)
       .def("contains", &WordNet::contains, py::arg("word"))
       .def("base_form", &WordNet::base_form, py::arg("word"))
-      .def("synonyms", &WordNet::synonyms, py::arg("word"), py::arg("senses") = 1, py::arg("nouns") = false);
+      .def("synonyms", &WordNet::synonyms, py::arg("word"), py::arg("senses") = 1, py::arg("nouns") = false)
+      .def("attributes", &WordNet::attributes, py::arg("word"), py::arg("senses") = 1)
+      .def_static("shared", &WordNet::shared, py::return_value_policy::reference,
+                  "The default folder's WordNet, loaded once and shared with the C++ core; None when not installed.");
   m.def("identifier_words", &identifier_words, py::arg("identifier"),
         "The words of a schema identifier, split and with abbreviations expanded.");
   m.def("question_parts", &question_parts, py::arg("question"),

@@ -212,6 +212,10 @@ TEST(WordNet, DebiansWordNetWhenInstalled) {
   EXPECT_EQ(wordnet->base_form("vocalists"), "vocalist");
   const auto synonyms = wordnet->synonyms("country");
   EXPECT_NE(std::find(synonyms.begin(), synonyms.end(), "nation"), synonyms.end());
+  EXPECT_EQ(wordnet->attributes("tallest"), (std::vector<std::string>{"stature", "height"}));
+  EXPECT_EQ(wordnet->attributes("oldest"), std::vector<std::string>{"age"});
+  EXPECT_EQ(wordnet->attributes("longest"), (std::vector<std::string>{"duration", "length"}));  // also an adverb
+  EXPECT_TRUE(wordnet->attributes("singer").empty());                                        // not an adjective
   EXPECT_EQ(compound_split("countrylanguage", *wordnet), "country language");
   EXPECT_EQ(compound_split("hiredate", *wordnet), "hire date");  // not "hired ate"
   EXPECT_EQ(compound_split("yearid", *wordnet), "year id");      // not "yea rid"

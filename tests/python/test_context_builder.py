@@ -124,6 +124,12 @@ def test_database_schema_is_read_once_with_names_keys_and_paths(shop):
         (("supplier", "supplier_name"), 0.5)]}
 
 
+@pytest.mark.skipif(not relmem._relmem.WordNet.available(), reason="WordNet is not installed (Debian: wordnet-base)")
+def test_question_words_name_what_an_adjective_measures():
+    assert {"height", "stature"} <= question_words("Who is the tallest player?")
+    assert "age" in question_words("the oldest dogs") and "age" not in question_words("the dogs")
+
+
 def test_each_part_of_a_question_keeps_its_best_tables_and_adds_to_the_budget(shop):
     question = "Q1: Which customers bought a lamp? Q2: What is the capacity of each warehouse?"
     context = builder(shop, table_margin=0.05, token_budget=500).build(question, ["shop", "zoo"], scores=[0.9, 0.1])

@@ -9,6 +9,9 @@ their names, the lines of their DDL, and the foreign-key graph with its shortest
 import re
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
+
+from .._relmem import WordNet
 
 WORD = re.compile(r"[a-z0-9]+")
 CAMEL = re.compile(r"([a-z])([A-Z])")
@@ -117,14 +120,25 @@ def _table_info(table, first):
 
 def question_words(question):
     """The question's words in name_words' form; a past participle also as its two possible stems ("liked": "like",
-    "lik"; "played": "playe", "play") to meet a name's present form."""
+    "lik"; "played": "playe", "play") to meet a name's present form; and what an adjective measures ("the tallest
+    player": "stature", "height"; WordNet.attributes, when WordNet is installed)."""
     words = set()
     for word in WORD.findall(question.lower()):
         if word not in STOPWORDS:
             words.add(singular(word))
             if len(word) > 4 and word.endswith("ed"):
                 words.update((word[:-1], word[:-2]))
+            words.update(attribute_words(word))
     return words
+
+
+@lru_cache(maxsize=65536)
+def attribute_words(word):
+    """The one-word nouns of what the adjective `word` measures, in name_words' form ("oldest": ("age",))."""
+    wordnet = WordNet.shared()
+    if wordnet is None:
+        return ()
+    return tuple(singular(noun) for noun in wordnet.attributes(word) if WORD.fullmatch(noun))
 
 
 def name_words(name):

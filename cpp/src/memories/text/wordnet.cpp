@@ -131,7 +131,7 @@ WordNet::WordNet(const std::string& folder) {
     uint32_t synset;
     int part;
     size_t offset;
-    char symbol;  // '@', '&', '!' or '\\'
+    char symbol;  // '@', '&', '!', '\\' or '='
   };
   std::vector<Pointer> pointers;
   std::array<std::unordered_map<size_t, uint32_t>, kParts> by_offset;
@@ -161,7 +161,7 @@ WordNet::WordNet(const std::string& folder) {
         if (fields.next().empty()) break;  // source/target, the last of the four
         size_t target_offset = 0;
         std::from_chars(target.data(), target.data() + target.size(), target_offset);
-        if (symbol == "@" || symbol == "&" || symbol == "!" || (symbol == "\\" && part == 2))  // 2: adjectives
+        if (symbol == "@" || symbol == "&" || symbol == "!" || ((symbol == "\\" || symbol == "=") && part == 2))
           pointers.push_back(Pointer{id, part_of(pos[0]), target_offset, symbol[0]});
       }
       synsets_.push_back(std::move(synset));
@@ -205,6 +205,8 @@ WordNet::WordNet(const std::string& folder) {
       synset.antonyms.push_back(found->second);
     else if (pointer.symbol == '\\')
       synset.pertains_to.push_back(found->second);
+    else if (pointer.symbol == '=')
+      synset.attributes.push_back(found->second);
     else
       synset.broader.push_back(Link{found->second, pointer.symbol == '@'});
   }
@@ -245,6 +247,36 @@ std::vector<std::string> WordNet::synonyms(const std::string& word, int senses, 
     for (size_t sense = 0; sense < ids.size() && sense < static_cast<size_t>(std::max(senses, 0)); ++sense) {
       for (const std::string& lemma : synsets_[ids[sense]].words) {
         if (lemma_key(lemma) == key) continue;
+        std::string text;
+        for (char c : lemma) text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(std::move(text));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> WordNet::attributes(const std::string& word, int senses) const {
+  constexpr int kAdjectives = 2;
+  std::vector<std::string> out;
+  // The adjective's own base form: "longest" is also an adverb, which base_form() would keep.
+  const std::string key = lemma_key(word);
+  auto found = index_[kAdjectives].find(key);
+  if (found == index_[kAdjectives].end()) {
+    auto exception = exception_of_[kAdjectives].find(key);
+    if (exception != exception_of_[kAdjectives].end())
+      found = index_[kAdjectives].find(exceptions_[kAdjectives][exception->second].bases.front());
+    for (const auto& [inflection, replacement] : kSuffixes[kAdjectives]) {
+      if (found != index_[kAdjectives].end()) break;
+      if (ends_with(key, inflection))
+        found = index_[kAdjectives].find(key.substr(0, key.size() - inflection.size()) + replacement);
+    }
+  }
+  if (found == index_[kAdjectives].end()) return out;
+  const auto& ids = found->second;
+  for (size_t sense = 0; sense < ids.size() && sense < static_cast<size_t>(std::max(senses, 0)); ++sense) {
+    for (uint32_t attribute : synsets_[ids[sense]].attributes) {
+      for (const std::string& lemma : synsets_[attribute].words) {
         std::string text;
         for (char c : lemma) text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(std::move(text));

@@ -1,9 +1,10 @@
 #pragma once
 // Princeton WordNet 3.0 read from its database files (Debian's wordnet-base: /usr/share/wordnet), the one reader of
 // them. Its users:
-//  - the selection memory, through base_form() and synonyms(): the dictionary form of an inflected word
-//    ("vocalists" -> "vocalist", WordNet's morphy) and the other words of a word's most frequent senses ("singer" ->
-//    "vocalist", "vocalizer", "vocaliser"), so that a question naming a table or column by a synonym still matches;
+//  - the selection memory, through base_form(), synonyms() and attributes(): the dictionary form of an inflected
+//    word ("vocalists" -> "vocalist", WordNet's morphy), the other words of a word's most frequent senses ("singer" ->
+//    "vocalist", "vocalizer", "vocaliser") and what an adjective measures ("tallest" -> "height"), so that a question
+//    naming a table or column by another word still matches;
 //  - the value memory's meaning channels (ValueLexicon), through synsets() and exceptions(): every synset with its
 //    words and its broader synsets, keyed there the way stored values are.
 #include <array>
@@ -37,6 +38,10 @@ class WordNet {
   // frequent sense first, each once, lower case, phrases with spaces. With `nouns`, only its noun senses when it
   // has some (schema names are nouns: "pet" the animal, not the adjective "favourite").
   std::vector<std::string> synonyms(const std::string& word, int senses = 1, bool nouns = false) const;
+  // The nouns naming what an adjective measures (its "=" attribute pointers): "tallest" -> "stature", "height";
+  // "oldest" -> "age". Of the `senses` most frequent senses of the word's adjective base form, in file order, each
+  // once, lower case, phrases with spaces; none for a word that is not an adjective.
+  std::vector<std::string> attributes(const std::string& word, int senses = 1) const;
 
   // A line of data.<part>: its words as written (spaces between the words of a phrase, adjective markers such as
   // "(a)" removed), the synsets its "@" (hypernym) and "&" (similar adjective) pointers name, in file order, and its
@@ -52,6 +57,8 @@ class WordNet {
     // synset to synset: the value memory's test that two related words name contrasting things.
     std::vector<uint32_t> antonyms;
     std::vector<uint32_t> pertains_to;
+    // "=" from an adjective to the noun of the attribute it is a value of ("tall" / "height").
+    std::vector<uint32_t> attributes;
   };
   // Every synset, part by part in the files' order and within a part in file order.
   const std::vector<Synset>& synsets() const { return synsets_; }
