@@ -107,6 +107,14 @@ def test_tables_a_kept_table_references_come_within_the_parent_margin(shop):
     assert "FOREIGN KEY (customer_id) REFERENCES customer(customer_id)" in with_parents.text
 
 
+def test_a_referenced_table_holding_a_column_the_question_names_comes_outside_the_parent_margin(shop):
+    question = "What quantity and price does each purchase have?"
+    context = builder(shop, table_margin=0.0, parent_margin=-10.0).build(question, ["shop"]).database("shop")
+    kept = {t.name: t.reason for t in context.tables}
+    assert kept == {"purchase": "score", "item": "parent"}  # item.price is named; customer's columns are not
+    assert "FOREIGN KEY (item_id) REFERENCES item(item_id)" in context.text
+
+
 def test_database_schema_is_read_once_with_names_keys_and_paths(shop):
     schema = DatabaseSchema.read(shop[0], "shop")
     assert schema.parents == {"customer": [], "purchase": ["customer", "item"], "item": [], "supplier": [],

@@ -10,13 +10,15 @@ Tables are scored by the selection memory's table and column vectors (SelectionM
 their names that the question uses and the values the question links to; a database further from the best candidate
 scores lower. A table is kept when it scores within `table_margin` of the best table of all candidates; the tables a
 kept table's foreign keys reference come with it when they score within `parent_margin` ("the names of poker
-players" are in `people`), and so do the foreign-key neighbours needed to join kept tables. Every candidate shows at
-least its `min_tables` best tables, so that the planner can still choose a database the selection ranked lower. A question of several
-parts (relmem's question_parts) also keeps, per part, the tables within `table_margin` of that part's best table,
-and gets the token budget once per part. Under the token budget the lowest-scored material goes first: example rows,
-then whole tables from the lowest score up. mode="full_ddl" gives every candidate's full DDL instead (the ablation
-baseline). Token counts are approximate, the same for every context: count_tokens() counts runs of up to 8 letters,
-runs of up to 3 digits and single other non-space characters, roughly what a BPE tokenizer makes of SQL DDL.
+players" are in `people`) or hold a column the question names other than a key ("the tallest poker player":
+`people.Height`), and so do the foreign-key neighbours needed to join kept tables. Every candidate shows at least its
+`min_tables` best tables, so that the planner can still choose a database the selection ranked lower. A question of
+several parts (relmem's question_parts) also keeps, per part, the tables within `table_margin` of that part's best
+table, and gets the token budget once per part. Under the token budget the lowest-scored material goes first:
+example rows, then whole tables from the lowest score up. mode="full_ddl" gives every candidate's full DDL instead
+(the ablation baseline). Token counts are approximate, the same for every context: count_tokens() counts runs of up
+to 8 letters, runs of up to 3 digits and single other non-space characters, roughly what a BPE tokenizer makes of SQL
+DDL.
 """
 import re
 from dataclasses import dataclass, field
@@ -190,7 +192,9 @@ class ContextBuilder:
             scores = column_scores[table.first:table.first + len(table.columns)]
             score = dense_tables.get(table.name, 0.0) + NAME_WEIGHT * table_names.get(i, 0.0)
             marked = {p - table.first for p in linked if table.first <= p < table.first + len(table.columns)}
-            tables.append(_ScoredTable(table, max([score] + scores) - penalty, scores, marked))
+            named = any(column_names.get(table.first + i, 0.0) >= 1.0 for i, c in enumerate(table.columns)
+                        if c.name not in table.key_columns)
+            tables.append(_ScoredTable(table, max([score] + scores) - penalty, scores, marked, named=named))
         return _DatabasePlan(schema, self.descriptions.get(schema.name, ""), tables, links, self.max_columns)
 
     def _mark_part_tables(self, parts, databases, penalties, plans):
@@ -242,6 +246,7 @@ class _ScoredTable:
     part: bool = False   # scores within the table margin of the best table for one part of the question
     parent: bool = False  # kept as the table a kept table's foreign key references
     best: bool = False    # kept only as one of the database's min_tables best
+    named: bool = False   # the question names one of its columns other than keys (every word of the name)
 
 
 class _DatabasePlan:
@@ -259,7 +264,8 @@ class _DatabasePlan:
     def keep(self, threshold, parent_threshold, min_tables):
         """Keeps the tables scoring at least `threshold` (or holding a linked value) and at least the `min_tables`
         best, the tables their foreign keys reference that score at least `parent_threshold` ("the names of poker
-        players" are in `people`), then the foreign-key neighbours that join them."""
+        players" are in `people`) or hold a column the question names, then the foreign-key neighbours that join
+        them."""
         for table in self.tables:
             table.kept = table.score >= threshold or table.part or bool(table.linked)
         for table in sorted(self.tables, key=lambda t: -t.score)[:min_tables]:
@@ -268,7 +274,7 @@ class _DatabasePlan:
         for table in [t for t in self.tables if t.kept]:
             for name in self.schema.parents[table.table.name]:
                 parent = self.by_name[name]
-                if not parent.kept and parent.score >= parent_threshold:
+                if not parent.kept and (parent.score >= parent_threshold or parent.named):
                     parent.kept = parent.parent = True
         self._join()
 
