@@ -26,7 +26,7 @@ using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>
 
 constexpr const char* kRawFields[] = {"card",  "table", "lexical_card", "lexical_table",
                                       "column", "value", "word_column",  "lexical_table_coverage",
-                                      "table_word_column", "word_lead"};
+                                      "table_word_column", "word_lead", "question_form"};
 
 float raw_field(const RawSimilarities& raw, const std::string& field) {
   if (field == "card") return raw.card;
@@ -38,6 +38,7 @@ float raw_field(const RawSimilarities& raw, const std::string& field) {
   if (field == "word_column") return raw.word_column;
   if (field == "lexical_table_coverage") return raw.lexical_table_coverage;
   if (field == "table_word_column") return raw.table_word_column;
+  if (field == "question_form") return raw.question_form;
   return raw.word_lead;
 }
 
@@ -340,7 +341,8 @@ void bind_selection_memory(py::module_& m) {
            }, py::arg("questions"),
            "Per question (whole, not split into parts): its candidate databases and their raw similarities, a dict "
            "of arrays by field (card, table, lexical_card, lexical_table, column, value, word_column, "
-           "lexical_table_coverage, table_word_column, word_lead), the inputs of untrained and trained scoring alike.")
+           "lexical_table_coverage, table_word_column, word_lead, question_form), the inputs of untrained and trained "
+           "scoring alike.")
       .def("select_set", [](const SelectionMemory& s, const std::string& question) {
              py::gil_scoped_release release;
              return s.select_set(question);
@@ -364,7 +366,7 @@ void bind_selection_memory(py::module_& m) {
                              const std::vector<std::string>& table_names, std::optional<FloatArray> table_vectors,
                              std::optional<FloatArray> lexical_card, std::optional<FloatArray> lexical_table_vectors,
                              std::optional<FloatArray> column_vectors, const std::vector<std::string>& values,
-                             const std::vector<int64_t>& table_columns) {
+                             const std::vector<int64_t>& table_columns, std::optional<FloatArray> form_vectors) {
              auto rows = [](const std::optional<FloatArray>& a, int64_t count, int dim, const char* what) {
                RowMatrix out(count, dim);
                if (count == 0) return out;
@@ -382,6 +384,8 @@ void bind_selection_memory(py::module_& m) {
              if (column_vectors && column_vectors->ndim() != 2) throw Error("column_vectors must have shape (n, dim)");
              const RowMatrix columns = rows(column_vectors, column_vectors ? column_vectors->shape(0) : 0, dim,
                                             "column_vectors");
+             if (form_vectors && form_vectors->ndim() != 2) throw Error("form_vectors must have shape (n, dim)");
+             const RowMatrix forms = rows(form_vectors, form_vectors ? form_vectors->shape(0) : 0, dim, "form_vectors");
              std::vector<std::string> normalized;
              for (const auto& value : values) normalized.push_back(normalize_value(value));
              const float* lexical_card_data = nullptr;
@@ -394,14 +398,16 @@ void bind_selection_memory(py::module_& m) {
              }
              s.add_vectors(db, card_data, table_names, tables, lexical_card_data,
                            s.lexical_encoder() ? &lexical_tables : nullptr, &columns, std::move(normalized),
-                           table_columns);
+                           table_columns, &forms);
            }, py::arg("db"), py::arg("card"), py::arg("table_names") = std::vector<std::string>{},
            py::arg("table_vectors") = py::none(), py::arg("lexical_card") = py::none(),
            py::arg("lexical_table_vectors") = py::none(), py::arg("column_vectors") = py::none(),
            py::arg("values") = std::vector<std::string>{}, py::arg("table_columns") = std::vector<int64_t>{},
+           py::arg("form_vectors") = py::none(),
            "Adds a database from precomputed encoder vectors (and lexical encoder vectors when the memory has one), "
-           "optionally with one vector per column (shape (columns, dim), in table order), the text values it stores "
-           "and each table's number of columns (without them, the columns count as one table).")
+           "optionally with one vector per column (shape (columns, dim), in table order), the text values it stores, "
+           "each table's number of columns (without them, the columns count as one table) and the vectors of its "
+           "question forms (shape (forms, dim); without them, its best column stands in).")
       .def("remove", &SelectionMemory::remove, py::arg("db"))
       .def("calibrate", [](SelectionMemory& s, const std::vector<std::string>& questions, const py::list& databases,
                            int candidates) {
@@ -441,6 +447,7 @@ void bind_selection_memory(py::module_& m) {
              out["column_vectors"] = matrix(v.columns);
              out["values"] = v.values;
              out["table_columns"] = v.table_columns;
+             out["form_vectors"] = matrix(v.forms);
              if (s.lexical_encoder()) {
                out["lexical_card"] = py::array_t<float>(static_cast<py::ssize_t>(v.lexical_card.size()),
                                                         v.lexical_card.data());
@@ -449,8 +456,8 @@ void bind_selection_memory(py::module_& m) {
              return out;
            }, py::arg("db"),
            "What the memory stores of one database, as add_vectors() takes it: card, table_names, table_vectors, "
-           "column_vectors, values, table_columns and (with a lexical encoder) lexical_card and lexical_table_vectors; the rows as "
-           "stored (normalized; rounded where the store is int8 or fp16).")
+           "column_vectors, values, table_columns, form_vectors and (with a lexical encoder) lexical_card and "
+           "lexical_table_vectors; the rows as stored (normalized; rounded where the store is int8 or fp16).")
       .def("__len__", &SelectionMemory::size)
       .def("__contains__", &SelectionMemory::contains)
       .def("__repr__", [](const SelectionMemory& s) {

@@ -1,7 +1,7 @@
 // Selection memory on a small generated collection: ranking, probabilities, set selection, calibration,
 // build with progress, refresh after the files change, add/remove without a rebuild,
 // save/load (also of version 1 folders), candidate narrowing, stored-value evidence,
-// column vectors, and clear errors on bad folders and models.
+// column vectors, question forms, and clear errors on bad folders and models.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -292,7 +292,7 @@ TEST_F(SelectionMemoryTest, BadFoldersAndModelsGiveClearErrors) {
   relmem_test::write_bytes(folder + "/manifest.json", manifest.substr(0, manifest.size() / 2));
   expect_error([&] { SelectionMemory::load(folder); }, "not valid JSON");
   std::string newer = manifest;
-  newer.replace(newer.find("\"version\": 4"), 12, "\"version\": 7");
+  newer.replace(newer.find("\"version\": 5"), 12, "\"version\": 7");
   relmem_test::write_bytes(folder + "/manifest.json", newer);
   expect_error([&] { SelectionMemory::load(folder); }, "version 7");
   relmem_test::write_bytes(folder + "/manifest.json", manifest);
@@ -436,9 +436,12 @@ TEST_F(SelectionMemoryTest, ColumnVectorsJoinTheScore) {
   const auto matches = memory.select_vector(q.data(), 2);
   ASSERT_EQ(matches.size(), 2u);
   EXPECT_EQ(matches[0].database, "with_columns");
-  // The best column scores 1; without columns, the best table stands in for it.
-  EXPECT_NEAR(matches[0].score, 0.5f * (card_cosine + table_cosine) + kColumnWeight * 1.0f, 1e-5);
-  EXPECT_NEAR(matches[1].score, 0.5f * (card_cosine + table_cosine) + kColumnWeight * table_cosine, 1e-5);
+  // The best column scores 1; without columns, the best table stands in for it, and without question forms, the
+  // best column for the best form.
+  EXPECT_NEAR(matches[0].score, 0.5f * (card_cosine + table_cosine) + (kColumnWeight + kQuestionFormWeight) * 1.0f,
+              1e-5);
+  EXPECT_NEAR(matches[1].score,
+              0.5f * (card_cosine + table_cosine) + (kColumnWeight + kQuestionFormWeight) * table_cosine, 1e-5);
   // The question's text brings the stored values in ('mercy general' is stored by one of the two databases) and
   // its words, each meeting its best column.
   const std::string text = "doctor specialty at Mercy General";
@@ -551,6 +554,70 @@ TEST_F(SelectionMemoryTest, TableWordColumnReadsOneTableAtATime) {
   EXPECT_THROW(copy.add_vectors("x", stored.card.data(), stored.table_names, stored.tables, nullptr, nullptr,
                                 &stored.columns, {}, {4, 3}),
                Error);
+}
+
+// Every table is embedded also as questions one could ask of it; the question's best cosine with them joins the
+// score (kQuestionFormWeight), and the forms are stored, saved and loaded with the other vectors.
+TEST_F(SelectionMemoryTest, QuestionFormsJoinTheScore) {
+  const DatabaseTexts texts = database_texts(catalog, "hospital", CardOptions{});
+  EXPECT_EQ(texts.question_forms,
+            (std::vector<std::string>{"How many hospital are there?", "What are the name, city, beds of each hospital?",
+                                      "How many doctor are there?", "What are the name, specialty of each doctor?"}));
+  EXPECT_EQ(question_forms(Table{"t", {{"t_id", "INTEGER"}}, {}, 0}, nullptr),
+            (std::vector<std::string>{"How many t are there?"}));  // ids are left out
+  if (const WordNet* wordnet = WordNet::shared()) {  // and the same forms with the schema words' synonyms
+    const std::vector<std::string> forms =
+        question_forms(Table{"singer", {{"singer_id", "INTEGER"}, {"name", "TEXT"}}, {}, 0}, wordnet);
+    EXPECT_EQ(forms, (std::vector<std::string>{"How many singer are there?", "What are the name of each singer?",
+                                               "How many vocalist are there?", "What are the name of each vocalist?"}));
+  }
+
+  SelectionOptions options;
+  options.lexical_encoder = "";
+  options.column_dtype = "fp32";  // the forms are stored as the columns are
+  options.table_dtype = "fp32";
+  options.synonyms = false;
+  SelectionMemory memory(encoder, options);
+  const RowMatrix card = encoder->encode({"database clinic"});
+  const RowMatrix tables = encoder->encode({"clinic staff"});
+  const RowMatrix columns = encoder->encode({"clinic staff", "doctor specialty"});
+  const RowMatrix forms = encoder->encode({"How many clinic are there?", "What are the staff of each clinic?"});
+  memory.add_vectors("with_forms", card.data(), {"clinic"}, tables, nullptr, nullptr, &columns, {}, {}, &forms);
+  memory.add_vectors("without_forms", card.data(), {"clinic"}, tables, nullptr, nullptr, &columns);
+  EXPECT_EQ(memory.vectors("with_forms").forms.rows(), 2);
+  EXPECT_EQ(memory.vectors("without_forms").forms.rows(), 0);
+  const RowMatrix q = encoder->encode({"How many clinic are there?"});
+  auto unit = [](const RowMatrix& m, int row) { return Eigen::RowVectorXf(m.row(row).normalized()); };
+  const float best_column = std::max(unit(columns, 0).dot(unit(q, 0)), unit(columns, 1).dot(unit(q, 0)));
+  auto score_of = [&](const SelectionMemory& m, const std::string& db) {
+    for (const auto& match : m.select_vector(q.data(), 2))
+      if (match.database == db) return match.score;
+    return -100.0f;
+  };
+  // The same database but for its forms: the form the question repeats scores 1, the best column stands in without.
+  EXPECT_NEAR(score_of(memory, "with_forms") - score_of(memory, "without_forms"),
+              kQuestionFormWeight * (1.0f - best_column), 1e-5);
+  memory.save(dir.file("forms"));
+  const SelectionMemory loaded = SelectionMemory::load(dir.file("forms"));
+  EXPECT_NEAR(score_of(loaded, "with_forms"), score_of(memory, "with_forms"), 1e-6);
+  const RowMatrix narrow = card.leftCols(7);  // rows of another width are refused
+  EXPECT_THROW(memory.add_vectors("x", card.data(), {"clinic"}, tables, nullptr, nullptr, &columns, {}, {}, &narrow),
+               Error);
+  // A version 4 folder (before question forms) loads, its databases without forms.
+  SelectionMemory old(encoder, options);
+  old.add_vectors("without_forms", card.data(), {"clinic"}, tables, nullptr, nullptr, &columns);
+  const std::string folder = dir.file("v4");
+  old.save(folder);
+  nlohmann::json manifest;
+  {
+    std::ifstream in(folder + "/manifest.json");
+    in >> manifest;
+  }
+  manifest["version"] = 4;
+  manifest.erase("next_form_id");
+  std::ofstream(folder + "/manifest.json") << manifest.dump();
+  std::filesystem::remove(folder + "/forms.index");
+  EXPECT_NEAR(score_of(SelectionMemory::load(folder), "without_forms"), score_of(memory, "without_forms"), 1e-6);
 }
 
 // A question word meets the columns as well as its best WordNet synonym does (at kSynonymWeight): "vocalist"

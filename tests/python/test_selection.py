@@ -53,12 +53,13 @@ def test_similarities_are_what_the_untrained_score_reads(memory):
     (databases, raw), = memory.similarities([question])
     assert sorted(databases) == memory.databases and set(raw) == {
         "card", "table", "lexical_card", "lexical_table", "column", "value", "word_column", "lexical_table_coverage",
-        "table_word_column", "word_lead"}
+        "table_word_column", "word_lead", "question_form"}
     assert all(len(values) == len(databases) for values in raw.values())
     fused = {db: 0.2 * raw["card"][i] + 0.1 * raw["table"][i] + 0.625 * raw["lexical_card"][i]
              + 0.25 * raw["lexical_table"][i]
              + 0.2 * raw["lexical_table_coverage"][i] + 0.2 * raw["column"][i] + 0.01 * raw["value"][i]
-             + 0.4 * raw["word_column"][i] + 0.25 * raw["table_word_column"][i] for i, db in enumerate(databases)}
+             + 0.4 * raw["word_column"][i] + 0.25 * raw["table_word_column"][i] + 0.3 * raw["question_form"][i]
+             for i, db in enumerate(databases)}
     for match in memory.select(question, 3):
         assert match.score == pytest.approx(fused[match.database], abs=1e-5)
 
@@ -70,8 +71,11 @@ def test_stored_vectors_rebuild_the_same_memory(memory):
     stored = memory.vectors("restaurants")
     assert stored["table_vectors"].shape == (len(memory.tables("restaurants")), memory.encoder.dim)
     assert stored["column_vectors"].shape[0] > 0 and stored["values"] == sorted(set(stored["values"]))
+    forms = stored["form_vectors"]
+    assert forms.shape[0] > len(memory.tables("restaurants")) and forms.shape[1] == memory.encoder.dim  # 1+ a table
     # int8 rows stored again round again: each int8 cosine moves by well under 1e-3, and the score weighs them by
-    # 0.95 in all (best table 0.1, best column 0.2, word-column means 0.4 + 0.25): scores within 2e-3
+    # 1.25 in all (best table 0.1, best column 0.2, best question form 0.3, word-column means 0.4 + 0.25): scores
+    # within 2e-3
     for question, _ in ANSWERABLE:
         want, got = memory.select(question, 3), copy.select(question, 3)
         assert [m.database for m in got] == [m.database for m in want]

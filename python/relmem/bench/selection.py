@@ -240,13 +240,14 @@ def _sparse(row):
 
 
 def _real_vectors(memory):
-    """Per database of the memory (by name): card row, table names and rows, column rows, stored values and (with a
-    lexical encoder) the sparse lexical card and table rows."""
+    """Per database of the memory (by name): card row, table names and rows, column rows, question form rows, stored
+    values and (with a lexical encoder) the sparse lexical card and table rows."""
     out = []
     for name in memory.databases:
         stored = memory.vectors(name)
         db = {"card": stored["card"], "table_names": stored["table_names"], "tables": stored["table_vectors"],
-              "columns": stored["column_vectors"], "values": stored["values"], "table_columns": stored["table_columns"]}
+              "columns": stored["column_vectors"], "values": stored["values"], "table_columns": stored["table_columns"],
+              "forms": stored["form_vectors"]}
         if "lexical_card" in stored:
             db["lexical_dim"] = stored["lexical_card"].shape[0]
             db["lexical_card"] = _sparse(stored["lexical_card"])
@@ -266,9 +267,9 @@ def _dense(sparse_rows, dim, keep, rng):
 
 def synthetic_databases(real, count, seed):
     """Yields (name, add_vectors kwargs) for `count` look-alike databases. Each one blends two real databases: its
-    card is 0.7 x one card + 0.3 x another + noise, its tables and columns are the first one's with noise, it
-    stores SYNTHETIC_VALUES of the first one's values at random, and its lexical rows keep a random 70% of the first
-    one's non-zeros plus 30% of the second one's card."""
+    card is 0.7 x one card + 0.3 x another + noise, its tables, columns and question forms are the first one's with
+    noise, it stores SYNTHETIC_VALUES of the first one's values at random, and its lexical rows keep a random 70% of
+    the first one's non-zeros plus 30% of the second one's card."""
     rng = np.random.default_rng(seed)
     dim = real[0]["card"].shape[0]
 
@@ -288,6 +289,7 @@ def synthetic_databases(real, count, seed):
             lexical_card += _dense([b["lexical_card"]], a["lexical_dim"], 0.3, rng)
             kwargs["lexical_card"] = lexical_card[0]
             kwargs["lexical_table_vectors"] = _dense(a["lexical_tables"], a["lexical_dim"], 0.7, rng)
+        kwargs["form_vectors"] = a["forms"] + noise(a["forms"].shape)
         yield f"synthetic_{i:06d}", kwargs
 
 

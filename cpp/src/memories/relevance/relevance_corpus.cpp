@@ -57,30 +57,34 @@ void split_rows(const RowMatrix& rows, const std::vector<DatabaseTexts>& databas
 }
 
 // A selection memory over the encoded rows: `rows` and `lexical_rows` hold every card, then every table (as
-// split_rows reads them), `columns` every column.
+// split_rows reads them), `columns` every column, `forms` every question form.
 std::unique_ptr<SelectionMemory> memory_of(const Encoder& encoder, const Encoder* lexical,
                                            const std::vector<DatabaseTexts>& databases, const RowMatrix& rows,
-                                           const RowMatrix& lexical_rows, const RowMatrix& columns) {
+                                           const RowMatrix& lexical_rows, const RowMatrix& columns,
+                                           const RowMatrix& forms) {
   SelectionOptions options;
   options.lexical_encoder = lexical ? lexical->name() : "";
   // The encoder outlives the memory (both live within one training run).
   auto memory = std::make_unique<SelectionMemory>(std::shared_ptr<const Encoder>(&encoder, [](const Encoder*) {}),
                                                   options);
   const auto n = static_cast<int64_t>(databases.size());
-  int64_t next_table = n, next_column = 0;
+  int64_t next_table = n, next_column = 0, next_form = 0;
   for (int64_t i = 0; i < n; ++i) {
     const DatabaseTexts& db = databases[static_cast<size_t>(i)];
     const auto tables = static_cast<int64_t>(db.table_cards.size());
     const auto column_count = static_cast<int64_t>(db.column_cards.size());
     const RowMatrix table_rows = rows.middleRows(next_table, tables);
     const RowMatrix column_rows = columns.middleRows(next_column, column_count);
+    const auto form_count = static_cast<int64_t>(db.question_forms.size());
+    const RowMatrix form_rows = forms.middleRows(next_form, form_count);
     RowMatrix lexical_tables;
     if (lexical) lexical_tables = lexical_rows.middleRows(next_table, tables);
     memory->add_vectors(db.name, rows.row(i).data(), db.table_names, table_rows,
                         lexical ? lexical_rows.row(i).data() : nullptr, lexical ? &lexical_tables : nullptr,
-                        &column_rows, db.values, db.table_columns);
+                        &column_rows, db.values, db.table_columns, &form_rows);
     next_table += tables;
     next_column += column_count;
+    next_form += form_count;
   }
   return memory;
 }
@@ -102,11 +106,12 @@ EncodedQuestions EncodedQuestions::bottom_rows(int64_t count) const {
 
 EncodedCollection encode_collection(const Encoder& encoder, const Encoder* lexical,
                                     const std::vector<DatabaseTexts>& databases, const std::string& cache_dir) {
-  std::vector<std::string> texts, lexical_texts, column_texts;
+  std::vector<std::string> texts, lexical_texts, column_texts, form_texts;
   for (const auto& db : databases) {
     texts.push_back(db.card);
     lexical_texts.push_back(db.lexical_card);
     column_texts.insert(column_texts.end(), db.column_cards.begin(), db.column_cards.end());
+    form_texts.insert(form_texts.end(), db.question_forms.begin(), db.question_forms.end());
   }
   for (const auto& db : databases) {
     texts.insert(texts.end(), db.table_cards.begin(), db.table_cards.end());
@@ -117,8 +122,10 @@ EncodedCollection encode_collection(const Encoder& encoder, const Encoder* lexic
   split_rows(rows, databases, collection.cards, collection.tables, collection.table_offsets);
   const RowMatrix column_rows = column_texts.empty() ? RowMatrix(0, collection.cards.cols())
                                                      : encode_cached(encoder, column_texts, cache_dir);
+  const RowMatrix form_rows = form_texts.empty() ? RowMatrix(0, collection.cards.cols())
+                                                 : encode_cached(encoder, form_texts, cache_dir);
   const RowMatrix lexical_rows = lexical ? encode_cached(*lexical, lexical_texts, cache_dir) : RowMatrix();
-  collection.memory = memory_of(encoder, lexical, databases, rows, lexical_rows, column_rows);
+  collection.memory = memory_of(encoder, lexical, databases, rows, lexical_rows, column_rows, form_rows);
   // The model projects the table rows the memory serves from (int8 by default), so that training and serving agree.
   for (size_t i = 0; i < databases.size(); ++i) {
     const RowMatrix stored = collection.memory->vectors(databases[i].name).tables;

@@ -49,12 +49,14 @@ void RawSimilarities::keep_max(const RawSimilarities& other) {
   lexical_table_coverage = std::max(lexical_table_coverage, other.lexical_table_coverage);
   table_word_column = std::max(table_word_column, other.table_word_column);
   word_lead = std::max(word_lead, other.word_lead);
+  question_form = std::max(question_form, other.question_form);
 }
 
 float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool lexical) {
   if (!lexical) {
     return fuse_similarities(fusion, raw.card, raw.table) + kColumnWeight * raw.column + kValueWeight * raw.value +
-           kWordColumnWeight * raw.word_column + kTableWordColumnWeight * raw.table_word_column;
+           kWordColumnWeight * raw.word_column + kTableWordColumnWeight * raw.table_word_column +
+           kQuestionFormWeight * raw.question_form;
   }
   // The weighted sum of card and table per encoder: mean fusion weighs them apart, the others fuse them first.
   auto weighted = [fusion](float card, float table, float card_weight, float table_weight) {
@@ -64,7 +66,8 @@ float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool 
   return weighted(raw.card, raw.table, kCardWeight, kTableWeight) +
          weighted(raw.lexical_card, raw.lexical_table, kLexicalCardWeight, kLexicalTableWeight) +
          kCoverageWeight * raw.lexical_table_coverage + kColumnWeight * raw.column + kValueWeight * raw.value +
-         kWordColumnWeight * raw.word_column + kTableWordColumnWeight * raw.table_word_column;
+         kWordColumnWeight * raw.word_column + kTableWordColumnWeight * raw.table_word_column +
+         kQuestionFormWeight * raw.question_form;
 }
 
 }  // namespace relmem

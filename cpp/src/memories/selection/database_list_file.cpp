@@ -5,8 +5,8 @@
 namespace relmem {
 namespace {
 
-// Version 2 adds each table's column count.
-constexpr ChecksummedFormat kDatabaseListFile{"database list", "RMDL", 1, 2, /*checksum_word_size=*/8};
+// Version 2 adds each table's column count, version 3 the question forms' ids.
+constexpr ChecksummedFormat kDatabaseListFile{"database list", "RMDL", 1, 3, /*checksum_word_size=*/8};
 constexpr uint32_t kMaxText = 1u << 30;
 
 void write_text(ChecksummedFileWriter& file, const std::string& text) {
@@ -48,6 +48,7 @@ void save_database_list(const std::vector<SavedDatabase>& databases, const std::
     file.write_values(db.first_column, db.columns);
     file.write_values(static_cast<uint32_t>(db.table_columns.size()));
     for (int64_t count : db.table_columns) file.write_values(count);
+    file.write_values(db.first_form, db.forms);
     write_text(file, db.description);
     write_texts(file, db.examples);
     write_text(file, db.path);
@@ -73,6 +74,10 @@ std::vector<SavedDatabase> load_database_list(const std::string& path) {
       file.expect_room_for(tables, sizeof(int64_t));
       db.table_columns.resize(tables);
       for (auto& columns : db.table_columns) columns = file.read_value<int64_t>();
+    }
+    if (file.version() >= 3) {
+      db.first_form = file.read_value<int64_t>();
+      db.forms = file.read_value<int64_t>();
     }
     db.description = read_text(file);
     db.examples = read_texts(file);

@@ -55,12 +55,13 @@ std::vector<float> word_leads(const std::vector<Eigen::VectorXf>& word_bests) {
   return out;
 }
 
-// Until calibrate() runs, an untrained memory maps a score of 1.06 to probability 0.5: a fused cosine of 0.5 plus
-// the late-interaction and coverage terms of a typical match. (Calibrated on 2,500 train_spider.json questions, the
-// score of probability 0.5 moved from 0.57 to 0.87 when the word-column term joined the score; the weights of
-// similarity_fusion.hpp then raised the median score of train_spider.json's right databases by 0.26, from 0.77.)
+// Until calibrate() runs, an untrained memory maps a score of 1.27 to probability 0.5: a fused cosine of 0.5 plus
+// the late-interaction, coverage and question-form terms of a typical match. (Calibrated on 2,500 train_spider.json
+// questions, the score of probability 0.5 moved from 0.57 to 0.87 when the word-column term joined the score; the
+// weights of similarity_fusion.hpp then raised the median score of train_spider.json's right databases by 0.26, from
+// 0.77, and the question-form term by 0.21: 0.3 x their median best form, 0.70.)
 constexpr float kUntrainedScale = 10.0f;
-constexpr float kUntrainedBias = -10.6f;
+constexpr float kUntrainedBias = -12.7f;
 
 // Databases are encoded together until their texts reach this many rows: few encoder calls, bounded memory, and
 // progress every few databases.
@@ -149,6 +150,7 @@ SelectionMemory::SelectionMemory(std::shared_ptr<const Encoder> encoder, const S
       cards_(dim_of(encoder_), Metric::Cosine),
       tables_(encoder_->dim(), Metric::Cosine, "cpu", options_.table_dtype),
       columns_(encoder_->dim(), Metric::Cosine, "cpu", options_.column_dtype),
+      forms_(encoder_->dim(), Metric::Cosine, "cpu", options_.column_dtype),
       card_codes_(encoder_->dim()),
       lexical_cards_(lexical_ ? lexical_->dim() : 1),
       lexical_tables_(lexical_ ? lexical_->dim() : 1) {
@@ -246,7 +248,8 @@ void SelectionMemory::add_all(const Catalog& catalog, const std::vector<std::str
     texts.push_back(database_texts(catalog, dbs[i], card,
                                    e == examples.end() ? std::vector<std::string>{} : e->second,
                                    options_.values_per_column, options_.synonyms ? WordNet::shared() : nullptr));
-    rows += 1 + texts.back().table_cards.size() + texts.back().column_cards.size();
+    const DatabaseTexts& added = texts.back();
+    rows += 1 + added.table_cards.size() + added.column_cards.size() + added.question_forms.size();
     if (rows < kTextsPerEncode && i + 1 < dbs.size()) continue;
     {
       std::unique_lock<std::shared_mutex> lock(*lock_);  // not around progress: it may wait for Python
@@ -268,6 +271,7 @@ void SelectionMemory::insert_texts(const std::vector<std::string>& dbs, std::vec
     all.push_back(t.card);
     all.insert(all.end(), t.table_cards.begin(), t.table_cards.end());
     all.insert(all.end(), t.column_cards.begin(), t.column_cards.end());
+    all.insert(all.end(), t.question_forms.begin(), t.question_forms.end());
     all_lexical.push_back(t.lexical_card);
     all_lexical.insert(all_lexical.end(), t.lexical_table_cards.begin(), t.lexical_table_cards.end());
   }
@@ -287,13 +291,15 @@ void SelectionMemory::insert_texts(const std::vector<std::string>& dbs, std::vec
     const auto columns = static_cast<int64_t>(texts[i].column_cards.size());
     const RowMatrix table_rows = rows.middleRows(next + 1, count);
     const RowMatrix column_rows = rows.middleRows(next + 1 + count, columns);
+    const auto forms = static_cast<int64_t>(texts[i].question_forms.size());
+    const RowMatrix form_rows = rows.middleRows(next + 1 + count + columns, forms);
     RowMatrix lexical_tables;
     if (lexical_) lexical_tables = lexical_rows.middleRows(next_lexical + 1, count);
     remove_entry(dbs[i]);
     insert(dbs[i], std::move(entry), rows.row(next).data(), table_rows,
            lexical_ ? lexical_rows.row(next_lexical).data() : nullptr, lexical_ ? &lexical_tables : nullptr,
-           column_rows, std::move(texts[i].values));
-    next += 1 + count + columns;
+           column_rows, std::move(texts[i].values), form_rows);
+    next += 1 + count + columns + forms;
     next_lexical += 1 + count;
   }
 }
@@ -301,7 +307,8 @@ void SelectionMemory::insert_texts(const std::vector<std::string>& dbs, std::vec
 void SelectionMemory::add_vectors(const std::string& db, const float* card, const std::vector<std::string>& table_names,
                                   const RowMatrix& table_vectors, const float* lexical_card,
                                   const RowMatrix* lexical_tables, const RowMatrix* column_vectors,
-                                  std::vector<std::string> values, std::vector<int64_t> table_columns) {
+                                  std::vector<std::string> values, std::vector<int64_t> table_columns,
+                                  const RowMatrix* form_vectors) {
   if (db.empty()) throw Error("database name must not be empty");
   if (!card) throw Error("add_vectors: missing card vector");
   std::unique_lock<std::shared_mutex> lock(*lock_);
@@ -319,6 +326,9 @@ void SelectionMemory::add_vectors(const std::string& db, const float* card, cons
   if (column_vectors && column_vectors->rows() > 0 && column_vectors->cols() != encoder_->dim()) {
     throw Error("add_vectors: column rows must be " + std::to_string(encoder_->dim()) + "-d");
   }
+  if (form_vectors && form_vectors->rows() > 0 && form_vectors->cols() != encoder_->dim()) {
+    throw Error("add_vectors: question form rows must be " + std::to_string(encoder_->dim()) + "-d");
+  }
   const int64_t given_columns = column_vectors ? column_vectors->rows() : 0;
   if (!table_columns_fit(table_columns, table_names.size(), given_columns)) {
     throw Error("add_vectors: table_columns needs one count >= 0 per table name, adding up to the " +
@@ -329,12 +339,14 @@ void SelectionMemory::add_vectors(const std::string& db, const float* card, cons
   entry.table_columns = std::move(table_columns);
   remove_entry(db);
   insert(db, std::move(entry), card, table_vectors, lexical_ ? lexical_card : nullptr,
-         lexical_ ? lexical_tables : nullptr, column_vectors ? *column_vectors : RowMatrix(), std::move(values));
+         lexical_ ? lexical_tables : nullptr, column_vectors ? *column_vectors : RowMatrix(), std::move(values),
+         form_vectors ? *form_vectors : RowMatrix());
 }
 
 void SelectionMemory::insert(const std::string& db, Entry entry, const float* card, const RowMatrix& table_vectors,
                              const float* lexical_card, const RowMatrix* lexical_tables,
-                             const RowMatrix& column_vectors, std::vector<std::string> values) {
+                             const RowMatrix& column_vectors, std::vector<std::string> values,
+                             const RowMatrix& form_vectors) {
   entry.id = next_card_id_;
   entry.first_table = next_table_id_;
   entry.first_column = next_column_id_;
@@ -344,6 +356,12 @@ void SelectionMemory::insert(const std::string& db, Entry entry, const float* ca
   if (entry.columns > 0) columns_.add(column_vectors.data(), entry.columns, column_ids.data());
   if (!values.empty()) values_.add(entry.id, std::move(values));
   next_column_id_ += entry.columns;
+  entry.first_form = next_form_id_;
+  entry.forms = form_vectors.rows();
+  std::vector<int64_t> form_ids;
+  append_ids(entry.first_form, entry.forms, form_ids);
+  if (entry.forms > 0) forms_.add(form_vectors.data(), entry.forms, form_ids.data());
+  next_form_id_ += entry.forms;
   const auto count = static_cast<int64_t>(entry.tables.size());
   std::vector<int64_t> table_ids;
   append_ids(entry.first_table, count, table_ids);
@@ -384,6 +402,9 @@ bool SelectionMemory::remove_entry(const std::string& db) {
   std::vector<int64_t> column_ids;
   append_ids(entry.first_column, entry.columns, column_ids);
   columns_.remove(column_ids);
+  std::vector<int64_t> form_ids;
+  append_ids(entry.first_form, entry.forms, form_ids);
+  forms_.remove(form_ids);
   values_.remove(entry.id);
   lexical_cards_.remove(entry.id);
   for (int64_t id : table_ids) lexical_tables_.remove(id);
@@ -563,6 +584,12 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     if (chosen[i]) append_ids(entries[i]->first_column, entries[i]->columns, column_ids);
   std::vector<float> column_scores(column_ids.size());
   columns_.inner_products(question, column_ids.data(), static_cast<int64_t>(column_ids.size()), column_scores.data());
+  // And of their question forms.
+  std::vector<int64_t> form_ids;
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (chosen[i]) append_ids(entries[i]->first_form, entries[i]->forms, form_ids);
+  std::vector<float> form_scores(form_ids.size());
+  forms_.inner_products(question, form_ids.data(), static_cast<int64_t>(form_ids.size()), form_scores.data());
   // And of each of the question's words and their synonyms: row w holds word w's cosines with the same columns, the
   // rows after the words those of the synonyms.
   const int64_t word_count = words ? words->vectors.rows() : 0;
@@ -582,13 +609,15 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     word_scores.row(w) = word_scores.row(w).cwiseMax(kSynonymWeight * word_scores.row(word_count + s));
   }
 
-  // The chosen databases, each with the offset of its columns in column_ids.
-  std::vector<size_t> picked, column_offset;
-  for (size_t i = 0, offset = 0; i < entries.size(); ++i) {
+  // The chosen databases, each with the offsets of its columns in column_ids and of its forms in form_ids.
+  std::vector<size_t> picked, column_offset, form_offset;
+  for (size_t i = 0, offset = 0, forms = 0; i < entries.size(); ++i) {
     if (!chosen[i]) continue;
     picked.push_back(i);
     column_offset.push_back(offset);
+    form_offset.push_back(forms);
     offset += static_cast<size_t>(entries[i]->columns);
+    forms += static_cast<size_t>(entries[i]->forms);
   }
   std::vector<Candidate> out(picked.size());
   // Per candidate, each word's best column cosine (empty for a database without columns), for the word lead.
@@ -615,6 +644,10 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     }
     for (int64_t col = 0; col < entry.columns; ++col)
       raw.column = std::max(raw.column, column_scores[first_column + static_cast<size_t>(col)]);
+    raw.question_form = entry.forms == 0 ? raw.column : -2.0f;
+    const size_t first_form = form_offset[static_cast<size_t>(c)];
+    for (int64_t f = 0; f < entry.forms; ++f)
+      raw.question_form = std::max(raw.question_form, form_scores[first_form + static_cast<size_t>(f)]);
     if (value_evidence) {
       auto found = value_evidence->find(entry.id);
       if (found != value_evidence->end()) raw.value = found->second;
@@ -1058,7 +1091,8 @@ std::vector<std::string> SelectionMemory::databases() const {
 
 size_t SelectionMemory::memory_bytes() const {
   std::shared_lock<std::shared_mutex> lock(*lock_);
-  size_t bytes = cards_.memory_bytes() + tables_.memory_bytes() + columns_.memory_bytes();  // mapped rows excluded
+  size_t bytes = cards_.memory_bytes() + tables_.memory_bytes() + columns_.memory_bytes() +
+                 forms_.memory_bytes();  // mapped rows excluded
   bytes += card_codes_.memory_bytes() + lexical_cards_.memory_bytes() + lexical_tables_.memory_bytes() +
            values_.memory_bytes();
   for (const auto& [name, entry] : entries_) {
@@ -1094,6 +1128,7 @@ DatabaseVectors SelectionMemory::vectors(const std::string& db) const {
   out.tables = rows_of(tables_, entry.first_table, count);
   out.columns = rows_of(columns_, entry.first_column, entry.columns);
   out.table_columns = entry.table_columns;
+  out.forms = rows_of(forms_, entry.first_form, entry.forms);
   out.values = values_.values(entry.id);
   if (lexical_) {
     out.lexical_card = lexical_cards_.dense(entry.id);

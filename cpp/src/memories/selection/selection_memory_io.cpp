@@ -1,7 +1,7 @@
-// A saved selection memory is a folder: manifest.json, cards.index, tables.index, columns.index, values.postings and
-// optionally the lexical vectors and relevance.model. Everything but the manifest is binary and checksummed, and
-// the large files are memory-mapped on load. Folders of versions 1 (before columns and values) to 3 (values.json)
-// still load.
+// A saved selection memory is a folder: manifest.json, cards.index, tables.index, columns.index, forms.index,
+// values.postings and optionally the lexical vectors and relevance.model. Everything but the manifest is binary and
+// checksummed, and the large files are memory-mapped on load. Folders of versions 1 (before columns and values) to 4
+// (before question forms) still load: their databases have no question forms, and their best column stands in.
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -19,14 +19,16 @@ namespace relmem {
 namespace {
 
 constexpr const char* kFormat = "relmem-selection-memory";
-// 4: databases.bin and values.postings replace the manifest's database list and values.json, the lexical vectors
-// are mapped (sparse vector files of version 2); 3: the manifest holds values.json's checksum.
-constexpr int kVersion = 4;
+// 5: forms.index and the question forms' ids in databases.bin; 4: databases.bin and values.postings replace the
+// manifest's database list and values.json, the lexical vectors are mapped (sparse vector files of version 2); 3:
+// the manifest holds values.json's checksum.
+constexpr int kVersion = 5;
 constexpr int kFirstVersion = 1;
 constexpr const char* kManifest = "manifest.json";
 constexpr const char* kCards = "cards.index";
 constexpr const char* kTables = "tables.index";
 constexpr const char* kColumns = "columns.index";
+constexpr const char* kForms = "forms.index";
 constexpr const char* kDatabases = "databases.bin";
 constexpr const char* kValues = "values.postings";
 constexpr const char* kValuesJson = "values.json";  // versions 2 and 3
@@ -68,8 +70,8 @@ void SelectionMemory::save(const std::string& target) const {
   databases.reserve(entries_.size());
   for (const auto& [name, entry] : entries_) {
     databases.push_back({name, entry.id, entry.first_table, entry.tables, entry.first_column, entry.columns,
-                         entry.table_columns, entry.description, entry.examples, entry.file.path, entry.file.stamp.size,
-                         entry.file.stamp.mtime_ns});
+                         entry.table_columns, entry.first_form, entry.forms, entry.description, entry.examples,
+                         entry.file.path, entry.file.stamp.size, entry.file.stamp.mtime_ns});
   }
   const nlohmann::json manifest = {
       {"format", kFormat},
@@ -97,11 +99,13 @@ void SelectionMemory::save(const std::string& target) const {
       {"next_card_id", next_card_id_},
       {"next_table_id", next_table_id_},
       {"next_column_id", next_column_id_},
+      {"next_form_id", next_form_id_},
       {"databases", databases.size()}};
   save_database_list(databases, join(folder, kDatabases));
   cards_.save(join(folder, kCards));
   tables_.save(join(folder, kTables));
   columns_.save(join(folder, kColumns));
+  forms_.save(join(folder, kForms));
   values_.save(join(folder, kValues));
   if (lexical_) {
     lexical_cards_.save(join(folder, kLexicalCards));
@@ -162,6 +166,11 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
       memory.columns_ = VectorIndex::load(join(folder, kColumns), "cpu", "", /*mmap=*/true);
       memory.columns_.read_listed_rows(true);  // the columns of up to 500 databases scattered over the file
     }
+    const bool has_forms = version >= 5;
+    if (has_forms) {
+      memory.forms_ = VectorIndex::load(join(folder, kForms), "cpu", "", /*mmap=*/true);
+      memory.forms_.read_listed_rows(true);
+    }
     if (version >= 4) {
       memory.values_ = ValuePostings::load(join(folder, kValues), /*mmap=*/true);
     } else if (has_columns) {
@@ -177,13 +186,15 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
                     memory.lexical_->name() + "'");
       }
     }
-    if (memory.cards_.dim() != dim || memory.tables_.dim() != dim || memory.columns_.dim() != dim) {
+    if (memory.cards_.dim() != dim || memory.tables_.dim() != dim || memory.columns_.dim() != dim ||
+        memory.forms_.dim() != dim) {
       throw Error("selection memory in " + folder + ": index dimension differs from the manifest's " +
                   std::to_string(dim));
     }
     memory.next_card_id_ = manifest.at("next_card_id").get<int64_t>();
     memory.next_table_id_ = manifest.at("next_table_id").get<int64_t>();
     memory.next_column_id_ = has_columns ? manifest.at("next_column_id").get<int64_t>() : 0;
+    memory.next_form_id_ = has_forms ? manifest.at("next_form_id").get<int64_t>() : 0;
     std::vector<SavedDatabase> databases;
     if (version >= 4) {
       databases = load_database_list(join(folder, kDatabases));
@@ -209,7 +220,7 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
         databases.push_back(std::move(db));
       }
     }
-    int64_t table_count = 0, column_count = 0;
+    int64_t table_count = 0, column_count = 0, form_count = 0;
     memory.name_of_card_.reserve(databases.size());
     memory.entry_of_card_.reserve(databases.size());
     for (auto& db : databases) {
@@ -221,7 +232,10 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
       entry.first_column = db.first_column;
       entry.columns = db.columns;
       entry.table_columns = std::move(db.table_columns);
-      if (entry.columns < 0) throw Error("selection memory in " + folder + ": '" + name + "' has a negative column count");
+      entry.first_form = db.first_form;
+      entry.forms = db.forms;
+      if (entry.columns < 0 || entry.forms < 0)
+        throw Error("selection memory in " + folder + ": '" + name + "' has a negative column or question form count");
       if (!table_columns_fit(entry.table_columns, entry.tables.size(), entry.columns)) {
         throw Error("selection memory in " + folder + ": the column counts of '" + name + "' do not match its tables");
       }
@@ -244,8 +258,15 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
           throw Error("selection memory in " + folder + ": a column of '" + name + "' is missing from " + kColumns);
         }
       }
+      for (int64_t i = 0; i < entry.forms; ++i) {
+        if (!memory.forms_.contains(entry.first_form + i)) {
+          throw Error("selection memory in " + folder + ": a question form of '" + name + "' is missing from " +
+                      kForms);
+        }
+      }
       table_count += static_cast<int64_t>(entry.tables.size());
       column_count += entry.columns;
+      form_count += entry.forms;
       if (values.contains(name)) {
         if (!values.at(name).is_array()) throw Error(join(folder, kValuesJson) + " is malformed: '" + name + "' is not a list");
         memory.values_.add(entry.id, values.at(name).get<std::vector<std::string>>());
@@ -259,7 +280,7 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
         memory.name_of_table_[it->second.first_table + i] = &it->first;
     }
     if (memory.cards_.size() != static_cast<int64_t>(memory.entries_.size()) || memory.tables_.size() != table_count ||
-        memory.columns_.size() != column_count ||
+        memory.columns_.size() != column_count || memory.forms_.size() != form_count ||
         static_cast<int64_t>(memory.name_of_table_.size()) != table_count) {
       throw Error("selection memory in " + folder + ": the indexes do not match the manifest");
     }

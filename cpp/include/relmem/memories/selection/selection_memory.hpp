@@ -1,7 +1,8 @@
 #pragma once
 // Database selection memory: every database of a collection is embedded from its card (schema, optional
-// description and example questions), from one card per table and from one text per column, by the sentence
-// encoder, and its card and tables by a lexical (hashing) encoder that also reads the sample values; its stored
+// description and example questions), from one card per table, from one text per column and from questions one could
+// ask of each table (database_texts.hpp), by the sentence encoder, and its card and tables by a lexical (hashing)
+// encoder that also reads the sample values; its stored
 // text values are indexed too (value_postings.hpp). Candidate databases are scored either by fusing these
 // similarities (untrained, similarity_fusion.hpp) or by a trained RelevanceModel, and every score is turned into a
 // calibrated probability.
@@ -87,6 +88,7 @@ struct DatabaseVectors {
   std::vector<std::string> values;  // normalized
   std::vector<float> lexical_card;  // empty without a lexical encoder
   RowMatrix lexical_tables;
+  RowMatrix forms;  // its question forms (database_texts.hpp); empty when stored without them
 };
 
 struct DatabaseMatch {
@@ -132,11 +134,13 @@ class SelectionMemory {
   // Adds a database from precomputed encoder rows: one card row and one row per table (tables may be empty),
   // and, when the memory has a lexical encoder, the same rows from it; optionally rows of its columns and its
   // normalized stored values (without them, the best table stands in for the best column and values give none),
-  // and how many of the columns each table has (they follow table order; without it, they count as one table).
+  // and how many of the columns each table has (they follow table order; without it, they count as one table), and
+  // rows of its question forms (without them, its best column stands in for the best form).
   void add_vectors(const std::string& db, const float* card, const std::vector<std::string>& table_names,
                    const RowMatrix& table_vectors, const float* lexical_card = nullptr,
                    const RowMatrix* lexical_tables = nullptr, const RowMatrix* column_vectors = nullptr,
-                   std::vector<std::string> values = {}, std::vector<int64_t> table_columns = {});
+                   std::vector<std::string> values = {}, std::vector<int64_t> table_columns = {},
+                   const RowMatrix* form_vectors = nullptr);
   bool remove(const std::string& db);
 
   // Installs (or, with nullptr, removes) the relevance model; calibration resets to the model's threshold.
@@ -172,9 +176,10 @@ class SelectionMemory {
   const SelectionCalibration& calibration() const { return calibration_; }
   void set_calibration(const SelectionCalibration& calibration);
 
-  // A folder: manifest.json (versioned), cards.index, tables.index, columns.index, values.postings, lexical_cards.sparse
-  // and lexical_tables.sparse (with a lexical encoder) and relevance.model (with a model). Folders saved before
-  // columns and values existed still load, without them, and so do those with values.json (versions 2 and 3).
+  // A folder: manifest.json (versioned), cards.index, tables.index, columns.index, forms.index, values.postings,
+  // lexical_cards.sparse and lexical_tables.sparse (with a lexical encoder) and relevance.model (with a model). Folders
+  // saved before columns, values or question forms existed still load, without them, and so do those with
+  // values.json (versions 2 and 3).
   // load maps the table, column, lexical and value files: they are read from disk as questions touch them.
   void save(const std::string& folder) const;
   // The encoders are reloaded by the names recorded in the manifest unless an encoder is given (its name and
@@ -205,6 +210,8 @@ class SelectionMemory {
     int64_t first_table = 0;
     int64_t columns = 0;  // column ids are first_column .. first_column + columns - 1
     int64_t first_column = 0;
+    int64_t forms = 0;  // question form ids are first_form .. first_form + forms - 1
+    int64_t first_form = 0;
     // Per table: how many of the columns are its (they follow table order). Empty when unknown (added from vectors,
     // or saved by an earlier relmem): the columns then count as one table.
     std::vector<int64_t> table_columns;
@@ -256,7 +263,7 @@ class SelectionMemory {
                     const std::map<std::string, std::vector<std::string>>& examples);
   void insert(const std::string& db, Entry entry, const float* card, const RowMatrix& table_vectors,
               const float* lexical_card, const RowMatrix* lexical_tables, const RowMatrix& column_vectors,
-              std::vector<std::string> values);
+              std::vector<std::string> values, const RowMatrix& form_vectors);
   bool remove_entry(const std::string& db);  // remove() without the lock
   void project(Entry& entry) const;
   using Pool = std::vector<const Entry*>;
@@ -314,6 +321,7 @@ class SelectionMemory {
   VectorIndex cards_;
   VectorIndex tables_;
   VectorIndex columns_;
+  VectorIndex forms_;  // question forms, stored as the columns are (SelectionOptions::column_dtype)
   ValuePostings values_;  // by card id
   QuantizedRows card_codes_;  // same ids as cards_, for the pool's approximate pass
   std::unique_ptr<VectorIndex> device_cards_;  // on a CUDA SelectionOptions::device: fp16 cards, same ids as cards_
@@ -329,6 +337,7 @@ class SelectionMemory {
   int64_t next_card_id_ = 0;
   int64_t next_table_id_ = 0;
   int64_t next_column_id_ = 0;
+  int64_t next_form_id_ = 0;
 };
 
 }  // namespace relmem

@@ -1,0 +1,56 @@
+"""The weight of the question-form term of the selection memory's untrained score (kQuestionFormWeight in
+cpp/include/relmem/memories/relevance/similarity_fusion.hpp), measured on other questions than Spider dev.
+
+Each question's candidates and raw similarities come from SelectionMemory.similarities (whole questions, not split
+into parts); their untrained score is recomputed with every weight of similarity_fusion.hpp but the question-form one,
+which takes each value of --weights in turn. Prints recall@1/2/3/5 per weight for the questions and for their
+versions with schema words replaced by WordNet synonyms (relmem.bench.synonyms, as training/synonym_questions.py
+makes them):
+
+    OMP_NUM_THREADS=2 .venv/bin/python scripts/question_form_weight.py --dbs $S/database \\
+        --questions $S/train_spider.json
+"""
+import argparse
+import json
+
+import numpy as np
+
+from relmem import Catalog, SelectionMemory
+from relmem.bench.synonyms import synonym_questions
+
+WEIGHTS = {"card": 0.2, "table": 0.1, "lexical_card": 0.625, "lexical_table": 0.25, "column": 0.2, "value": 0.01,
+           "word_column": 0.4, "lexical_table_coverage": 0.2, "table_word_column": 0.25}  # similarity_fusion.hpp
+KS = (1, 2, 3, 5)
+
+
+def recalls(memory, questions, weights):
+    """{w: [recall@k for KS]} over [(text, gold database)]."""
+    ranks = {w: [] for w in weights}
+    for (_, gold), (databases, raw) in zip(questions, memory.similarities([text for text, _ in questions])):
+        rest = sum(weight * raw[field] for field, weight in WEIGHTS.items())
+        for w in weights:
+            score = rest + w * raw["question_form"]
+            ranks[w].append(1 + int(np.sum(score > score[databases.index(gold)])) if gold in databases else 10 ** 6)
+    return {w: [round(float(np.mean(np.array(r) <= k)), 4) for k in KS] for w, r in ranks.items()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dbs", required=True, help="folder of SQLite databases (e.g. spider/database)")
+    parser.add_argument("--questions", required=True, help="JSON list of {question, db_id}")
+    parser.add_argument("--weights", default="0,0.2,0.3,0.4,0.5")
+    args = parser.parse_args()
+    catalog = Catalog(args.dbs)
+    memory = SelectionMemory.build(catalog, "use-lite")
+    weights = [float(w) for w in args.weights.split(",")]
+    with open(args.questions, encoding="utf-8") as f:
+        questions = [(q["question"], q["db_id"]) for q in json.load(f) if q.get("db_id") in catalog]
+    versions = [(text, dbs[0]) for text, dbs, _, _ in synonym_questions([(t, [db]) for t, db in questions], catalog, 0)]
+    for name, asked in (("questions", questions), ("synonym versions", versions)):
+        for w, figures in recalls(memory, asked, weights).items():
+            print(json.dumps({"set": name, "n": len(asked), "weight": w,
+                              **{f"recall@{k}": r for k, r in zip(KS, figures)}}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
