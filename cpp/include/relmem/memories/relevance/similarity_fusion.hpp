@@ -73,11 +73,11 @@ constexpr float kCoverageWeight = 0.2f;
 // 0.936, 0.653 / 0.886. Spider dev was not used to choose them.
 constexpr float kWordColumnWeight = 0.4f;
 constexpr float kTableWordColumnWeight = 0.25f;
-// Chosen on the 7,000 train_spider.json questions against all 157 databases and their 5,516 synonym versions
-// (training/synonym_questions.py), whole questions, from 0 / 0.2 / 0.3 / 0.4 / 0.5: every weight is at least as good
-// as none on all four figures (recall@1 / @5 0.7131 / 0.9014, synonym versions 0.6659 / 0.8930), and 0.3 has the
-// highest sum: 0.7216 / 0.9043, 0.6748 / 0.9003. Without the synonym forms (database_texts.hpp) the synonym versions
-// lost (0.6497 / 0.8829 at 0.4). Spider dev was not used to choose it.
+// Chosen on the 6,738 train_spider.json questions of the 157 databases and their 5,516 synonym versions, whole
+// questions, from 0 / 0.2 / 0.3 / 0.4 / 0.5 (scripts/question_form_weight.py): every weight is at least as good as none
+// on all four figures (recall@1 / @5 0.7409 / 0.9365, synonym versions 0.6659 / 0.8930), and 0.3 has the highest sum:
+// 0.7496 / 0.9394, 0.6748 / 0.9003. With the literal forms alone (no synonym forms: database_texts.hpp) the synonym
+// versions lost at every weight (0.6497 / 0.8829 at 0.4). Spider dev was not used to choose it.
 constexpr float kQuestionFormWeight = 0.3f;
 
 }  // namespace relmem
