@@ -53,7 +53,8 @@ bool is_id(const std::string& column) {
 }
 
 // A schema word as its most frequent noun sense's first other word in WordNet ("singer" -> "vocalist"); words too
-// common in schemas to stand for one thing, function words and words of two letters stay.
+// common in schemas to stand for one thing, function words and words of two letters stay (the words that
+// relmem.bench.synonyms leaves as they are).
 std::string synonym_of(const std::string& word, const WordNet& wordnet) {
   static const std::unordered_set<std::string> kKept = {
       "id", "name", "names", "type", "code", "date", "number", "the", "and", "of", "for", "other", "details",
