@@ -304,6 +304,12 @@ TEST_F(SelectionMemoryTest, BadFoldersAndModelsGiveClearErrors) {
     expect_error([&] { SelectionMemory::load(folder); }, name);
     relmem_test::write_bytes(folder + "/" + name, bytes);
   }
+  const std::string forms = relmem_test::read_bytes(folder + "/forms.index");
+  std::filesystem::remove(folder + "/forms.index");
+  expect_error([&] { SelectionMemory::load(folder); }, "forms.index");
+  relmem_test::write_bytes(folder + "/forms.index", forms.substr(0, forms.size() - 1));
+  expect_error([&] { SelectionMemory::load(folder); }, "forms.index");
+  relmem_test::write_bytes(folder + "/forms.index", forms);
   std::filesystem::remove(folder + "/values.postings");
   expect_error([&] { SelectionMemory::load(folder); }, "values.postings");
   std::filesystem::remove(folder + "/tables.index");
