@@ -578,17 +578,15 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
       for (float& v : question_mass) v = static_cast<float>(v / norm);
     }
   }
-  // Exact cosines of the chosen databases' columns.
-  std::vector<int64_t> column_ids;
-  for (size_t i = 0; i < entries.size(); ++i)
-    if (chosen[i]) append_ids(entries[i]->first_column, entries[i]->columns, column_ids);
-  std::vector<float> column_scores(column_ids.size());
+  // Exact cosines of the chosen databases' columns and question forms.
+  std::vector<int64_t> column_ids, form_ids;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!chosen[i]) continue;
+    append_ids(entries[i]->first_column, entries[i]->columns, column_ids);
+    append_ids(entries[i]->first_form, entries[i]->forms, form_ids);
+  }
+  std::vector<float> column_scores(column_ids.size()), form_scores(form_ids.size());
   columns_.inner_products(question, column_ids.data(), static_cast<int64_t>(column_ids.size()), column_scores.data());
-  // And of their question forms.
-  std::vector<int64_t> form_ids;
-  for (size_t i = 0; i < entries.size(); ++i)
-    if (chosen[i]) append_ids(entries[i]->first_form, entries[i]->forms, form_ids);
-  std::vector<float> form_scores(form_ids.size());
   forms_.inner_products(question, form_ids.data(), static_cast<int64_t>(form_ids.size()), form_scores.data());
   // And of each of the question's words and their synonyms: row w holds word w's cosines with the same columns, the
   // rows after the words those of the synonyms.

@@ -253,17 +253,14 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
                       name + "' is missing from " + kTables);
         }
       }
-      for (int64_t i = 0; i < entry.columns; ++i) {
-        if (!memory.columns_.contains(entry.first_column + i)) {
-          throw Error("selection memory in " + folder + ": a column of '" + name + "' is missing from " + kColumns);
-        }
-      }
-      for (int64_t i = 0; i < entry.forms; ++i) {
-        if (!memory.forms_.contains(entry.first_form + i)) {
-          throw Error("selection memory in " + folder + ": a question form of '" + name + "' is missing from " +
-                      kForms);
-        }
-      }
+      auto require_rows = [&](const VectorIndex& index, int64_t first, int64_t count, const char* what,
+                              const char* file) {
+        for (int64_t i = 0; i < count; ++i)
+          if (!index.contains(first + i))
+            throw Error("selection memory in " + folder + ": " + what + " of '" + name + "' is missing from " + file);
+      };
+      require_rows(memory.columns_, entry.first_column, entry.columns, "a column", kColumns);
+      require_rows(memory.forms_, entry.first_form, entry.forms, "a question form", kForms);
       table_count += static_cast<int64_t>(entry.tables.size());
       column_count += entry.columns;
       form_count += entry.forms;
