@@ -753,7 +753,8 @@ std::vector<QuestionSimilarities> SelectionMemory::similarities(const std::vecto
 SelectionMemory::EncodedQuestions SelectionMemory::encode_questions(const std::vector<std::string>& questions,
                                                                     const RowMatrix* vectors) const {
   EncodedQuestions encoded;
-  encoded.vectors = vectors ? *vectors : encoder_->encode(questions);
+  encoded.words = encode_words(questions, vectors ? nullptr : &encoded.vectors);
+  if (vectors) encoded.vectors = *vectors;
   if (encoded.vectors.cols() != encoder_->dim() || encoded.vectors.rows() != static_cast<int64_t>(questions.size())) {
     throw Error("encoder '" + encoder_->name() + "' returned a matrix of the wrong shape");
   }
@@ -761,15 +762,14 @@ SelectionMemory::EncodedQuestions SelectionMemory::encode_questions(const std::v
   const auto collection = static_cast<int64_t>(entries_.size());
   for (const auto& question : questions)
     encoded.value_evidence.push_back(values_.question_evidence(question, collection));
-  encoded.words = encode_words(questions);
   if (model_ && model_->fine_tunes_encoder()) {
     encoded.tuned = dynamic_cast<const UseLiteEncoder&>(*encoder_).encode_with_top(questions, model_->encoder_top());
   }
   return encoded;
 }
 
-std::vector<SelectionMemory::QuestionWords> SelectionMemory::encode_words(
-    const std::vector<std::string>& questions) const {
+std::vector<SelectionMemory::QuestionWords> SelectionMemory::encode_words(const std::vector<std::string>& questions,
+                                                                          RowMatrix* question_vectors) const {
   const int d = encoder_->dim();
   const WordNet* wordnet = options_.synonyms ? WordNet::shared() : nullptr;
   std::vector<std::vector<std::string>> words_of;
@@ -786,30 +786,51 @@ std::vector<SelectionMemory::QuestionWords> SelectionMemory::encode_words(
         synonyms_of.back().emplace_back(attribute, static_cast<int64_t>(w));
     }
   }
-  std::lock_guard<std::mutex> lock(word_cache_->mutex);
-  auto& cache = word_cache_->vectors;
+  // The words already cached are copied out, so that the cache is not held while the encoder runs (other questions
+  // may be ranked meanwhile).
+  std::unordered_map<std::string, Eigen::RowVectorXf> found;
   std::vector<std::string> missing;
-  std::unordered_set<std::string> seen;
-  auto want = [&](const std::string& word) {
-    if (!cache.count(word) && seen.insert(word).second) missing.push_back(word);
-  };
-  for (size_t q = 0; q < questions.size(); ++q) {
-    for (const auto& word : words_of[q]) want(word);
-    for (const auto& [synonym, _] : synonyms_of[q]) want(synonym);
+  {
+    std::lock_guard<std::mutex> lock(word_cache_->mutex);
+    const auto& cache = word_cache_->vectors;
+    auto want = [&](const std::string& word) {
+      if (found.count(word)) return;
+      auto hit = cache.find(word);
+      if (hit == cache.end()) missing.push_back(word);
+      found.emplace(word, hit == cache.end() ? Eigen::RowVectorXf() : hit->second);
+    };
+    for (size_t q = 0; q < questions.size(); ++q) {
+      for (const auto& word : words_of[q]) want(word);
+      for (const auto& [synonym, _] : synonyms_of[q]) want(synonym);
+    }
   }
-  if (cache.size() + missing.size() > kCachedWords) cache.clear();
-  if (!missing.empty()) {
-    const RowMatrix rows = encoder_->encode(missing);
-    for (size_t w = 0; w < missing.size(); ++w) cache[missing[w]] = unit_row(rows.row(static_cast<int64_t>(w)).data(), d);
+  // The questions and their new words in one encoder call: each call costs about a millisecond before its first
+  // token (USE-lite reads all its weights), more than a question's new words add to it.
+  std::vector<std::string> texts;
+  if (question_vectors) texts = questions;
+  texts.insert(texts.end(), missing.begin(), missing.end());
+  if (!texts.empty()) {
+    const RowMatrix rows = encoder_->encode(texts);
+    if (rows.rows() != static_cast<int64_t>(texts.size()) || rows.cols() != d) {
+      throw Error("encoder '" + encoder_->name() + "' returned a matrix of the wrong shape");
+    }
+    const int64_t first_word = question_vectors ? static_cast<int64_t>(questions.size()) : 0;
+    if (question_vectors) *question_vectors = rows.topRows(first_word);
+    for (size_t w = 0; w < missing.size(); ++w)
+      found[missing[w]] = unit_row(rows.row(first_word + static_cast<int64_t>(w)).data(), d);
+    std::lock_guard<std::mutex> lock(word_cache_->mutex);
+    auto& cache = word_cache_->vectors;
+    if (cache.size() + missing.size() > kCachedWords) cache.clear();
+    for (const auto& word : missing) cache.emplace(word, found.at(word));
   }
   std::vector<QuestionWords> out(questions.size());
   for (size_t q = 0; q < questions.size(); ++q) {
     QuestionWords& words = out[q];
     words.vectors.resize(static_cast<int64_t>(words_of[q].size()), d);
-    for (size_t w = 0; w < words_of[q].size(); ++w) words.vectors.row(static_cast<int64_t>(w)) = cache.at(words_of[q][w]);
+    for (size_t w = 0; w < words_of[q].size(); ++w) words.vectors.row(static_cast<int64_t>(w)) = found.at(words_of[q][w]);
     words.synonyms.resize(static_cast<int64_t>(synonyms_of[q].size()), d);
     for (size_t s = 0; s < synonyms_of[q].size(); ++s) {
-      words.synonyms.row(static_cast<int64_t>(s)) = cache.at(synonyms_of[q][s].first);
+      words.synonyms.row(static_cast<int64_t>(s)) = found.at(synonyms_of[q][s].first);
       words.synonym_of.push_back(synonyms_of[q][s].second);
     }
   }

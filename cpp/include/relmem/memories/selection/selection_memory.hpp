@@ -286,8 +286,10 @@ class SelectionMemory {
                                    const QuestionWords* words = nullptr, const Pool* pool = nullptr) const;
   EncodedQuestions encode_questions(const std::vector<std::string>& questions, const RowMatrix* vectors = nullptr) const;
   // Per question, its content words and (with SelectionOptions::synonyms and WordNet installed) their synonyms, each
-  // new word encoded once (word_cache_).
-  std::vector<QuestionWords> encode_words(const std::vector<std::string>& questions) const;
+  // new word encoded once (word_cache_). With `question_vectors`, the questions are encoded in the same encoder call,
+  // into it.
+  std::vector<QuestionWords> encode_words(const std::vector<std::string>& questions,
+                                          RowMatrix* question_vectors = nullptr) const;
   // A question's rankings: of each part (question_parts.hpp), every candidate, or the question's best k when it has
   // one part; and beside sentence parts (not marked ones), the whole question's best database. The parts pick set
   // members and calibrate.
