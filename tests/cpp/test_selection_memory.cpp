@@ -104,6 +104,42 @@ TEST_F(SelectionMemoryTest, SelectsTheRightDatabaseWithProbabilities) {
   EXPECT_THROW(memory.select("x", 0), Error);
 }
 
+// The hashing encoder, counting its calls and the texts they encode.
+class CountingEncoder : public Encoder {
+ public:
+  RowMatrix encode(const std::vector<std::string>& texts) const override {
+    ++calls;
+    texts_encoded += texts.size();
+    return inner.encode(texts);
+  }
+  int dim() const override { return inner.dim(); }
+  std::string name() const override { return inner.name(); }
+  mutable size_t calls = 0, texts_encoded = 0;
+
+ private:
+  HashingEncoder inner{256};
+};
+
+// An encoder call has a cost of its own (USE-lite streams all its weights), so a question and the words of it that
+// were never seen are encoded in one call; seen words come from the cache, and the ranking is the same either way.
+TEST_F(SelectionMemoryTest, AQuestionAndItsNewWordsAreEncodedInOneCall) {
+  auto counting = std::make_shared<CountingEncoder>();
+  const SelectionMemory memory = SelectionMemory::build(catalog, counting);
+  const std::string question = "Which doctors work in the hospitals of Boston?";
+  size_t calls = counting->calls, texts = counting->texts_encoded;
+  const std::vector<DatabaseMatch> first = memory.select(question, 4);
+  EXPECT_EQ(counting->calls, calls + 1);
+  EXPECT_GT(counting->texts_encoded, texts + 1);  // the question and its words
+  calls = counting->calls;
+  texts = counting->texts_encoded;
+  const std::vector<DatabaseMatch> again = memory.select(question, 4);
+  EXPECT_EQ(counting->calls, calls + 1);
+  EXPECT_EQ(counting->texts_encoded, texts + 1);  // the question alone
+  ASSERT_EQ(names(first), names(again));
+  EXPECT_EQ(names(first)[0], "hospital");
+  for (size_t i = 0; i < first.size(); ++i) EXPECT_FLOAT_EQ(first[i].score, again[i].score);
+}
+
 TEST_F(SelectionMemoryTest, GivenPartsRankLikeMarkedParts) {
   const auto memory = SelectionMemory::build(catalog, encoder);
   const std::vector<std::string> parts = {"Which doctors work at the hospital with the most beds?",
