@@ -18,6 +18,7 @@
 #include "relmem/memories/selection/selection_memory.hpp"
 #include "relmem/memories/text/question_spans.hpp"
 #include "relmem/memories/text/wordnet.hpp"
+#include "counting_encoder.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;
@@ -104,37 +105,21 @@ TEST_F(SelectionMemoryTest, SelectsTheRightDatabaseWithProbabilities) {
   EXPECT_THROW(memory.select("x", 0), Error);
 }
 
-// The hashing encoder, counting its calls and the texts they encode.
-class CountingEncoder : public Encoder {
- public:
-  RowMatrix encode(const std::vector<std::string>& texts) const override {
-    ++calls;
-    texts_encoded += texts.size();
-    return inner.encode(texts);
-  }
-  int dim() const override { return inner.dim(); }
-  std::string name() const override { return inner.name(); }
-  mutable size_t calls = 0, texts_encoded = 0;
-
- private:
-  HashingEncoder inner{256};
-};
-
 // An encoder call has a cost of its own (USE-lite streams all its weights), so a question and the words of it that
 // were never seen are encoded in one call; seen words come from the cache, and the ranking is the same either way.
 TEST_F(SelectionMemoryTest, AQuestionAndItsNewWordsAreEncodedInOneCall) {
-  auto counting = std::make_shared<CountingEncoder>();
+  auto counting = std::make_shared<relmem_test::CountingEncoder>();
   const SelectionMemory memory = SelectionMemory::build(catalog, counting);
   const std::string question = "Which doctors work in the hospitals of Boston?";
-  size_t calls = counting->calls, texts = counting->texts_encoded;
+  size_t calls = counting->calls, texts = counting->encoded;
   const std::vector<DatabaseMatch> first = memory.select(question, 4);
   EXPECT_EQ(counting->calls, calls + 1);
-  EXPECT_GT(counting->texts_encoded, texts + 1);  // the question and its words
+  EXPECT_GT(counting->encoded, texts + 1);  // the question and its words
   calls = counting->calls;
-  texts = counting->texts_encoded;
+  texts = counting->encoded;
   const std::vector<DatabaseMatch> again = memory.select(question, 4);
   EXPECT_EQ(counting->calls, calls + 1);
-  EXPECT_EQ(counting->texts_encoded, texts + 1);  // the question alone
+  EXPECT_EQ(counting->encoded, texts + 1);  // the question alone
   ASSERT_EQ(names(first), names(again));
   EXPECT_EQ(names(first)[0], "hospital");
   for (size_t i = 0; i < first.size(); ++i) EXPECT_FLOAT_EQ(first[i].score, again[i].score);

@@ -7,6 +7,7 @@
 
 #include "relmem/encoders/hashing_encoder.hpp"
 #include "relmem/memories/values/value_memory.hpp"
+#include "counting_encoder.hpp"
 #include "test_util.hpp"
 
 using namespace relmem;
@@ -28,21 +29,6 @@ const char* kRestaurants = R"sql(
 )sql";
 
 std::shared_ptr<const Encoder> hashing() { return std::make_shared<HashingEncoder>(256); }
-
-// The hashing encoder, counting the texts it encodes.
-class CountingEncoder : public Encoder {
- public:
-  RowMatrix encode(const std::vector<std::string>& texts) const override {
-    encoded += texts.size();
-    return inner.encode(texts);
-  }
-  int dim() const override { return inner.dim(); }
-  std::string name() const override { return inner.name(); }
-  mutable size_t encoded = 0;
-
- private:
-  HashingEncoder inner{256};
-};
 
 class ValueMemoryTest : public ::testing::Test {
  protected:
@@ -210,7 +196,7 @@ TEST_F(ValueMemoryTest, RejectsCorruptFiles) {
 }
 
 TEST_F(ValueMemoryTest, EncodesQuestionSpansOnlyWhenTheEncoderCanMakeALink) {
-  auto encoder = std::make_shared<CountingEncoder>();
+  auto encoder = std::make_shared<relmem_test::CountingEncoder>();
   ValueMemory memory = ValueMemory::build(catalog, encoder);
   const std::string question = "Which restaurants in Los Angeles are rated 4?";
   LinkOptions strict;  // min_score 0.85 > the encoder's weight: lexical evidence alone
