@@ -42,6 +42,13 @@ const char* kCitiesScript = R"sql(
   INSERT INTO city VALUES (1, 'Boston', 'MA', 675647), (2, 'Chicago', 'IL', 2746388);
 )sql";
 
+// A saved memory's manifest.json.
+nlohmann::json read_manifest(const std::string& folder) {
+  nlohmann::json manifest;
+  std::ifstream(folder + "/manifest.json") >> manifest;
+  return manifest;
+}
+
 // The manifest's database list of folders before version 4, from a version 4 folder's databases.bin.
 nlohmann::json version_three_database_list(const std::string& folder) {
   nlohmann::json list = nlohmann::json::array();
@@ -635,11 +642,7 @@ TEST_F(SelectionMemoryTest, QuestionFormsJoinTheScore) {
   old.add_vectors("without_forms", card.data(), {"clinic"}, tables, nullptr, nullptr, &columns);
   const std::string folder = dir.file("v4");
   old.save(folder);
-  nlohmann::json manifest;
-  {
-    std::ifstream in(folder + "/manifest.json");
-    in >> manifest;
-  }
+  nlohmann::json manifest = read_manifest(folder);
   manifest["version"] = 4;
   manifest.erase("next_form_id");
   std::ofstream(folder + "/manifest.json") << manifest.dump();
@@ -683,11 +686,7 @@ TEST_F(SelectionMemoryTest, LoadsVersionOneFolders) {
   const std::string folder = dir.file("v1");
   memory.save(folder);
   // A version 1 folder: no columns, no values, no column fields.
-  nlohmann::json manifest;
-  {
-    std::ifstream in(folder + "/manifest.json");
-    in >> manifest;
-  }
+  nlohmann::json manifest = read_manifest(folder);
   manifest["version"] = 1;
   manifest["options"].erase("values_per_column");
   manifest.erase("next_column_id");
@@ -722,11 +721,7 @@ TEST_F(SelectionMemoryTest, LoadsVersionThreeFolders) {
   memory.add_vectors("without_values", card.data(), {"clinic"}, tables, lexical_card.data(), &lexical_tables);
   const std::string folder = dir.file("v3");
   memory.save(folder);
-  nlohmann::json manifest;
-  {
-    std::ifstream in(folder + "/manifest.json");
-    in >> manifest;
-  }
+  nlohmann::json manifest = read_manifest(folder);
   const std::string values = R"({"with_values": ["mercy general"], "without_values": []})";
   relmem_test::write_bytes(folder + "/values.json", values);
   std::filesystem::remove(folder + "/values.postings");
