@@ -19,11 +19,10 @@ import random
 
 import numpy as np
 
+from question_form_weight import WEIGHTS as WEIGHTS_BUT_FORMS
 from relmem import Catalog, SelectionMemory
 
-WEIGHTS = {"card": 0.2, "table": 0.1, "lexical_card": 0.625, "lexical_table": 0.25, "column": 0.2, "value": 0.01,
-           "word_column": 0.4, "lexical_table_coverage": 0.2, "table_word_column": 0.25,
-           "question_form": 0.3}  # similarity_fusion.hpp
+WEIGHTS = {**WEIGHTS_BUT_FORMS, "question_form": 0.3}  # similarity_fusion.hpp, kQuestionFormWeight included
 
 
 def rankings(memory, questions):
