@@ -429,6 +429,16 @@ std::shared_ptr<const SelectionMemory::LexicalWeights> SelectionMemory::lexical_
   const auto& table_df = lexical_tables_.document_frequency();
   for (size_t j = 0; j < df.size(); ++j) df[j] += table_df[j];
   weights->idf = inverse_document_frequencies(df, lexical_cards_.size() + lexical_tables_.size());
+  if (static_cast<int64_t>(entries_.size()) <= options_.pool) {
+    std::vector<std::pair<const SparseVectors*, int64_t>> rows;
+    for (const auto& [_, entry] : entries_) {
+      weights->first_slot[entry.id] = static_cast<int64_t>(rows.size());
+      rows.emplace_back(&lexical_cards_, entry.id);
+      for (size_t t = 0; t < entry.tables.size(); ++t)
+        rows.emplace_back(&lexical_tables_, entry.first_table + static_cast<int64_t>(t));
+    }
+    weights->postings = std::make_unique<const SparsePostings>(lexical_->dim(), rows, weights->idf);
+  }
   lexical_cache_->weights = weights;
   return weights;
 }
@@ -578,6 +588,9 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
       for (float& v : question_mass) v = static_cast<float>(v / norm);
     }
   }
+  std::vector<SparseVectors::RowPass> lexical_passes;  // every card's and table's, by slot (LexicalWeights)
+  if (weights && weights->postings)
+    lexical_passes = weights->postings->passes(weighted_question.data(), question_mass.data());
   // Exact cosines of the chosen databases' columns and question forms.
   std::vector<int64_t> column_ids, form_ids;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -651,19 +664,29 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
       if (found != value_evidence->end()) raw.value = found->second;
     }
     if (lexical_) {
-      // A row's weighted norm is computed in the pass that reads it for the dot product: kept for every row, the
-      // norms would cost a pass over all of them whenever the collection changes (and after every load).
+      // Above the pool, a row's weighted norm is computed in the pass that reads it for the dot product: kept for
+      // every row, the norms would cost a pass over all of them whenever the collection changes (and after every
+      // load).
       auto ratio = [](float dot, float norm) { return norm > 0.0f ? dot / norm : 0.0f; };
       const float* question = weighted_question.data();
-      const SparseVectors::RowPass card =
-          lexical_cards_.pass(entry.id, question, weights->idf.data(), count == 0 ? question_mass.data() : nullptr);
+      const SparseVectors::RowPass* passes = nullptr;  // the card's, then its tables'
+      std::vector<SparseVectors::RowPass> read;
+      if (!lexical_passes.empty()) {
+        passes = lexical_passes.data() + weights->first_slot.at(entry.id);
+      } else {
+        read.resize(static_cast<size_t>(count) + 1);
+        read[0] = lexical_cards_.pass(entry.id, question, weights->idf.data(),
+                                      count == 0 ? question_mass.data() : nullptr);
+        lexical_tables_.passes(entry.first_table, count, question, weights->idf.data(), question_mass.data(),
+                               read.data() + 1);  // read in one pass
+        passes = read.data();
+      }
+      const SparseVectors::RowPass& card = passes[0];
       raw.lexical_card = ratio(card.dot, card.weighted_norm);
       raw.lexical_table = count == 0 ? raw.lexical_card : -2.0f;
       raw.lexical_table_coverage = count == 0 ? card.covered : 0.0f;
-      std::vector<SparseVectors::RowPass> table_passes(static_cast<size_t>(count));  // read in one pass
-      lexical_tables_.passes(entry.first_table, count, question, weights->idf.data(), question_mass.data(),
-                             table_passes.data());
-      for (const SparseVectors::RowPass& table : table_passes) {
+      for (int64_t t = 1; t <= count; ++t) {
+        const SparseVectors::RowPass& table = passes[t];
         raw.lexical_table = std::max(raw.lexical_table, ratio(table.dot, table.weighted_norm));
         raw.lexical_table_coverage = std::max(raw.lexical_table_coverage, table.covered);
       }
@@ -1114,6 +1137,11 @@ size_t SelectionMemory::memory_bytes() const {
                  forms_.memory_bytes();  // mapped rows excluded
   bytes += card_codes_.memory_bytes() + lexical_cards_.memory_bytes() + lexical_tables_.memory_bytes() +
            values_.memory_bytes();
+  {
+    std::lock_guard<std::mutex> cache(lexical_cache_->mutex);  // the postings once a question has built them
+    if (lexical_cache_->weights && lexical_cache_->weights->postings)
+      bytes += lexical_cache_->weights->postings->memory_bytes();
+  }
   for (const auto& [name, entry] : entries_) {
     bytes += name.size() + entry.description.size() + static_cast<size_t>(entry.projected.size()) * sizeof(float);
     for (const auto& table : entry.tables) bytes += table.size();

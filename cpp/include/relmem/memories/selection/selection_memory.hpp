@@ -27,6 +27,7 @@
 #include "relmem/memories/relevance/value_postings.hpp"
 #include "relmem/memories/selection/schema_scores.hpp"
 #include "relmem/memories/text/question_parts.hpp"
+#include "relmem/memories/text/sparse_postings.hpp"
 #include "relmem/memories/text/sparse_vectors.hpp"
 
 namespace relmem {
@@ -200,7 +201,8 @@ class SelectionMemory {
   // Moves the pool's approximate pass to `device` (SelectionOptions::device; "cpu" drops the GPU copy of the cards).
   // relmem::Error for a bad device name, or when relmem was built without CUDA or the device is not usable.
   void set_device(const std::string& device);
-  // Bytes of the stored vectors (dense, int8 and sparse) and values.
+  // Bytes of the stored vectors (dense, int8 and sparse) and values, and of the lexical rows turned around once a
+  // question has built them (at most `pool` databases).
   size_t memory_bytes() const;
 
  private:
@@ -242,6 +244,10 @@ class SelectionMemory {
   // stored document frequencies) on the first question after an add or remove.
   struct LexicalWeights {
     std::vector<float> idf;
+    // At most `pool` databases: every card and table is scored for each question, through their rows turned
+    // around; entry e's card is slot first_slot.at(e.id), its tables the slots after it. Null above the pool.
+    std::unique_ptr<const SparsePostings> postings;
+    std::unordered_map<int64_t, int64_t> first_slot;
   };
   struct LexicalCache {
     std::mutex mutex;

@@ -42,6 +42,12 @@ class SparseVectors {
               RowPass* out) const;
   // The row as dim() floats (zeros where it stores none); relmem::Error for an unknown id.
   std::vector<float> dense(int64_t id) const;
+  // Calls visit(index, value) for each non-zero of the row, indices ascending; relmem::Error for an unknown id.
+  template <typename Visit>
+  void for_each_nonzero(int64_t id, Visit&& visit) const {
+    const Row r = row(id, scratch());
+    for (size_t i = 0; i < r.size; ++i) visit(r.entries[i].index, r.entries[i].value);
+  }
   // Per dimension, how many rows have a non-zero there.
   const std::vector<int64_t>& document_frequency() const { return document_frequency_; }
   std::vector<int64_t> ids() const;  // ascending
@@ -75,8 +81,8 @@ class SparseVectors {
   // A mapped file's row: its entries are first .. first + size - 1 of the entries section.
   bool locate(int64_t id, uint64_t& first, uint64_t& size) const;
   void own();  // copies a mapped file's rows into rows_
-  static std::vector<Entry>& scratch();
-  void check(const Entry* entries, size_t size, int64_t id) const;  // relmem::Error for an index past dim()  // rows read from a mapped file land here: one buffer per thread
+  static std::vector<Entry>& scratch();  // rows read from a mapped file land here: one buffer per thread
+  void check(const Entry* entries, size_t size, int64_t id) const;  // relmem::Error for an index past dim()
 
   int dim_;
   std::vector<int64_t> document_frequency_;
