@@ -598,21 +598,22 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     append_ids(entries[i]->first_column, entries[i]->columns, column_ids);
     append_ids(entries[i]->first_form, entries[i]->forms, form_ids);
   }
-  std::vector<float> column_scores(column_ids.size()), form_scores(form_ids.size());
-  columns_.inner_products(question, column_ids.data(), static_cast<int64_t>(column_ids.size()), column_scores.data());
+  std::vector<float> form_scores(form_ids.size());
   forms_.inner_products(question, form_ids.data(), static_cast<int64_t>(form_ids.size()), form_scores.data());
-  // And of each of the question's words and their synonyms: row w holds word w's cosines with the same columns, the
-  // rows after the words those of the synonyms.
+  // The columns' with the question, each of its words and their synonyms, in one read of the columns: row 0 holds
+  // the question's cosines, row 1 + w word w's, the rows after the words those of the synonyms.
   const int64_t word_count = words ? words->vectors.rows() : 0;
   const int64_t synonym_count = words ? words->synonyms.rows() : 0;
   const auto column_count = static_cast<int64_t>(column_ids.size());
-  RowMatrix word_scores(word_count + synonym_count, column_count);
-  if (word_count > 0) {  // each column read once for every word and synonym
-    columns_.inner_products(words->vectors.data(), word_count, column_ids.data(), column_count, word_scores.data());
-    if (synonym_count > 0)
-      columns_.inner_products(words->synonyms.data(), synonym_count, column_ids.data(), column_count,
-                              word_scores.row(word_count).data());
-  }
+  const int d = encoder_->dim();
+  RowMatrix queries(1 + word_count + synonym_count, d);
+  queries.row(0) = Eigen::Map<const Eigen::RowVectorXf>(question, d);
+  if (word_count > 0) queries.middleRows(1, word_count) = words->vectors;
+  if (synonym_count > 0) queries.bottomRows(synonym_count) = words->synonyms;
+  RowMatrix scores(queries.rows(), column_count);
+  columns_.inner_products(queries.data(), queries.rows(), column_ids.data(), column_count, scores.data());
+  const float* column_scores = scores.data();
+  auto word_scores = scores.bottomRows(word_count + synonym_count);
   // Each word takes, column by column, the best of itself and its synonyms (at kSynonymWeight): a word the asker
   // put for a schema word ("vocalist" for singer) meets its column through them.
   for (int64_t s = 0; s < synonym_count; ++s) {
