@@ -591,7 +591,7 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
   std::vector<SparseVectors::RowPass> lexical_passes;  // every card's and table's, by slot (LexicalWeights)
   if (weights && weights->postings)
     lexical_passes = weights->postings->passes(weighted_question.data(), question_mass.data());
-  // Exact cosines of the chosen databases' question forms with the question.
+  // Exact cosines of the chosen databases' question forms and columns.
   std::vector<int64_t> column_ids, form_ids;
   for (size_t i = 0; i < entries.size(); ++i) {
     if (!chosen[i]) continue;
@@ -600,8 +600,8 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
   }
   std::vector<float> form_scores(form_ids.size());
   forms_.inner_products(question, form_ids.data(), static_cast<int64_t>(form_ids.size()), form_scores.data());
-  // And of the same columns with the question, each of its words and their synonyms, in one read of the columns:
-  // row 0 holds the question's cosines, row 1 + w word w's, the rows after the words those of the synonyms.
+  // The columns' cosines with the question, each of its words and their synonyms, in one read of the columns: row 0
+  // holds the question's, row 1 + w word w's, the rows after the words those of the synonyms.
   const int64_t word_count = words ? words->vectors.rows() : 0;
   const int64_t synonym_count = words ? words->synonyms.rows() : 0;
   const auto column_count = static_cast<int64_t>(column_ids.size());
