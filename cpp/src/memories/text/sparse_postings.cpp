@@ -1,5 +1,6 @@
 #include "relmem/memories/text/sparse_postings.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -9,7 +10,7 @@ namespace relmem {
 
 SparsePostings::SparsePostings(int dim, const std::vector<std::pair<const SparseVectors*, int64_t>>& rows,
                                const std::vector<float>& weights)
-    : dim_(dim), offsets_(static_cast<size_t>(dim) + 1, 0), norms_(rows.size(), 0.0f) {
+    : offsets_(static_cast<size_t>(std::max(dim, 0)) + 1, 0), norms_(rows.size(), 0.0f) {
   if (dim < 1 || weights.size() != static_cast<size_t>(dim))
     throw Error("sparse postings need a positive dimension and one weight per dimension");
   for (const auto& [vectors, id] : rows)
@@ -39,7 +40,7 @@ SparsePostings::SparsePostings(int dim, const std::vector<std::pair<const Sparse
 std::vector<SparseVectors::RowPass> SparsePostings::passes(const float* query, const float* mass) const {
   std::vector<SparseVectors::RowPass> out(norms_.size());
   for (size_t slot = 0; slot < norms_.size(); ++slot) out[slot].weighted_norm = norms_[slot];
-  for (size_t j = 0; j < static_cast<size_t>(dim_); ++j) {
+  for (size_t j = 0; j + 1 < offsets_.size(); ++j) {
     const float q = query[j], m = mass[j];
     if (q == 0.0f && m == 0.0f) continue;
     for (uint32_t p = offsets_[j]; p < offsets_[j + 1]; ++p) {

@@ -22,12 +22,10 @@ class SparsePostings {
   std::vector<SparseVectors::RowPass> passes(const float* query, const float* mass) const;
 
   int64_t slots() const { return static_cast<int64_t>(norms_.size()); }
-  int dim() const { return dim_; }
   size_t memory_bytes() const;
 
  private:
-  int dim_;
-  std::vector<uint32_t> offsets_;  // dimension j's postings are offsets_[j] .. offsets_[j + 1] - 1
+  std::vector<uint32_t> offsets_;  // dimension j's postings are offsets_[j] .. offsets_[j + 1] - 1 (dim + 1 of them)
   std::vector<uint32_t> slots_;
   std::vector<float> values_;
   std::vector<float> norms_;  // |row ∘ weights| per slot
