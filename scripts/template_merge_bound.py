@@ -19,10 +19,8 @@ import random
 
 import numpy as np
 
-from question_form_weight import WEIGHTS as WEIGHTS_BUT_FORMS
+from score_weight import WEIGHTS  # similarity_fusion.hpp
 from relmem import Catalog, SelectionMemory
-
-WEIGHTS = {**WEIGHTS_BUT_FORMS, "question_form": 0.3}  # similarity_fusion.hpp, kQuestionFormWeight included
 
 
 def rankings(memory, questions):

@@ -26,7 +26,7 @@ using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>
 
 constexpr const char* kRawFields[] = {"card",  "table", "lexical_card", "lexical_table",
                                       "column", "value", "word_column",  "lexical_table_coverage",
-                                      "table_word_column", "word_lead", "question_form"};
+                                      "table_word_column", "word_lead", "question_form", "hubness"};
 
 float raw_field(const RawSimilarities& raw, const std::string& field) {
   if (field == "card") return raw.card;
@@ -39,6 +39,7 @@ float raw_field(const RawSimilarities& raw, const std::string& field) {
   if (field == "lexical_table_coverage") return raw.lexical_table_coverage;
   if (field == "table_word_column") return raw.table_word_column;
   if (field == "question_form") return raw.question_form;
+  if (field == "hubness") return raw.hubness;
   return raw.word_lead;
 }
 
@@ -341,7 +342,7 @@ void bind_selection_memory(py::module_& m) {
            }, py::arg("questions"),
            "Per question (whole, not split into parts): its candidate databases and their raw similarities, a dict "
            "of arrays by field (card, table, lexical_card, lexical_table, column, value, word_column, "
-           "lexical_table_coverage, table_word_column, word_lead, question_form), the inputs of untrained and trained "
+           "lexical_table_coverage, table_word_column, word_lead, question_form, hubness), the inputs of untrained and trained "
            "scoring alike.")
       .def("select_set", [](const SelectionMemory& s, const std::string& question) {
              py::gil_scoped_release release;

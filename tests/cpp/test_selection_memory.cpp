@@ -93,6 +93,14 @@ std::shared_ptr<RelevanceModel> small_model(const std::string& encoder_name, int
   return model;
 }
 
+// The database's RawSimilarities::hubness in the memory (the same for every question that has it as a candidate).
+float hubness_of(const SelectionMemory& memory, const std::string& db, const std::string& question = "any question") {
+  const QuestionSimilarities found = memory.similarities({question})[0];
+  for (size_t i = 0; i < found.databases.size(); ++i)
+    if (found.databases[i] == db) return found.raw[i].hubness;
+  throw Error("no candidate " + db);
+}
+
 }  // namespace
 
 TEST_F(SelectionMemoryTest, SelectsTheRightDatabaseWithProbabilities) {
@@ -370,8 +378,10 @@ TEST_F(SelectionMemoryTest, PoolOfQuantizedCardsAgreesWithFullScoring) {
     const auto a = full.select(q, 1), b = few.select(q, 4);
     EXPECT_EQ(b.size(), 2u);  // only the pool is ranked
     EXPECT_EQ(a[0].database, b[0].database);
-    // Exact cosines for the pool; its lexical ones read row by row, the full memory's through postings.
-    EXPECT_FLOAT_EQ(a[0].score, b[0].score);
+    // Exact cosines for the pool; its lexical ones read row by row, the full memory's through postings. Above the
+    // pool no hubness is measured.
+    EXPECT_NEAR(a[0].score + kHubnessWeight * hubness_of(full, a[0].database), b[0].score, 1e-6);
+    EXPECT_EQ(hubness_of(few, b[0].database, q), 0.0f);
   }
   // The pool follows adds and removes, and survives save / load.
   few.remove("hospital");
@@ -629,8 +639,12 @@ TEST_F(SelectionMemoryTest, QuestionFormsJoinTheScore) {
       if (match.database == db) return match.score;
     return -100.0f;
   };
-  // The same database but for its forms: the form the question repeats scores 1, the best column stands in without.
-  EXPECT_NEAR(score_of(memory, "with_forms") - score_of(memory, "without_forms"),
+  // The same database but for its forms: the form the question repeats scores 1, the best column stands in without
+  // (and the forms make it a little closer to the reference questions, its own forms).
+  auto score_but_hubness = [&](const SelectionMemory& m, const std::string& db) {
+    return score_of(m, db) + kHubnessWeight * hubness_of(m, db);
+  };
+  EXPECT_NEAR(score_but_hubness(memory, "with_forms") - score_but_hubness(memory, "without_forms"),
               kQuestionFormWeight * (1.0f - best_column), 1e-5);
   memory.save(dir.file("forms"));
   const SelectionMemory loaded = SelectionMemory::load(dir.file("forms"));
@@ -648,7 +662,73 @@ TEST_F(SelectionMemoryTest, QuestionFormsJoinTheScore) {
   manifest.erase("next_form_id");
   std::ofstream(folder + "/manifest.json") << manifest.dump();
   std::filesystem::remove(folder + "/forms.index");
-  EXPECT_NEAR(score_of(SelectionMemory::load(folder), "without_forms"), score_of(memory, "without_forms"), 1e-6);
+  EXPECT_NEAR(score_but_hubness(SelectionMemory::load(folder), "without_forms"),
+              score_but_hubness(memory, "without_forms"), 1e-6);
+}
+
+// A database close to questions about the others (here one whose schema mixes theirs) is a hub: its hubness, the
+// mean of its whole-question score terms over the reference questions (every question form, as there are fewer than
+// kHubnessReferences) minus the collection's average, is the highest, and the untrained score subtracts it.
+TEST_F(SelectionMemoryTest, HubnessIsTheMeanScoreOfTheReferenceQuestions) {
+  SelectionOptions options;
+  options.lexical_encoder = "";
+  options.column_dtype = "fp32";
+  options.table_dtype = "fp32";
+  options.synonyms = false;
+  SelectionMemory memory(encoder, options);
+  struct Texts {
+    std::string name, card, table;
+    std::vector<std::string> columns, forms;
+  };
+  const std::vector<Texts> dbs = {
+      {"clinic", "clinic doctor patient", "doctor patient", {"doctor name", "patient age"},
+       {"How many doctor are there?", "What are the age of each patient?"}},
+      {"flights", "flight airport airline", "flight route", {"airline name", "airport city"},
+       {"How many flight are there?", "What are the city of each airport?"}},
+      {"hub", "clinic doctor patient flight airport airline", "doctor flight", {"doctor name", "airline name"},
+       {"How many doctor are there?", "How many flight are there?"}}};
+  std::vector<std::string> references;
+  for (const auto& db : dbs) {
+    const RowMatrix card = encoder->encode({db.card}), table = encoder->encode({db.table});
+    const RowMatrix columns = encoder->encode(db.columns), forms = encoder->encode(db.forms);
+    memory.add_vectors(db.name, card.data(), {db.name}, table, nullptr, nullptr, &columns, {}, {}, &forms);
+    references.insert(references.end(), db.forms.begin(), db.forms.end());
+  }
+  auto unit = [&](const std::string& text) { return Eigen::RowVectorXf(encoder->encode({text}).row(0).normalized()); };
+  auto best = [&](const std::vector<std::string>& texts, const Eigen::RowVectorXf& r) {
+    float out = -2.0f;
+    for (const auto& t : texts) out = std::max(out, unit(t).dot(r));
+    return out;
+  };
+  std::vector<double> expected;
+  for (const auto& db : dbs) {
+    double sum = 0.0;
+    for (const auto& reference : references) {
+      const Eigen::RowVectorXf r = unit(reference);
+      sum += 0.5 * (unit(db.card).dot(r) + unit(db.table).dot(r)) + kColumnWeight * best(db.columns, r) +
+             kQuestionFormWeight * best(db.forms, r);
+    }
+    expected.push_back(sum / static_cast<double>(references.size()));
+  }
+  const double average = (expected[0] + expected[1] + expected[2]) / 3.0;
+  for (size_t i = 0; i < dbs.size(); ++i)
+    EXPECT_NEAR(hubness_of(memory, dbs[i].name), expected[i] - average, 1e-5) << dbs[i].name;
+  EXPECT_GT(hubness_of(memory, "hub"), hubness_of(memory, "clinic"));
+  EXPECT_GT(hubness_of(memory, "hub"), hubness_of(memory, "flights"));
+
+  // The question's score is the untrained one of its raw similarities, the hubness term included.
+  const QuestionSimilarities found = memory.similarities({"How many doctor are there?"})[0];
+  for (const auto& match : memory.select("How many doctor are there?", 3)) {
+    const size_t i = static_cast<size_t>(
+        std::find(found.databases.begin(), found.databases.end(), match.database) - found.databases.begin());
+    EXPECT_NEAR(match.score, untrained_score(SimilarityFusion::Mean, found.raw.at(i), false), 1e-5);
+  }
+  // Loading keeps it; removing the hub measures the rest again, among themselves.
+  memory.save(dir.file("hubness"));
+  EXPECT_NEAR(hubness_of(SelectionMemory::load(dir.file("hubness")), "hub"), hubness_of(memory, "hub"), 1e-6);
+  memory.remove("hub");
+  EXPECT_NEAR(hubness_of(memory, "clinic") + hubness_of(memory, "flights"), 0.0f, 1e-6);
+  EXPECT_NE(hubness_of(memory, "clinic"), expected[0] - average);
 }
 
 // A question word meets the columns as well as its best WordNet synonym does (at kSynonymWeight): "vocalist"

@@ -1,4 +1,5 @@
 """The selection memory and relevance trainer from Python, on the demo collection with the hashing encoder."""
+import numpy as np
 import pytest
 
 import relmem
@@ -53,12 +54,15 @@ def test_similarities_are_what_the_untrained_score_reads(memory):
     (databases, raw), = memory.similarities([question])
     assert sorted(databases) == memory.databases and set(raw) == {
         "card", "table", "lexical_card", "lexical_table", "column", "value", "word_column", "lexical_table_coverage",
-        "table_word_column", "word_lead", "question_form"}
+        "table_word_column", "word_lead", "question_form", "hubness"}
     assert all(len(values) == len(databases) for values in raw.values())
+    # Hubness is the database's, centered on the collection (every database is a candidate here).
+    assert abs(float(np.sum(raw["hubness"]))) < 1e-4 and float(np.max(np.abs(raw["hubness"]))) > 0
     fused = {db: 0.2 * raw["card"][i] + 0.1 * raw["table"][i] + 0.625 * raw["lexical_card"][i]
              + 0.25 * raw["lexical_table"][i]
              + 0.2 * raw["lexical_table_coverage"][i] + 0.2 * raw["column"][i] + 0.01 * raw["value"][i]
              + 0.4 * raw["word_column"][i] + 0.25 * raw["table_word_column"][i] + 0.3 * raw["question_form"][i]
+             - 0.4 * raw["hubness"][i]
              for i, db in enumerate(databases)}
     for match in memory.select(question, 3):
         assert match.score == pytest.approx(fused[match.database], abs=1e-5)

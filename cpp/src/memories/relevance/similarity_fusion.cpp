@@ -50,13 +50,14 @@ void RawSimilarities::keep_max(const RawSimilarities& other) {
   table_word_column = std::max(table_word_column, other.table_word_column);
   word_lead = std::max(word_lead, other.word_lead);
   question_form = std::max(question_form, other.question_form);
+  hubness = std::max(hubness, other.hubness);
 }
 
 float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool lexical) {
   if (!lexical) {
     return fuse_similarities(fusion, raw.card, raw.table) + kColumnWeight * raw.column + kValueWeight * raw.value +
            kWordColumnWeight * raw.word_column + kTableWordColumnWeight * raw.table_word_column +
-           kQuestionFormWeight * raw.question_form;
+           kQuestionFormWeight * raw.question_form - kHubnessWeight * raw.hubness;
   }
   // The weighted sum of card and table per encoder: mean fusion weighs them apart, the others fuse them first.
   auto weighted = [fusion](float card, float table, float card_weight, float table_weight) {
@@ -67,7 +68,7 @@ float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool 
          weighted(raw.lexical_card, raw.lexical_table, kLexicalCardWeight, kLexicalTableWeight) +
          kCoverageWeight * raw.lexical_table_coverage + kColumnWeight * raw.column + kValueWeight * raw.value +
          kWordColumnWeight * raw.word_column + kTableWordColumnWeight * raw.table_word_column +
-         kQuestionFormWeight * raw.question_form;
+         kQuestionFormWeight * raw.question_form - kHubnessWeight * raw.hubness;
 }
 
 }  // namespace relmem

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -376,7 +377,7 @@ void SelectionMemory::insert(const std::string& db, Entry entry, const float* ca
   }
   ++next_card_id_;
   next_table_id_ += count;
-  lexical_changed();
+  collection_changed();
   auto [it, _] = entries_.emplace(db, std::move(entry));
   name_of_card_[it->second.id] = &it->first;
   entry_of_card_[it->second.id] = &it->second;
@@ -412,13 +413,84 @@ bool SelectionMemory::remove_entry(const std::string& db) {
   entry_of_card_.erase(entry.id);
   for (int64_t id : table_ids) name_of_table_.erase(id);
   entries_.erase(it);
-  lexical_changed();
+  collection_changed();
   return true;
 }
 
-void SelectionMemory::lexical_changed() {
-  std::lock_guard<std::mutex> lock(lexical_cache_->mutex);
-  lexical_cache_->weights.reset();
+void SelectionMemory::collection_changed() {
+  {
+    std::lock_guard<std::mutex> lock(lexical_cache_->mutex);
+    lexical_cache_->weights.reset();
+  }
+  std::lock_guard<std::mutex> lock(hubness_cache_->mutex);
+  hubness_cache_->of_card.reset();
+}
+
+std::shared_ptr<const std::unordered_map<int64_t, float>> SelectionMemory::hubness() const {
+  std::lock_guard<std::mutex> lock(hubness_cache_->mutex);
+  if (hubness_cache_->of_card) return hubness_cache_->of_card;
+  auto out = std::make_shared<std::unordered_map<int64_t, float>>();
+  hubness_cache_->of_card = out;
+  if (static_cast<int64_t>(entries_.size()) > options_.pool) return out;
+
+  // The reference questions: the kHubnessReferences forms whose "database#number" hashes lowest.
+  std::vector<std::pair<uint64_t, int64_t>> forms;  // (hash, form id)
+  for (const auto& [name, entry] : entries_) {
+    for (int64_t f = 0; f < entry.forms; ++f) {
+      uint64_t hash = 14695981039346656037ull;  // FNV-1a
+      for (char c : name + "#" + std::to_string(f)) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+      forms.emplace_back(hash, entry.first_form + f);
+    }
+  }
+  const size_t references = std::min(forms.size(), kHubnessReferences);
+  if (references == 0) return out;
+  std::partial_sort(forms.begin(), forms.begin() + static_cast<int64_t>(references), forms.end());
+  const int d = encoder_->dim();
+  RowMatrix queries(static_cast<int64_t>(references), d);
+  for (size_t r = 0; r < references; ++r)
+    queries.row(static_cast<int64_t>(r)) =
+        Eigen::Map<const Eigen::RowVectorXf>(forms_.reconstruct(forms[r].second).data(), d);
+
+  // Each reference question's whole-question cosines with every database: its card and the best of its tables,
+  // columns and forms, weighed as the untrained score weighs them.
+  std::vector<const Entry*> entries;
+  std::vector<int64_t> card_ids, table_ids, column_ids, form_ids;
+  for (const auto& [_, entry] : entries_) {
+    entries.push_back(&entry);
+    card_ids.push_back(entry.id);
+    append_ids(entry.first_table, static_cast<int64_t>(entry.tables.size()), table_ids);
+    append_ids(entry.first_column, entry.columns, column_ids);
+    append_ids(entry.first_form, entry.forms, form_ids);
+  }
+  const auto n = static_cast<int64_t>(references);
+  auto products = [&](const VectorIndex& index, const std::vector<int64_t>& ids) {
+    RowMatrix scores(n, static_cast<int64_t>(ids.size()));
+    index.inner_products(queries.data(), n, ids.data(), static_cast<int64_t>(ids.size()), scores.data());
+    return scores;
+  };
+  const RowMatrix cards = products(cards_, card_ids), tables = products(tables_, table_ids),
+                  columns = products(columns_, column_ids), form_scores = products(forms_, form_ids);
+  std::vector<double> mean(entries.size(), 0.0);
+  int64_t table = 0, column = 0, form = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Entry& entry = *entries[i];
+    const auto table_count = static_cast<int64_t>(entry.tables.size());
+    for (int64_t r = 0; r < n; ++r) {
+      RawSimilarities raw;  // as candidates() fills them, the question's text aside
+      raw.card = cards(r, static_cast<int64_t>(i));
+      raw.table = table_count == 0 ? raw.card : tables.row(r).segment(table, table_count).maxCoeff();
+      raw.column = entry.columns == 0 ? raw.table : columns.row(r).segment(column, entry.columns).maxCoeff();
+      raw.question_form = entry.forms == 0 ? raw.column : form_scores.row(r).segment(form, entry.forms).maxCoeff();
+      mean[i] += untrained_score(options_.fusion, raw, lexical_ != nullptr);
+    }
+    mean[i] /= static_cast<double>(n);
+    table += table_count;
+    column += entry.columns;
+    form += entry.forms;
+  }
+  const double average = std::accumulate(mean.begin(), mean.end(), 0.0) / static_cast<double>(mean.size());
+  for (size_t i = 0; i < entries.size(); ++i) (*out)[entries[i]->id] = static_cast<float>(mean[i] - average);
+  return out;
 }
 
 std::shared_ptr<const SelectionMemory::LexicalWeights> SelectionMemory::lexical_weights() const {
@@ -569,6 +641,7 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
 
   // The lexical cosine is cos(q ∘ idf, row ∘ idf) = (q ∘ idf²) . row / (|q ∘ idf| |row ∘ idf|).
   // A lexical coverage sums the question's share of (q ∘ idf)² over the dimensions a card has.
+  const auto hubness_of_card = hubness();
   std::shared_ptr<const LexicalWeights> weights;
   std::vector<float> weighted_question, question_mass;
   if (lexical_) {
@@ -660,6 +733,8 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     const size_t first_form = form_offset[static_cast<size_t>(c)];
     for (int64_t f = 0; f < entry.forms; ++f)
       raw.question_form = std::max(raw.question_form, form_scores[first_form + static_cast<size_t>(f)]);
+    auto hub = hubness_of_card->find(entry.id);
+    if (hub != hubness_of_card->end()) raw.hubness = hub->second;
     if (value_evidence) {
       auto found = value_evidence->find(entry.id);
       if (found != value_evidence->end()) raw.value = found->second;

@@ -253,6 +253,16 @@ class SelectionMemory {
     std::mutex mutex;
     std::shared_ptr<const LexicalWeights> weights;  // null when stale
   };
+  // Every database's RawSimilarities::hubness by card id, for collections of at most `pool` databases (larger ones
+  // score without it: it reads every stored row). Like the lexical weights it depends on the whole collection, so it
+  // is recomputed on the first question after an add or remove.
+  struct HubnessCache {
+    std::mutex mutex;
+    std::shared_ptr<const std::unordered_map<int64_t, float>> of_card;  // null when stale
+  };
+  // The number of reference questions hubness is measured on: the question forms whose (database, form number)
+  // hashes lowest, so that the choice is the collection's alone.
+  static constexpr size_t kHubnessReferences = 256;
   // Unit vectors of question words already encoded (encode_words): words recur across questions, and encoding
   // them anew would cost more than the rest of the ranking. Emptied when it reaches kCachedWords.
   struct WordCache {
@@ -261,7 +271,8 @@ class SelectionMemory {
   };
   static constexpr size_t kCachedWords = 100000;
   std::shared_ptr<const LexicalWeights> lexical_weights() const;
-  void lexical_changed();
+  std::shared_ptr<const std::unordered_map<int64_t, float>> hubness() const;
+  void collection_changed();  // the lexical weights and hubness go stale
 
   // Encodes the texts of `dbs` in one encoder call and inserts them.
   void insert_texts(const std::vector<std::string>& dbs, std::vector<DatabaseTexts>& texts, const Catalog& catalog,
@@ -336,6 +347,7 @@ class SelectionMemory {
   SparseVectors lexical_cards_;   // same ids as cards_
   SparseVectors lexical_tables_;  // same ids as tables_
   std::unique_ptr<LexicalCache> lexical_cache_ = std::make_unique<LexicalCache>();
+  std::unique_ptr<HubnessCache> hubness_cache_ = std::make_unique<HubnessCache>();
   std::unique_ptr<WordCache> word_cache_ = std::make_unique<WordCache>();
   std::unique_ptr<std::shared_mutex> lock_ = std::make_unique<std::shared_mutex>();  // see the class comment
   std::map<std::string, Entry> entries_;

@@ -1,14 +1,14 @@
-"""The weight of the question-form term of the selection memory's untrained score (kQuestionFormWeight in
-cpp/include/relmem/memories/relevance/similarity_fusion.hpp), measured on other questions than Spider dev.
+"""The weight of one term of the selection memory's untrained score (similarity_fusion.hpp: kQuestionFormWeight for
+--field question_form, kHubnessWeight for --field hubness), measured on other questions than Spider dev.
 
 Each question's candidates and raw similarities come from SelectionMemory.similarities (whole questions, not split
-into parts); their untrained score is recomputed with every weight of similarity_fusion.hpp but the question-form one,
-which takes each value of --weights in turn. Prints recall@1/2/3/5 per weight for the questions and for their
-versions with schema words replaced by WordNet synonyms (relmem.bench.synonyms, as training/synonym_questions.py
-makes them):
+into parts); their untrained score is recomputed with every weight of similarity_fusion.hpp but the field's, which
+takes each value of --weights in turn (the hubness term is subtracted, as the memory does). Prints recall@1/2/3/5 per
+weight for the questions and for their versions with schema words replaced by WordNet synonyms
+(relmem.bench.synonyms, as training/synonym_questions.py makes them):
 
-    OMP_NUM_THREADS=2 .venv/bin/python scripts/question_form_weight.py --dbs $S/database \\
-        --questions $S/train_spider.json
+    OMP_NUM_THREADS=2 .venv/bin/python scripts/score_weight.py --dbs $S/database \\
+        --questions $S/train_spider.json --field hubness
 """
 import argparse
 import json
@@ -19,17 +19,19 @@ from relmem import Catalog, SelectionMemory
 from relmem.bench.synonyms import synonym_questions
 
 WEIGHTS = {"card": 0.2, "table": 0.1, "lexical_card": 0.625, "lexical_table": 0.25, "column": 0.2, "value": 0.01,
-           "word_column": 0.4, "lexical_table_coverage": 0.2, "table_word_column": 0.25}  # similarity_fusion.hpp
+           "word_column": 0.4, "lexical_table_coverage": 0.2, "table_word_column": 0.25, "question_form": 0.3,
+           "hubness": -0.4}  # similarity_fusion.hpp
 KS = (1, 2, 3, 5)
 
 
-def recalls(memory, questions, weights):
+def recalls(memory, questions, field, weights):
     """{w: [recall@k for KS]} over [(text, gold database)]."""
+    sign = -1.0 if field == "hubness" else 1.0
     ranks = {w: [] for w in weights}
     for (_, gold), (databases, raw) in zip(questions, memory.similarities([text for text, _ in questions])):
-        rest = sum(weight * raw[field] for field, weight in WEIGHTS.items())
+        rest = sum(weight * raw[name] for name, weight in WEIGHTS.items() if name != field)
         for w in weights:
-            score = rest + w * raw["question_form"]
+            score = rest + sign * w * raw[field]
             ranks[w].append(1 + int(np.sum(score > score[databases.index(gold)])) if gold in databases else 10 ** 6)
     return {w: [round(float(np.mean(np.array(r) <= k)), 4) for k in KS] for w, r in ranks.items()}
 
@@ -38,6 +40,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dbs", required=True, help="folder of SQLite databases (e.g. spider/database)")
     parser.add_argument("--questions", required=True, help="JSON list of {question, db_id}")
+    parser.add_argument("--field", default="question_form", choices=("question_form", "hubness"))
     parser.add_argument("--weights", default="0,0.2,0.3,0.4,0.5")
     args = parser.parse_args()
     catalog = Catalog(args.dbs)
@@ -47,8 +50,8 @@ def main():
         questions = [(q["question"], q["db_id"]) for q in json.load(f) if q.get("db_id") in catalog]
     versions = [(text, dbs[0]) for text, dbs, _, _ in synonym_questions([(t, [db]) for t, db in questions], catalog, 0)]
     for name, asked in (("questions", questions), ("synonym versions", versions)):
-        for w, figures in recalls(memory, asked, weights).items():
-            print(json.dumps({"set": name, "n": len(asked), "weight": w,
+        for w, figures in recalls(memory, asked, args.field, weights).items():
+            print(json.dumps({"set": name, "n": len(asked), "field": args.field, "weight": w,
                               **{f"recall@{k}": r for k, r in zip(KS, figures)}}), flush=True)
 
 
