@@ -93,6 +93,17 @@ std::shared_ptr<RelevanceModel> small_model(const std::string& encoder_name, int
   return model;
 }
 
+// The sentence encoder alone (no lexical channel) with exact column and table cosines (the int8 default is within
+// 1/127 of them), and question words without their WordNet synonyms unless asked.
+SelectionOptions exact_options(bool synonyms = false) {
+  SelectionOptions options;
+  options.lexical_encoder = "";
+  options.column_dtype = "fp32";  // the question forms are stored as the columns are
+  options.table_dtype = "fp32";
+  options.synonyms = synonyms;
+  return options;
+}
+
 // The database's RawSimilarities::hubness in the memory (the same for every question that has it as a candidate).
 float hubness_of(const SelectionMemory& memory, const std::string& db, const std::string& question = "any question") {
   const QuestionSimilarities found = memory.similarities({question})[0];
@@ -464,12 +475,8 @@ TEST_F(SelectionMemoryTest, StoredValuesAreEvidence) {
 }
 
 TEST_F(SelectionMemoryTest, ColumnVectorsJoinTheScore) {
-  SelectionOptions options;
-  options.lexical_encoder = "";
-  options.column_dtype = "fp32";  // exact column and table cosines: the int8 default is within 1/127 of them
-  options.table_dtype = "fp32";
-  options.synonyms = false;  // the words alone (SynonymsStandInForWordsThatMeetNoColumn)
-  SelectionMemory memory(encoder, options);
+  // The words alone (SynonymsStandInForWordsThatMeetNoColumn).
+  SelectionMemory memory(encoder, exact_options());
   const RowMatrix card = encoder->encode({"database clinic"});
   const RowMatrix tables = encoder->encode({"clinic staff"});
   const RowMatrix columns = encoder->encode({"clinic staff", "doctor specialty"});
@@ -617,11 +624,7 @@ TEST_F(SelectionMemoryTest, QuestionFormsJoinTheScore) {
                                                "How many vocalist are there?", "What are the name of each vocalist?"}));
   }
 
-  SelectionOptions options;
-  options.lexical_encoder = "";
-  options.column_dtype = "fp32";  // the forms are stored as the columns are
-  options.table_dtype = "fp32";
-  options.synonyms = false;
+  const SelectionOptions options = exact_options();
   SelectionMemory memory(encoder, options);
   const RowMatrix card = encoder->encode({"database clinic"});
   const RowMatrix tables = encoder->encode({"clinic staff"});
@@ -670,12 +673,7 @@ TEST_F(SelectionMemoryTest, QuestionFormsJoinTheScore) {
 // mean of its whole-question score terms over the reference questions (every question form, as there are fewer than
 // kHubnessReferences) minus the collection's average, is the highest, and the untrained score subtracts it.
 TEST_F(SelectionMemoryTest, HubnessIsTheMeanScoreOfTheReferenceQuestions) {
-  SelectionOptions options;
-  options.lexical_encoder = "";
-  options.column_dtype = "fp32";
-  options.table_dtype = "fp32";
-  options.synonyms = false;
-  SelectionMemory memory(encoder, options);
+  SelectionMemory memory(encoder, exact_options());
   struct Texts {
     std::string name, card, table;
     std::vector<std::string> columns, forms;
@@ -743,12 +741,7 @@ TEST_F(SelectionMemoryTest, SynonymsStandInForWordsThatMeetNoColumn) {
   const RowMatrix tables = encoder->encode({"singer"});
   const RowMatrix columns = encoder->encode({"singer", "song title"});
   auto score = [&](bool with_synonyms) {
-    SelectionOptions options;
-    options.lexical_encoder = "";
-    options.column_dtype = "fp32";
-    options.table_dtype = "fp32";
-    options.synonyms = with_synonyms;
-    SelectionMemory memory(encoder, options);
+    SelectionMemory memory(encoder, exact_options(with_synonyms));
     memory.add_vectors("music", card.data(), {"singer"}, tables, nullptr, nullptr, &columns);
     return memory.select("vocalist", 1)[0].score;
   };
