@@ -430,8 +430,11 @@ std::shared_ptr<const std::unordered_map<int64_t, float>> SelectionMemory::hubne
   std::lock_guard<std::mutex> lock(hubness_cache_->mutex);
   if (hubness_cache_->of_card) return hubness_cache_->of_card;
   auto out = std::make_shared<std::unordered_map<int64_t, float>>();
-  hubness_cache_->of_card = out;
-  if (static_cast<int64_t>(entries_.size()) > options_.pool) return out;
+  auto keep = [&]() -> std::shared_ptr<const std::unordered_map<int64_t, float>> {
+    hubness_cache_->of_card = out;
+    return out;
+  };
+  if (static_cast<int64_t>(entries_.size()) > options_.pool) return keep();
 
   // The reference questions: the kHubnessReferences forms whose "database#number" hashes lowest.
   std::vector<std::pair<uint64_t, int64_t>> forms;  // (hash, form id)
@@ -443,7 +446,7 @@ std::shared_ptr<const std::unordered_map<int64_t, float>> SelectionMemory::hubne
     }
   }
   const size_t references = std::min(forms.size(), kHubnessReferences);
-  if (references == 0) return out;
+  if (references == 0) return keep();
   std::partial_sort(forms.begin(), forms.begin() + static_cast<int64_t>(references), forms.end());
   const int d = encoder_->dim();
   RowMatrix queries(static_cast<int64_t>(references), d);
@@ -490,7 +493,7 @@ std::shared_ptr<const std::unordered_map<int64_t, float>> SelectionMemory::hubne
   }
   const double average = std::accumulate(mean.begin(), mean.end(), 0.0) / static_cast<double>(mean.size());
   for (size_t i = 0; i < entries.size(); ++i) (*out)[entries[i]->id] = static_cast<float>(mean[i] - average);
-  return out;
+  return keep();
 }
 
 std::shared_ptr<const SelectionMemory::LexicalWeights> SelectionMemory::lexical_weights() const {

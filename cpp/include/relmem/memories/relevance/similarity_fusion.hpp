@@ -34,7 +34,7 @@ struct RawSimilarities {
   // forms drawn from the whole collection), of their whole-question cosine terms of the untrained score with it,
   // minus that mean's average over the collection. A schema of broad, common words (`hr_1`, `department_store`)
   // resembles every question a little and would lead many rankings it does not belong to; the untrained score
-  // subtracts it (CSLS's hubness correction). The same for every question.
+  // subtracts it (a hubness correction in the spirit of CSLS's). The same for every question.
   float hubness = 0.0f;
 
   // Component-wise maximum.
