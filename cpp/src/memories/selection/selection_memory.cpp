@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "../../common/checksummed_file.hpp"
 #include "../../common/parallel_for.hpp"
 #include "relmem/encoders/use_lite.hpp"
 #include "relmem/index/topk.hpp"
@@ -19,6 +20,20 @@
 
 namespace relmem {
 namespace {
+
+// The whole-question terms of a database from the question's cosines with its card and with each of its tables,
+// columns and question forms (contiguous): each one's best, and where the database has none, the coarser term
+// standing in (the card for tables, the best table for columns, the best column for forms).
+void set_whole_question_terms(RawSimilarities& raw, float card, const float* tables, int64_t table_count,
+                              const float* columns, int64_t column_count, const float* forms, int64_t form_count) {
+  auto best = [](float stand_in, const float* scores, int64_t n) {
+    return n == 0 ? stand_in : *std::max_element(scores, scores + n);
+  };
+  raw.card = card;
+  raw.table = best(raw.card, tables, table_count);
+  raw.column = best(raw.table, columns, column_count);
+  raw.question_form = best(raw.column, forms, form_count);
+}
 
 // Each candidate's word lead (RawSimilarities::word_lead) from every candidate's per-word best column cosines
 // (`word_bests`, one vector per candidate in order, empty for a database without columns).
@@ -440,9 +455,8 @@ std::shared_ptr<const std::unordered_map<int64_t, float>> SelectionMemory::hubne
   std::vector<std::pair<uint64_t, int64_t>> forms;  // (hash, form id)
   for (const auto& [name, entry] : entries_) {
     for (int64_t f = 0; f < entry.forms; ++f) {
-      uint64_t hash = 14695981039346656037ull;  // FNV-1a
-      for (char c : name + "#" + std::to_string(f)) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-      forms.emplace_back(hash, entry.first_form + f);
+      const std::string key = name + "#" + std::to_string(f);
+      forms.emplace_back(checksum_of_bytes(key.data(), key.size(), 1), entry.first_form + f);
     }
   }
   const size_t references = std::min(forms.size(), kHubnessReferences);
@@ -480,10 +494,9 @@ std::shared_ptr<const std::unordered_map<int64_t, float>> SelectionMemory::hubne
     const auto table_count = static_cast<int64_t>(entry.tables.size());
     for (int64_t r = 0; r < n; ++r) {
       RawSimilarities raw;  // as candidates() fills them, the question's text aside
-      raw.card = cards(r, static_cast<int64_t>(i));
-      raw.table = table_count == 0 ? raw.card : tables.row(r).segment(table, table_count).maxCoeff();
-      raw.column = entry.columns == 0 ? raw.table : columns.row(r).segment(column, entry.columns).maxCoeff();
-      raw.question_form = entry.forms == 0 ? raw.column : form_scores.row(r).segment(form, entry.forms).maxCoeff();
+      set_whole_question_terms(raw, cards(r, static_cast<int64_t>(i)), tables.data() + r * tables.cols() + table,
+                               table_count, columns.data() + r * columns.cols() + column, entry.columns,
+                               form_scores.data() + r * form_scores.cols() + form, entry.forms);
       mean[i] += untrained_score(options_.fusion, raw, lexical_ != nullptr);
     }
     mean[i] /= static_cast<double>(n);
@@ -719,10 +732,9 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     Candidate& candidate = out[static_cast<size_t>(c)];
     candidate.entry = &entry;
     RawSimilarities& raw = candidate.raw;
-    raw.card = card_scores[i];
-    raw.table = count == 0 ? raw.card : -2.0f;
-    for (int64_t t = 0; t < count; ++t) raw.table = std::max(raw.table, table_scores[first_table_of[i] + t]);
-    raw.column = entry.columns == 0 ? raw.table : -2.0f;
+    set_whole_question_terms(raw, card_scores[i], table_scores.data() + first_table_of[i], count,
+                             column_scores + first_column, entry.columns,
+                             form_scores.data() + form_offset[static_cast<size_t>(c)], entry.forms);
     if (entry.columns > 0 && word_count > 0) {
       const auto own = word_scores.topRows(word_count).middleCols(static_cast<int64_t>(first_column), entry.columns);
       Eigen::VectorXf& bests = word_bests[static_cast<size_t>(c)];
@@ -730,12 +742,6 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
       raw.word_column = bests.mean();
       raw.table_word_column = best_table_word_column(own, entry.table_columns);
     }
-    for (int64_t col = 0; col < entry.columns; ++col)
-      raw.column = std::max(raw.column, column_scores[first_column + static_cast<size_t>(col)]);
-    raw.question_form = entry.forms == 0 ? raw.column : -2.0f;
-    const size_t first_form = form_offset[static_cast<size_t>(c)];
-    for (int64_t f = 0; f < entry.forms; ++f)
-      raw.question_form = std::max(raw.question_form, form_scores[first_form + static_cast<size_t>(f)]);
     auto hub = hubness_of_card->find(entry.id);
     if (hub != hubness_of_card->end()) raw.hubness = hub->second;
     if (value_evidence) {
