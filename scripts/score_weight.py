@@ -3,8 +3,8 @@
 
 Each question's candidates and raw similarities come from SelectionMemory.similarities (whole questions, not split
 into parts); their untrained score is recomputed with every weight of similarity_fusion.hpp but the field's, which
-takes each value of --weights in turn (the hubness term is subtracted, as the memory does). Prints recall@1/2/3/5 per
-weight for the questions and for their versions with schema words replaced by WordNet synonyms
+takes each value of --weights in turn, with the sign the field has there (the hubness term is subtracted). Prints
+recall@1/2/3/5 per weight for the questions and for their versions with schema words replaced by WordNet synonyms
 (relmem.bench.synonyms, as training/synonym_questions.py makes them):
 
     OMP_NUM_THREADS=2 .venv/bin/python scripts/score_weight.py --dbs $S/database \\
@@ -26,7 +26,7 @@ KS = (1, 2, 3, 5)
 
 def recalls(memory, questions, field, weights):
     """{w: [recall@k for KS]} over [(text, gold database)]."""
-    sign = -1.0 if field == "hubness" else 1.0
+    sign = 1.0 if WEIGHTS[field] >= 0 else -1.0  # --weights are magnitudes: the field's term keeps its sign
     ranks = {w: [] for w in weights}
     for (_, gold), (databases, raw) in zip(questions, memory.similarities([text for text, _ in questions])):
         rest = sum(weight * raw[name] for name, weight in WEIGHTS.items() if name != field)
