@@ -9,13 +9,17 @@ recall@1/2/3/5 per weight for the questions and for their versions with schema w
 
     OMP_NUM_THREADS=2 .venv/bin/python scripts/score_weight.py --dbs $S/database \\
         --questions $S/train_spider.json --field hubness
+
+With --heldout-of MODEL the collection is the databases of --questions alone, and the figures are given apart for the
+questions of the databases that the model's trainer held out (its file names them) and for the others: a weight chosen
+on the others should hold on the held-out ones, databases whose questions played no part in the choice.
 """
 import argparse
 import json
 
 import numpy as np
 
-from relmem import Catalog, SelectionMemory
+from relmem import Catalog, RelevanceModel, SelectionMemory
 from relmem.bench.synonyms import synonym_questions
 
 WEIGHTS = {"card": 0.2, "table": 0.1, "lexical_card": 0.625, "lexical_table": 0.25, "column": 0.2, "value": 0.01,
@@ -42,17 +46,27 @@ def main():
     parser.add_argument("--questions", required=True, help="JSON list of {question, db_id}")
     parser.add_argument("--field", default="question_form", choices=("question_form", "hubness"))
     parser.add_argument("--weights", default="0,0.2,0.3,0.4,0.5")
+    parser.add_argument("--heldout-of", metavar="MODEL",
+                        help="a relevance model file: its trainer's held-out databases' questions are reported apart")
     args = parser.parse_args()
     catalog = Catalog(args.dbs)
-    memory = SelectionMemory.build(catalog, "use-lite")
     weights = [float(w) for w in args.weights.split(",")]
     with open(args.questions, encoding="utf-8") as f:
         questions = [(q["question"], q["db_id"]) for q in json.load(f) if q.get("db_id") in catalog]
+    heldout = set()
+    if args.heldout_of:
+        heldout = set(RelevanceModel.load(args.heldout_of).training_info["heldout_database_names"])
+        catalog = Catalog([catalog.path(db) for db in sorted({db for _, db in questions})])
+    memory = SelectionMemory.build(catalog, "use-lite")
     versions = [(text, dbs[0]) for text, dbs, _, _ in synonym_questions([(t, [db]) for t, db in questions], catalog, 0)]
     for name, asked in (("questions", questions), ("synonym versions", versions)):
-        for w, figures in recalls(memory, asked, args.field, weights).items():
-            print(json.dumps({"set": name, "n": len(asked), "field": args.field, "weight": w,
-                              **{f"recall@{k}": r for k, r in zip(KS, figures)}}), flush=True)
+        groups = {"": asked} if not heldout else {
+            "others": [q for q in asked if q[1] not in heldout], "held-out": [q for q in asked if q[1] in heldout]}
+        for group, chosen in groups.items():
+            for w, figures in recalls(memory, chosen, args.field, weights).items():
+                print(json.dumps({"set": name, **({"databases": group} if group else {}), "n": len(chosen),
+                                  "field": args.field, "weight": w, **{f"recall@{k}": r for k, r in zip(KS, figures)}}),
+                      flush=True)
 
 
 if __name__ == "__main__":
