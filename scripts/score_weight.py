@@ -55,18 +55,21 @@ def main():
         questions = [(q["question"], q["db_id"]) for q in json.load(f) if q.get("db_id") in catalog]
     heldout = set()
     if args.heldout_of:
-        heldout = set(RelevanceModel.load(args.heldout_of).training_info["heldout_database_names"])
+        heldout = set(RelevanceModel.load(args.heldout_of).training_info.get("heldout_database_names", []))
+        if not heldout & {db for _, db in questions}:
+            parser.error(f"{args.heldout_of} names no held-out database of --questions")
         catalog = Catalog([catalog.path(db) for db in sorted({db for _, db in questions})])
     memory = SelectionMemory.build(catalog, "use-lite")
     versions = [(text, dbs[0]) for text, dbs, _, _ in synonym_questions([(t, [db]) for t, db in questions], catalog, 0)]
     for name, asked in (("questions", questions), ("synonym versions", versions)):
-        groups = {"": asked} if not heldout else {
-            "others": [q for q in asked if q[1] not in heldout], "held-out": [q for q in asked if q[1] in heldout]}
+        groups = {"all": asked}
+        if heldout:
+            groups = {"others": [q for q in asked if q[1] not in heldout],
+                      "held-out": [q for q in asked if q[1] in heldout]}
         for group, chosen in groups.items():
             for w, figures in recalls(memory, chosen, args.field, weights).items():
-                print(json.dumps({"set": name, **({"databases": group} if group else {}), "n": len(chosen),
-                                  "field": args.field, "weight": w, **{f"recall@{k}": r for k, r in zip(KS, figures)}}),
-                      flush=True)
+                print(json.dumps({"set": name, "databases": group, "n": len(chosen), "field": args.field, "weight": w,
+                                  **{f"recall@{k}": r for k, r in zip(KS, figures)}}), flush=True)
 
 
 if __name__ == "__main__":

@@ -655,9 +655,9 @@ std::vector<SelectionMemory::Candidate> SelectionMemory::candidates(
     for (const auto& t : tables) chosen[static_cast<size_t>(t.id)] = 1;
   }
 
+  const auto hubness_of_card = hubness();
   // The lexical cosine is cos(q ∘ idf, row ∘ idf) = (q ∘ idf²) . row / (|q ∘ idf| |row ∘ idf|).
   // A lexical coverage sums the question's share of (q ∘ idf)² over the dimensions a card has.
-  const auto hubness_of_card = hubness();
   std::shared_ptr<const LexicalWeights> weights;
   std::vector<float> weighted_question, question_mass;
   if (lexical_) {
