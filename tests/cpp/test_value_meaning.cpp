@@ -205,6 +205,29 @@ TEST_F(ValueMeaningTest, LearnedAliasComesFirstAndSurvivesSaveLoad) {
   EXPECT_NE(channel, "alias");
 }
 
+TEST_F(ValueMeaningTest, QuestionLinksReadConceptsAndLearnedAliasesNotSynonyms) {
+  if (!sources_present()) GTEST_SKIP() << "iso-codes, wordnet-base or data/values missing";
+  const auto linked = [&](const std::string& question) {
+    std::vector<std::string> out;
+    for (const auto& link : memory->link("people", question))
+      out.push_back(link.span + " -> " + link.match.table + "." + link.match.column + " " + link.match.value + " (" +
+                    link.match.channel + ")");
+    return out;
+  };
+  const auto has = [](const std::vector<std::string>& links, const std::string& link) {
+    return std::find(links.begin(), links.end(), link) != links.end();
+  };
+  const auto women = linked("How many women were born in Alaska?");
+  EXPECT_TRUE(has(women, "women -> person.sex F (gender)"));
+  EXPECT_TRUE(has(women, "Alaska -> person.state AK (us_state)"));
+  // WordNet synonyms are a lookup's: in a question most words are no value ("movie editors" stays unlinked here).
+  for (const auto& link : linked("Which movie editors earn the most?")) EXPECT_EQ(link.find("(wordnet)"), std::string::npos) << link;
+
+  EXPECT_FALSE(has(linked("What does the big boss earn?"), "big boss -> person.name Bo Chen (alias)"));
+  memory->add_alias("people", "person", "name", "big boss", "Bo Chen", "user");
+  EXPECT_TRUE(has(linked("What does the big boss earn?"), "big boss -> person.name Bo Chen (alias)"));
+}
+
 TEST(ValueAliases, CorruptFileIsAClearErrorAndAbsentFileIsEmpty) {
   TempDir dir;
   EXPECT_EQ(ValueAliases::load(dir.file("none.json")).size(), 0u);

@@ -1,6 +1,7 @@
 // The value memory on small databases: what it indexes, lookups, question linking, saving, refreshing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -148,6 +149,26 @@ TEST_F(ValueMemoryTest, LinksQuestionSpansToStoredValues) {
   EXPECT_TRUE(blue);
   EXPECT_TRUE(memory.link("food", "").empty());
   EXPECT_TRUE(memory.link("food", "how many are there?").empty());
+}
+
+TEST_F(ValueMemoryTest, OrdinaryWordsDoNotLinkByInitialsOrPrefixes) {
+  ValueMemory memory = ValueMemory::build(catalog, hashing());
+  const auto linked = [&](const std::string& question) {
+    std::vector<std::string> out;
+    for (const auto& link : memory.link("food", question)) out.push_back(link.span + " -> " + link.match.value);
+    return out;
+  };
+  const auto has = [](const std::vector<std::string>& links, const std::string& link) {
+    return std::find(links.begin(), links.end(), link) != links.end();
+  };
+  const auto flights = linked("List flights from Los Angeles to New York cheaper than 300 dollars.");
+  EXPECT_TRUE(has(flights, "Los Angeles -> LA"));
+  EXPECT_FALSE(has(flights, "New York cheaper -> NYC"));  // initials of a name and an ordinary word
+  EXPECT_FALSE(has(linked("What are the sales figures of each month?"), "sales figures -> SF"));
+  EXPECT_FALSE(has(linked("Which staff took the final exam?"), "final exam -> Fin"));
+  EXPECT_TRUE(has(linked("Which staff work in San Francisco?"), "San Francisco -> SF"));
+  EXPECT_TRUE(has(linked("Who works in research and development?"), "research and development -> R&D"));
+  EXPECT_TRUE(has(linked("Which restaurants are in NYC?"), "NYC -> NYC"));
 }
 
 TEST_F(ValueMemoryTest, SavesLoadsAndRefreshesOnlyChangedDatabases) {

@@ -32,12 +32,21 @@ TEST(QuestionPhrases, PossessiveWordsAlsoEndBeforeTheirS) {
   EXPECT_EQ(question_phrases("LAs 's xs", 1), (std::vector<std::string>{"las", "xs"}));  // too short for "'s"
 }
 
+namespace {
+
+// The span of `question` whose text is `text`; an empty one (and a failure) when there is none.
+QuestionSpan span_of(const std::string& question, const std::string& text) {
+  for (const QuestionSpan& span : question_spans(question, 3))
+    if (question.substr(span.start, span.end - span.start) == text) return span;
+  ADD_FAILURE() << "no span '" << text << "' in: " << question;
+  return QuestionSpan{0, 0};
+}
+
+}  // namespace
+
 TEST(QuestionSpans, NamedSpansAreCapitalizedMidSentenceOrQuoted) {
   auto named = [](const std::string& question, const std::string& text) {
-    for (const QuestionSpan& span : question_spans(question, 3))
-      if (question.substr(span.start, span.end - span.start) == text) return is_named(question, span);
-    ADD_FAILURE() << "no span '" << text << "' in: " << question;
-    return false;
+    return is_named(question, span_of(question, text));
   };
   EXPECT_TRUE(named("How many people live in Gelderland district?", "Gelderland"));
   EXPECT_TRUE(named("How many people live in Gelderland district?", "Gelderland district"));
@@ -45,6 +54,26 @@ TEST(QuestionSpans, NamedSpansAreCapitalizedMidSentenceOrQuoted) {
   EXPECT_TRUE(named("Songs named 'hey jude'", "hey jude"));
   EXPECT_FALSE(named("Anguilla is where? Gelderland too", "Anguilla"));  // starts the question
   EXPECT_FALSE(named("Anguilla is where? Gelderland too", "Gelderland"));  // starts a sentence
+}
+
+TEST(QuestionSpans, ProperNamesAreCapitalsOrCapitalizedWords) {
+  auto proper = [](const std::string& question, const std::string& text) {
+    return is_proper_name(question, span_of(question, text));
+  };
+  const std::string flights = "List flights from Los Angeles to New York cheaper than 300 dollars.";
+  EXPECT_TRUE(proper(flights, "Los Angeles"));
+  EXPECT_TRUE(proper(flights, "New York"));
+  EXPECT_FALSE(proper(flights, "New York cheaper"));  // a name and an ordinary word: not one name
+  EXPECT_FALSE(proper(flights, "flights"));
+  EXPECT_FALSE(proper(flights, "300 dollars"));
+  EXPECT_TRUE(proper("How many parks are there in the state of NY?", "NY"));
+  EXPECT_FALSE(proper("Which park did the most people attend?", "park"));
+  EXPECT_FALSE(proper("Which park did the most people attend?", "people attend"));
+  EXPECT_TRUE(proper("Shops in the Bank of America tower", "Bank of America"));  // "of" may stay lowercase
+  EXPECT_TRUE(proper("Songs named 'hey jude'", "hey jude"));
+  EXPECT_FALSE(proper("Italian restaurants in town?", "Italian"));  // capitalized only for starting the question
+  EXPECT_TRUE(proper("Los Angeles restaurants?", "Los Angeles"));   // two capitalized words still read as a name
+  EXPECT_TRUE(proper("NYC restaurants?", "NYC"));
 }
 
 TEST(ValuePostings, NamedPhrasesCountTwice) {

@@ -8,6 +8,7 @@ import pytest
 from fake_llm_server import FakeLLMServer, Rule
 
 from relmem.demo import job
+from relmem.values import lexicon_info
 
 PLANS = {  # question -> (database, SQL as the fake planner writes it)
     "What is the average rating of Italian restaurants in Los Angeles?":
@@ -68,11 +69,19 @@ def test_demo_selects_databases_and_links_values_without_llm(tmp_path, no_llm_en
     assert len(summary["rankings"]) == len(job.QUESTIONS)
     assert all(len(ranking) == 3 and all(0.0 <= p <= 1.0 for _, _, p in ranking) for ranking in summary["rankings"])
     assert ("Los Angeles", "LA", "restaurant", "city") in [link[:4] for link in summary["links"][0]["restaurants"]]
-    assert ("computer science", "CS", "student", "major") in [link[:4] for link in summary["links"][6]["university"]]
     assert """"Los Angeles" = restaurant.city 'LA'""" in text
-    assert "Q: Who wrote the play Hamlet?" in text and "(no database answers this question)" in text
+    assert "Q: Who wrote the play Hamlet?" in text and f"expected: {job.NONE_EXPECTED}" in text
+    assert not any(link[0] == "New York cheaper" for links in summary["links"][5].values() for link in links)
     assert summary["llm"] is False and summary["answers"] == []
     assert text.endswith(job.NO_LLM) and "no LLM is configured" in job.NO_LLM
+
+
+@pytest.mark.skipif(bool(lexicon_info()["missing_sources"]), reason="WordNet or the value data files are missing")
+def test_demo_links_values_by_meaning(tmp_path, no_llm_env):
+    summary, text = run_demo(tmp_path)
+    assert ("computer science", "CS", "student", "major") in [link[:4] for link in summary["links"][6]["university"]]
+    assert ("female", "F", "singer", "gender") in [link[:4] for link in summary["links"][3]["singers"]]
+    assert """"female" = singer.gender 'F'""" in text
 
 
 def test_demo_reuses_its_memories_until_a_database_changes(tmp_path, no_llm_env):

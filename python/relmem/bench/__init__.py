@@ -3,6 +3,7 @@ BENCHMARKS = {
     "index": "relmem.bench.index",
     "encoder": "relmem.bench.encoder",
     "values": "relmem.bench.values",
+    "links": "relmem.bench.links",
     "sql": "relmem.bench.sql",
     "similarity": "relmem.bench.similarity",
     "selection": "relmem.bench.selection",

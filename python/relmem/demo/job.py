@@ -28,6 +28,8 @@ QUESTIONS = [
 TOP_K = 3
 CONFIGURED = "configured"  # run(llm=CONFIGURED): the LLM of RELMEM_LLM_BASE_URL / RELMEM_LLM_MODEL, if any
 SOURCE_FILE = "demo-source.json"
+NONE_EXPECTED = ("no database answers this question; selection alone keeps its best candidate, and the LLM's plan "
+                 "can answer without one")
 NO_LLM = ("no LLM is configured (set RELMEM_LLM_BASE_URL and RELMEM_LLM_MODEL, or pass --llm-base-url and "
           "--llm-model): shown are the LLM-free stages, database selection and value linking")
 
@@ -152,7 +154,7 @@ def run(folder=None, encoder_name=None, out=print, memory_folder=None, llm=CONFI
         for db, db_links in found.question_values.items():
             out(f"  values in {db}: {_links_text(db_links)}")
         if expected is None:
-            out("  (no database answers this question)")
+            out(f"  expected: {NONE_EXPECTED}")
         else:
             summary["hits"] += ranking[0].database == expected
             summary["set_hits"] += expected in selected

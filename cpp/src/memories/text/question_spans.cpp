@@ -64,6 +64,16 @@ bool is_stop_word(const std::string& w) {
   return w.empty() || kStop.count(w) > 0;
 }
 
+bool is_quoted(const std::string& question, const QuestionSpan& span) {
+  return span.start > 0 && (question[span.start - 1] == '"' || question[span.start - 1] == '\'');
+}
+
+bool starts_sentence(const std::string& question, size_t start) {
+  size_t i = start;
+  while (i > 0 && std::isspace(static_cast<unsigned char>(question[i - 1]))) --i;
+  return i == 0 || question[i - 1] == '.' || question[i - 1] == '?' || question[i - 1] == '!' || question[i - 1] == ':';
+}
+
 }  // namespace
 
 std::vector<QuestionSpan> question_spans(const std::string& question, int max_words) {
@@ -98,12 +108,31 @@ std::vector<QuestionSpan> question_spans(const std::string& question, int max_wo
 
 bool is_named(const std::string& question, const QuestionSpan& span) {
   if (span.start == 0 || span.start >= span.end) return false;
-  const char before = question[span.start - 1];
-  if (before == '"' || before == '\'') return true;
-  if (!std::isupper(static_cast<unsigned char>(question[span.start]))) return false;
-  size_t i = span.start;
-  while (i > 0 && std::isspace(static_cast<unsigned char>(question[i - 1]))) --i;
-  return i > 0 && question[i - 1] != '.' && question[i - 1] != '?' && question[i - 1] != '!' && question[i - 1] != ':';
+  if (is_quoted(question, span)) return true;
+  return std::isupper(static_cast<unsigned char>(question[span.start])) && !starts_sentence(question, span.start);
+}
+
+bool is_proper_name(const std::string& question, const QuestionSpan& span) {
+  if (span.start >= span.end || span.end > question.size()) return false;
+  if (is_quoted(question, span)) return true;
+  const std::string text = question.substr(span.start, span.end - span.start);
+  const auto words = question_words(text);
+  if (words.size() == 1) {
+    const std::string word = text.substr(words[0].start, words[0].end - words[0].start);
+    bool upper = false, lower = false;
+    for (const unsigned char c : word) {
+      upper = upper || std::isupper(c);
+      lower = lower || std::islower(c);
+    }
+    if (word.size() >= 2 && upper && !lower) return true;
+  }
+  size_t capitalized = 0;
+  for (const Word& word : words) {
+    if (is_function_word(word.normalized)) continue;
+    if (!std::isupper(static_cast<unsigned char>(text[word.start]))) return false;
+    ++capitalized;
+  }
+  return capitalized >= (starts_sentence(question, span.start) ? 2u : 1u);
 }
 
 std::vector<std::string> question_phrases(const std::string& question, int max_words) {

@@ -18,6 +18,11 @@ std::vector<QuestionSpan> question_spans(const std::string& question, int max_wo
 // ("How many people live in Gelderland district?").
 bool is_named(const std::string& question, const QuestionSpan& span);
 
+// Whether a span reads as a name, which an abbreviation may stand for or be: one word in capitals ("LA", "NYC"),
+// quoted text, or words that all start with a capital ("Los Angeles"; "of", "and", "the" aside), at least two when
+// the first starts a sentence. Most question words are not ("people attend" is not 'PA').
+bool is_proper_name(const std::string& question, const QuestionSpan& span);
+
 // The normalized text (normalize_value) of every span, without repeats.
 std::vector<std::string> question_phrases(const std::string& question, int max_words);
 

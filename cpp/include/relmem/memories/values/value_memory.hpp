@@ -76,7 +76,9 @@ class ValueMemory {
   // Best stored values of one column for a written value. Empty for columns without indexed text.
   std::vector<ValueCandidate> lookup(const std::string& db, const std::string& table, const std::string& column,
                                      const std::string& value, int k = 10) const;
-  // Question spans (word n-grams, and quoted phrases) that match stored values anywhere in the database.
+  // Question spans (word n-grams, and quoted phrases) that match stored values anywhere in the database: by spelling,
+  // the encoder, concepts and learned aliases, but by initials and prefixes only where the span reads as a name, and
+  // never by WordNet synonyms (most question words are no value: value_memory.cpp says what this was measured on).
   std::vector<ValueLink> link(const std::string& db, const std::string& question,
                               const LinkOptions& options = {}) const;
   // link() in each of several databases, encoding the question's spans once; one list per database, in order.
@@ -120,10 +122,11 @@ class ValueMemory {
   const FusionWeights& weights() const { return weights_; }
 
  private:
-  // link() in one database from the question's spans, their texts and (when they were encoded) vectors.
+  // link() in one database from the question's spans, their texts, (when they were encoded) vectors and whether
+  // each reads as a name (is_proper_name: initials and prefixes link it; value_memory.cpp says why).
   std::vector<ValueLink> link_spans(const DatabaseValues& d, const std::vector<QuestionSpan>& spans,
                                     const std::vector<std::string>& texts, const RowMatrix& span_vectors,
-                                    const LinkOptions& options) const;
+                                    const std::vector<bool>& named, const LinkOptions& options) const;
 
   using Databases = std::map<std::string, std::shared_ptr<const DatabaseValues>>;
   Databases snapshot() const;  // every database's current values
