@@ -62,6 +62,9 @@ def test_learns_from_an_accepted_correction(demo):
     assert [(a.column, a.written, a.stored, a.source) for a in learned] == [
         ("city", "Tinseltown", "LA", "llm_correction")]
     assert memory.lookup("restaurants", "restaurant", "city", "Tinseltown", k=1)[0].channel == "alias"
+    # A later question that writes it links it: the planning prompt shows the stored value.
+    links = memory.link("restaurants", "Which Italian places in Tinseltown are rated above 4?")
+    assert ("Tinseltown", "LA", "city", "alias") in [(l.span, l.value, l.column, l.channel) for l in links]
     # Nothing to learn when the literal was already stored, or the new one is not.
     assert memory.learn_from_correction("restaurants", catalog, after, before) == []
 
