@@ -221,7 +221,8 @@ TEST_F(ValueMeaningTest, QuestionLinksReadConceptsAndLearnedAliasesNotSynonyms) 
   EXPECT_TRUE(has(women, "women -> person.sex F (gender)"));
   EXPECT_TRUE(has(women, "Alaska -> person.state AK (us_state)"));
   // WordNet synonyms are a lookup's: in a question most words are no value ("movie editors" stays unlinked here).
-  for (const auto& link : linked("Which movie editors earn the most?")) EXPECT_EQ(link.find("(wordnet)"), std::string::npos) << link;
+  for (const auto& link : linked("Which movie editors earn the most?"))
+    EXPECT_EQ(link.find("(wordnet)"), std::string::npos) << link;
 
   EXPECT_FALSE(has(linked("What does the big boss earn?"), "big boss -> person.name Bo Chen (alias)"));
   memory->add_alias("people", "person", "name", "big boss", "Bo Chen", "user");

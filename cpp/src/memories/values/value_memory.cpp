@@ -140,6 +140,13 @@ std::string format_sample(const DatabaseValues& d, const ColumnValues& c) {
 // Formats never lose to spelling: "March 3, 2010" and '2010-03-03' share no trigram, yet mean one day.
 constexpr double kFormatScore = 0.96;
 
+// The initials of a span of two or more words that WordNet knows as one term ("computer science": "cs"), with and
+// without its function words; none for other spans.
+std::vector<std::string> term_initials(const PreparedValue& written) {
+  if (written.tokens.size() < 2 || !ValueLexicon::shared().knows(written.compact)) return {};
+  return {initials_text(written.tokens, false), initials_text(written.tokens, true)};
+}
+
 // Initials and prefixes link a question span to a stored value when the span reads as a name (is_proper_name:
 // "Los Angeles" / 'LA', "NYC" / 'New York City'), or in three cases that hold for any span (abbreviates_anyway):
 // the initials of a term WordNet knows ("computer science" / 'CS'), initials where the stored "&" writes the
@@ -147,11 +154,11 @@ constexpr double kFormatScore = 0.96;
 // stem ("Asian countries" / 'Asia', "successful" / 'Success'; not "start" / 'STA'). Other spans are ordinary words,
 // whose initials and prefixes match stored codes by chance: before this rule, 9 of the 434 such links of 1,347 Spider
 // train questions named a gold value ("people attend" / 'PA', "math" / 'Mathias').
-bool abbreviates_anyway(const PreparedValue& written, const PreparedValue& stored) {
+// `term_initials`: term_initials(written), computed once per span.
+bool abbreviates_anyway(const PreparedValue& written, const std::vector<std::string>& term_initials,
+                        const PreparedValue& stored) {
   if (written.tokens.empty()) return false;
-  const bool initials = written.tokens.size() >= 2 && (stored.compact == initials_text(written.tokens, false) ||
-                                                       stored.compact == initials_text(written.tokens, true));
-  if (initials && ValueLexicon::shared().knows(written.compact)) return true;
+  if (std::find(term_initials.begin(), term_initials.end(), stored.compact) != term_initials.end()) return true;
   const bool ampersand = written.tokens.size() >= 2 && stored.text.find('&') != std::string::npos &&
                          std::find(written.tokens.begin(), written.tokens.end(), "and") != written.tokens.end();
   const std::string& word = written.tokens[0];
@@ -423,10 +430,11 @@ std::vector<ValueLink> ValueMemory::link_spans(const DatabaseValues& d, const st
     }
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    const std::vector<std::string> initials = named[s] ? std::vector<std::string>{} : term_initials(query);
     for (uint32_t id : ids) {
       const PreparedValue stored_value = prepare_stored(d, id);
       MatchComponents components = compare_values(query, stored_value);
-      if (!named[s] && !abbreviates_anyway(query, stored_value)) components.abbreviation = 0;
+      if (!named[s] && !abbreviates_anyway(query, initials, stored_value)) components.abbreviation = 0;
       auto it = semantic.find(id);
       if (it != semantic.end()) {
         components.semantic = it->second;
