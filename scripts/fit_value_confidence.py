@@ -12,7 +12,7 @@ value_confidence.cpp and a JSON summary.
 The L2 penalty and that budget are chosen by cross-validation inside the fold (--cross-validate K, the default 5):
 its databases are split into K groups by a seeded hash; each setting of --l2-grid x --budget-grid is fit on K-1
 groups and applied to the K-th, and the setting with the most right outcomes over the K held-back groups wins among
-those that replaced at most --target-absent-replaced of their absent values (the issue's 2%). No case of the other
+those that replaced at most --target-absent-replaced of their absent values (2% by default). No case of the other
 fold is read. --cross-validate 0 fits --l2 and --max-absent-replaced as given.
 
     .venv/bin/python scripts/fit_value_confidence.py --dbs ../shared/data/spider/database --cases value_cases.jsonl

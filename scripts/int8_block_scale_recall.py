@@ -1,6 +1,6 @@
 """Recall@10 of int8 codes of Gaussian rows against exact fp32, with one scale per row or per block of values.
 
-A numpy simulation behind the README's int8 recall paragraph (issue #17): python3 scripts/int8_block_scale_recall.py
+A numpy simulation behind docs/index-and-kernels.md's int8 recall figures: python3 scripts/int8_block_scale_recall.py
 """
 import argparse
 

@@ -183,7 +183,7 @@ class ValueMemory(Memory):
 
     @property
     def weights(self):
-        """The fusion weights (see the README); assign a dict with some of the keys to change them."""
+        """The fusion weights (see docs/values.md); assign a dict with some of the keys to change them."""
         return self._core.weights
 
     @weights.setter

@@ -137,7 +137,7 @@ TEST_F(ExecutorTest, HugeValuesComeBackWhole) {
   EXPECT_EQ(std::get<std::string>(result.rows[0][0]).size(), 5000000u);
 }
 
-// Issue 21: limits that hold inside one function call, bytes as well as rows, text that is not SQL.
+// Limits that hold inside one function call, bytes as well as rows, text that is not SQL.
 TEST_F(ExecutorTest, OneLongFunctionCallKeepsTheTimeLimit) {
   ExecOptions options;
   options.timeout_seconds = 0.5;
@@ -148,7 +148,7 @@ TEST_F(ExecutorTest, OneLongFunctionCallKeepsTheTimeLimit) {
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.error->kind, SqlErrorKind::Timeout) << result.error->message;
   EXPECT_LT(seconds, 2.0);
-  // instr() and replace() are linear: the issue's 16 s instr() returns at once.
+  // instr() and replace() are linear: an instr() that took 16 s with SQLite's own returns at once.
   result = execute_readonly(path, "SELECT instr(printf('%.*c', 4000000, 'a'), printf('%.*c', 400000, 'a') || 'b')");
   ASSERT_TRUE(result.ok()) << result.error->message;
   EXPECT_EQ(std::get<int64_t>(result.rows[0][0]), 0);

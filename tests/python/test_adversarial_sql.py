@@ -1,4 +1,4 @@
-"""Issue 21: the adversarial statements of tests/fixtures/adversarial_sql.txt through Catalog.execute and
+"""The adversarial statements of tests/fixtures/adversarial_sql.txt through Catalog.execute and
 `relmem sql`: no write, no new file, no traceback, and every statement within its time and memory limits.
 
 Each pass runs in a child process, which reports per statement and its own peak memory (ru_maxrss)."""

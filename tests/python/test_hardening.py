@@ -1,4 +1,4 @@
-"""Issue 21's repros as regression tests: bad bytes, damaged memory folders, failed saves, WAL and locked
+"""Regression tests for inputs that once failed: bad bytes, damaged memory folders, failed saves, WAL and locked
 databases, folders named like databases, broken pipes, and memories updated while they answer."""
 import json
 import os
@@ -36,7 +36,7 @@ def db(tmp_path):
     return make_database(tmp_path / "adv.sqlite")
 
 
-# -- the executor through `relmem sql` (the issue's commands)
+# -- the executor through `relmem sql`
 
 def test_sql_that_is_not_utf8_is_refused_in_one_line(db):
     line = one_error_line(run("sql", str(db).encode(), b"SELECT '\xff'"))
@@ -122,7 +122,7 @@ def test_names_that_are_not_utf8_skip_their_database_with_a_reason(tmp_path):
 
 
 def test_index_and_ask_work_around_bad_names_and_fts_databases(tmp_path):
-    """The issue's repros: a Latin-1 file name or table name, and an FTS database, in the folder that is indexed."""
+    """A Latin-1 file name or table name, and an FTS database, in the folder that is indexed."""
     folder = tmp_path / "dbs"
     folder.mkdir()
     make_database(folder / "fts.sqlite")  # holds an FTS5 table

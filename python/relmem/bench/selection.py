@@ -222,8 +222,8 @@ def calibrate(memory, path, evaluated, seed, databases=None):
 
 
 def model_heldout_databases(model):
-    """The training databases a model was not trained on (its trainer's held-out ones, recorded in the file since
-    session 7), else None: calibrating a model on questions it was trained on sets its threshold too low."""
+    """The training databases a model was not trained on (its trainer's held-out ones, recorded in the file), else
+    None: calibrating a model on questions it was trained on sets its threshold too low."""
     names = model.training_info.get("heldout_database_names") if model else None
     return names or None
 

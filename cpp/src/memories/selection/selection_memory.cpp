@@ -72,10 +72,7 @@ std::vector<float> word_leads(const std::vector<Eigen::VectorXf>& word_bests) {
 }
 
 // Until calibrate() runs, an untrained memory maps a score of 1.27 to probability 0.5: a fused cosine of 0.5 plus
-// the late-interaction, coverage and question-form terms of a typical match. (Calibrated on 2,500 train_spider.json
-// questions, the score of probability 0.5 moved from 0.57 to 0.87 when the word-column term joined the score; the
-// weights of similarity_fusion.hpp then raised the median score of train_spider.json's right databases by 0.26, from
-// 0.77, and the question-form term by 0.21: 0.3 x their median best form, 0.70.)
+// the late-interaction, coverage and question-form terms of a typical match (set from train_spider.json's medians).
 constexpr float kUntrainedScale = 10.0f;
 constexpr float kUntrainedBias = -12.7f;
 
@@ -84,15 +81,8 @@ constexpr float kUntrainedBias = -12.7f;
 constexpr size_t kTextsPerEncode = 1024;
 
 // The late-interaction terms read the first kSynonymsPerWord synonyms of each question word (WordNet::synonyms, most
-// frequent sense first), a synonym's cosine with a column weighed by kSynonymWeight. Chosen on every second
-// train_spider.json question of the 157 databases and their synonym versions, whole questions (with the weights of
-// similarity_fusion.hpp): before, only a word whose best column among the candidates scored below 0.6 read its
-// synonyms (recall@1 / @5 0.737 / 0.934, synonym versions 0.616 / 0.857); every word reading them at weight 1,
-// 0.95, 0.9 and 0.8 gave 0.734 / 0.932, 0.651 / 0.886 at 1 and the weights below 0.737 / 0.936, 0.653 / 0.886 at
-// 0.95 (kSynonymWeight); 8 synonyms per word ranked as 4 did. What an adjective measures (WordNet::attributes:
-// "tallest" -> "height") is read as a synonym too: on the 6,738 train_spider.json questions of the 157 databases
-// recall@1 / @2 / @3 0.7130 / 0.8196 / 0.8623 -> 0.7131 / 0.8206 / 0.8627, @5 0.9000 either way; with their 5,516
-// synonym versions 0.7069 / 0.8211 / 0.8707 / 0.9150 -> 0.7071 / 0.8220 / 0.8711 / 0.9153.
+// frequent sense first), a synonym's cosine with a column weighed by kSynonymWeight, and what an adjective measures
+// (WordNet::attributes: "tallest" -> "height"). Chosen on train_spider.json and its synonym versions; docs/selection.md.
 constexpr size_t kSynonymsPerWord = 4;
 
 SelectionCalibration default_calibration(const RelevanceModel* model) {

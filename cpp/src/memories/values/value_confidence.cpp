@@ -93,7 +93,7 @@ bool other_digits(const std::string& written, const std::string& stored) {
 // Printed by scripts/fit_value_confidence.py on the tune fold of all cases of scripts/make_value_cases.py
 // --per-category 0 --seed 0 (3,693 cases of 75 databases). Its 5-fold cross-validation by database within that fold
 // chose the L2 penalty 0.001 and the budget of 1.5% of the absent values replaced (the setting with the most right
-// outcomes among those that replaced at most 2% of the held-back absent values); see the README's value memory section.
+// outcomes among those that replaced at most 2% of the held-back absent values); see docs/values.md.
 const ConfidenceModel kFitted{{4.6112, 4.4712, 1.7551, -16.9575, 20.6953, 16.9397, -9.2687, 17.7907, 17.7265, -6.8566,
                                5.6202, 13.8555, -15.4620, 20.0500, 13.1592, -0.1049, -2.4411, 1.6233},
                               0.5974};

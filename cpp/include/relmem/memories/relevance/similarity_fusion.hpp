@@ -53,43 +53,21 @@ float fuse_similarities(SimilarityFusion fusion, float card, float best_table);
 // lexical_table_coverage (with lexical) + kTableWordColumnWeight x table_word_column + kQuestionFormWeight x
 // question_form - kHubnessWeight x hubness.
 float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool lexical);
-// Chosen on 2,000 questions of Spider's train set against all 157 databases (recall@1 0.606 -> 0.652); Spider dev
-// was not used to choose them.
+// Chosen on 2,000 train_spider.json questions against all 157 databases; docs/selection.md.
 constexpr float kColumnWeight = 0.2f;
 constexpr float kValueWeight = 0.01f;
-// Chosen on the 7,000 questions of Spider's train set against all 157 databases, with the synonym fallback of the
-// word-column term (selection_memory.cpp): lexical weight 0.5 / 0.625 / 0.75 / 1, coverage 0 / 0.05 / 0.1 / 0.2,
-// word-column 0.5 / 0.75; recall@1 / @5 0.697 / 0.893 at 0.5, 0, 0.5 (the earlier weights), 0.704 / 0.895 at
-// 0.75, 0.2, 0.75. Since the database's name heads its card only (database_texts.hpp), card and table weigh apart,
-// chosen on the 6,738 train_spider.json questions of the 157 databases and their 5,514 synonym versions
-// (training/synonym_questions.py), whole questions: a grid of card 0.1-0.35, table 0.1-0.35, lexical card
-// 0.25-0.625, lexical table 0.25-0.625; of the settings below the earlier weights (0.25 each, lexical 0.375 each,
-// the name in every table text: recall@1 / @5 0.732 / 0.930, synonym versions 0.614 / 0.859) on none of the four,
-// these have the highest sum: 0.734 / 0.933, 0.621 / 0.865. Spider dev was not used to choose them.
+// Chosen by a grid on train_spider.json questions and their synonym versions (Spider dev not used); docs/selection.md.
 constexpr float kCardWeight = 0.2f;
 constexpr float kTableWeight = 0.1f;
 constexpr float kLexicalCardWeight = 0.625f;
 constexpr float kLexicalTableWeight = 0.25f;
 constexpr float kCoverageWeight = 0.2f;
-// With the table word-column term, and every question word reading its synonyms (selection_memory.cpp), chosen on
-// every second train_spider.json question of the 157 databases and their synonym versions, whole questions: word
-// column 0.25 / 0.4 / 0.5 / 0.75 by table word-column 0 / 0.25 / 0.4 / 0.5, with synonyms weighed 1 / 0.95 / 0.9
-// / 0.8. Before (0.75, no table term, synonyms only below 0.6): recall@1 / @5 0.737 / 0.934, synonym versions
-// 0.616 / 0.857. Of the settings at least as good on all four, 0.4, 0.25 at 0.95 has the highest sum: 0.737 /
-// 0.936, 0.653 / 0.886. Spider dev was not used to choose them.
+// Chosen by a grid on train_spider.json questions and their synonym versions (Spider dev not used); docs/selection.md.
 constexpr float kWordColumnWeight = 0.4f;
 constexpr float kTableWordColumnWeight = 0.25f;
-// Chosen on the 6,738 train_spider.json questions of the 157 databases and their 5,516 synonym versions, whole
-// questions, from 0 / 0.2 / 0.3 / 0.4 / 0.5 (scripts/score_weight.py): every weight is at least as good as none
-// on all four figures (recall@1 / @5 0.7409 / 0.9365, synonym versions 0.6659 / 0.8930), and 0.3 has the highest sum:
-// 0.7496 / 0.9394, 0.6748 / 0.9003. With the literal forms alone (no synonym forms: database_texts.hpp) the synonym
-// versions lost at every weight (0.6497 / 0.8829 at 0.4). Spider dev was not used to choose it.
+// Chosen on train_spider.json and its synonym versions with scripts/score_weight.py; docs/selection.md.
 constexpr float kQuestionFormWeight = 0.3f;
-// Chosen as the question-form weight was (scripts/score_weight.py --field hubness), from 0 / 0.3 / 0.4 / 0.5 / 0.6 /
-// 0.8: only 0.3 and 0.4 are at least as good as none on all four figures (none: recall@1 / @5 0.7496 / 0.9394,
-// synonym versions 0.6748 / 0.9003), and 0.4 has the higher sum: 0.7502 / 0.9418, 0.6804 / 0.9039. Spider dev was
-// not used to choose it. It holds on databases whose questions played no part (score_weight.py --heldout-of: the
-// trainer's 41 held-out databases in a collection of the training ones, 0.8199 / 0.9657 -> 0.8269 / 0.9679).
+// Chosen on train_spider.json and its synonym versions with scripts/score_weight.py --field hubness; docs/selection.md.
 constexpr float kHubnessWeight = 0.4f;
 
 }  // namespace relmem

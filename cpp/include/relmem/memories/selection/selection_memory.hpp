@@ -33,7 +33,7 @@
 namespace relmem {
 
 // A question word meets a column as well as its best WordNet synonym does, the synonym's cosine times this
-// (selection_memory.cpp says how it was chosen).
+// (chosen on train_spider.json; docs/selection.md).
 constexpr float kSynonymWeight = 0.95f;
 
 struct SelectionOptions {
@@ -58,7 +58,7 @@ struct SelectionOptions {
   // Storage of the column vectors, most of the memory's bytes: "int8" (a quarter of "fp32"), "fp16" or "fp32".
   std::string column_dtype = "int8";
   // Storage of the table vectors, read for every table of the pool: "int8" (recall@k at 100,000 databases and on
-  // Spider dev as with "fp32": README), "fp16" or "fp32".
+  // Spider dev as with "fp32": docs/selection.md), "fp16" or "fp32".
   std::string table_dtype = "int8";
   // The lexical texts carry other words for table and column names (WordNet synonyms, expanded abbreviations) when
   // WordNet is installed (wordnet.hpp).

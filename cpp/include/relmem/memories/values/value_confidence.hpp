@@ -30,7 +30,7 @@ constexpr size_t kConfidenceFeatures = 18;
 struct ConfidenceModel {
   std::array<double, kConfidenceFeatures> weights{};
   double threshold = 0.5;  // replace when the confidence reaches it
-  // The model scripts/fit_value_confidence.py fit (see the README's value memory section).
+  // The model scripts/fit_value_confidence.py fit (see docs/values.md).
   static const ConfidenceModel& fitted();
 };
 
