@@ -98,19 +98,38 @@ std::string default_callable_name(py::handle fn) {
          py::str(qualname).cast<std::string>();
 }
 
+// Whether fn takes grammar= and json_schema= (by name or through **kwargs); functions that do not get neither.
+bool takes_constraints(py::handle fn) {
+  try {
+    const py::module_ inspect = py::module_::import("inspect");
+    const py::object var_keyword = inspect.attr("Parameter").attr("VAR_KEYWORD");
+    for (py::handle parameter : inspect.attr("signature")(fn).attr("parameters").attr("values")()) {
+      if (py::object(parameter.attr("kind")).equal(var_keyword)) return true;
+      if (py::str(parameter.attr("name")).cast<std::string>() == "grammar") return true;
+    }
+    return false;
+  } catch (py::error_already_set&) {  // builtins without a signature: pass nothing they may not know
+    return false;
+  }
+}
+
 std::shared_ptr<LLM> callable_llm(py::function fn, std::string name) {
+  const bool constraints = takes_constraints(fn);
   // The Python function may be released from a thread without the GIL (when C++ drops the last reference).
   std::shared_ptr<py::function> held(new py::function(std::move(fn)), [](py::function* f) {
     py::gil_scoped_acquire gil;
     delete f;
   });
-  ChatFunction call = [held, name](const std::vector<ChatMessage>& messages, const ChatParams& params) {
+  ChatFunction call = [held, name, constraints](const std::vector<ChatMessage>& messages,
+                                                 const ChatParams& params) {
     py::gil_scoped_acquire gil;
     try {
       py::dict kwargs("stage"_a = params.stage);
       if (params.temperature) kwargs["temperature"] = *params.temperature;
       if (params.max_tokens) kwargs["max_tokens"] = *params.max_tokens;
       if (!params.stop.empty()) kwargs["stop"] = params.stop;
+      if (constraints && !params.grammar.empty()) kwargs["grammar"] = params.grammar;
+      if (constraints && !params.json_schema.empty()) kwargs["json_schema"] = params.json_schema;
       return response_from_python((*held)(messages_to_python(messages), **kwargs), messages);
     } catch (py::error_already_set& e) {
       if (e.matches(PyExc_KeyboardInterrupt) || e.matches(PyExc_SystemExit)) throw;
@@ -219,16 +238,19 @@ void bind_llms(py::module_& llm) {
       .def(
           "chat",
           [](LLM& self, py::handle messages, const std::string& stage, std::optional<double> temperature,
-             std::optional<int> max_tokens, py::handle stop) {
+             std::optional<int> max_tokens, py::handle stop, const std::string& grammar,
+             const std::string& json_schema) {
             const auto list = messages_from_python(messages);
-            const ChatParams params{temperature, max_tokens, stop_from_python(stop), stage};
+            const ChatParams params{temperature, max_tokens, stop_from_python(stop), stage, grammar, json_schema};
             py::gil_scoped_release release;
             return self.chat(list, params);
           },
           "messages"_a, "stage"_a = "", py::kw_only(), "temperature"_a = py::none(), "max_tokens"_a = py::none(),
-          "stop"_a = py::none(),
+          "stop"_a = py::none(), "grammar"_a = "", "json_schema"_a = "",
           "Asks the LLM. `messages`: list of {'role', 'content'} dicts or (role, content) pairs, or one str (a user\n"
-          "message). `stage`: the pipeline stage served, by its own name (printable ASCII, '' for none). Returns a Response.\n"
+          "message). `stage`: the pipeline stage served, by its own name (printable ASCII, '' for none).\n"
+          "`grammar` (GBNF) or `json_schema` (JSON text) constrain decoding where the LLM can enforce them (the local\n"
+          "llama.cpp model; JSON schemas also OpenAI-compatible endpoints); others ignore them. Returns a Response.\n"
           "Raises relmem.Error on invalid requests and when the LLM fails.")
       .def_property_readonly("identity", &LLM::identity,
                              "Names the model and output-changing defaults; part of the response-cache key.");
@@ -267,7 +289,8 @@ void bind_llms(py::module_& llm) {
   py::class_<CallableLLM, LLM, std::shared_ptr<CallableLLM>>(
       llm, "CallableLLM",
       "Any Python function fn(messages, **params) as an LLM. It receives the messages as a list of\n"
-      "{'role', 'content'} dicts and the keywords stage=... (always) and temperature=, max_tokens=, stop= (when set).\n"
+      "{'role', 'content'} dicts and the keywords stage=... (always) and temperature=, max_tokens=, stop=, grammar=,\n"
+      "json_schema= (when set).\n"
       "It returns a str (usage then estimated at ~4 characters per token), a (text, usage) pair where usage is a\n"
       "Usage, a dict with prompt_tokens and completion_tokens, or a pair of ints, or a Response.\n"
       "Exceptions it raises become relmem.Error (KeyboardInterrupt and SystemExit pass through).")

@@ -28,6 +28,9 @@ std::string canonical_request(const std::string& identity, const std::vector<Cha
   for (const auto& m : messages) request["messages"].push_back({{"role", m.role}, {"content", m.content}});
   request["temperature"] = params.temperature ? nlohmann::json(*params.temperature) : nlohmann::json();
   request["max_tokens"] = params.max_tokens ? nlohmann::json(*params.max_tokens) : nlohmann::json();
+  // Only when set, so that the keys of free-text requests stay what they were.
+  if (!params.grammar.empty()) request["grammar"] = params.grammar;
+  if (!params.json_schema.empty()) request["json_schema"] = params.json_schema;
   return request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // keys sorted: canonical
 }
 

@@ -36,6 +36,9 @@ void check_request(const std::vector<ChatMessage>& messages, const ChatParams& p
   }
   if (params.temperature && !(*params.temperature >= 0.0)) throw Error("LLM temperature must be >= 0");
   if (params.max_tokens && *params.max_tokens <= 0) throw Error("LLM max_tokens must be positive");
+  if (!params.grammar.empty() && !params.json_schema.empty()) {
+    throw Error("an LLM request takes a grammar or a JSON schema, not both");
+  }
 }
 
 }  // namespace

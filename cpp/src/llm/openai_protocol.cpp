@@ -43,6 +43,14 @@ std::string build_chat_request(const std::string& model, const std::vector<ChatM
   if (params.temperature) body["temperature"] = *params.temperature;
   if (params.max_tokens) body["max_tokens"] = *params.max_tokens;
   if (!params.stop.empty()) body["stop"] = params.stop;
+  // OpenAI's structured outputs; servers without them ignore the field or answer 400, and the caller's parser
+  // reads free text either way. A GBNF grammar has no OpenAI field and is not sent.
+  if (!params.json_schema.empty()) {
+    const json schema = json::parse(params.json_schema, nullptr, /*allow_exceptions=*/false);
+    if (schema.is_discarded() || !schema.is_object()) throw Error("the request's JSON schema is not a JSON object");
+    body["response_format"] = {{"type", "json_schema"},
+                               {"json_schema", {{"name", "relmem_output"}, {"strict", true}, {"schema", schema}}}};
+  }
   // Invalid UTF-8 in a prompt (e.g. a database value) is replaced rather than aborting the request.
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }

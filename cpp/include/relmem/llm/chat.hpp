@@ -19,6 +19,10 @@ struct ChatParams {
   std::optional<int> max_tokens;      // unset: the LLM's own default
   std::vector<std::string> stop;
   std::string stage;  // the pipeline stage this request serves, named by the stage (printable ASCII); empty: none
+  // Constrained decoding, at most one of the two; empty: free text. An LLM that cannot enforce one ignores it and
+  // the stage's parser reads the free text leniently.
+  std::string grammar;      // a GBNF grammar (llama.cpp's notation) the whole reply must match
+  std::string json_schema;  // a JSON schema (as JSON text) the reply must be an instance of
 };
 
 struct TokenUsage {
