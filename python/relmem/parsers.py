@@ -3,7 +3,7 @@
 Each parser takes the LLM's text and returns a value or raises FormatError. Forms accepted besides the one the
 prompts ask for: bracketed markers ([Begin SQL], [End SQL], [YES]), markdown code fences (```sql), bold and bullet
 decoration, extra prose before and after, any letter case. ask_with_format() gives malformed output one retry with
-a format reminder and records every attempt in a trace, so a failure never loses what the LLM said.
+its output contract's format reminder (relmem.contracts) and records every attempt in a trace, so a failure never loses what the LLM said.
 """
 import re
 from dataclasses import dataclass
@@ -34,13 +34,6 @@ class Target:
 
 RETURN_SQL_RESULT = "sql_result"  # the SQL result itself is the answer
 RETURN_TEXT = "text"              # write a text answer from the SQL results
-
-
-def _reminds(text):
-    def attach(parser):
-        parser.format_reminder = text
-        return parser
-    return attach
 
 
 # --- SQL blocks ------------------------------------------------------------------------------------------------
@@ -147,11 +140,6 @@ def _known_name(name, known_databases):
     return by_lower[name.lower()]
 
 
-@_reminds("Your answer could not be read. Write every target exactly in this form, and nothing else:\n"
-          "Goal: <what this query retrieves>\nBegin SQL\n<one SQLite SELECT query>\nEnd SQL\n"
-          "Database: <database name>\n"
-          "Repeat the four parts for each database you need, using only the database names given. "
-          "If no database can help, write: No relevant database")
 def parse_plan(text, known_databases=None):
     """Targets of a retrieval plan: repeated `Goal: ...` / `Begin SQL ... End SQL` / `Database: ...`.
 
@@ -189,7 +177,6 @@ _SQL_LABEL = re.compile(r"^" + _DECORATION + r"(?:corrected\s+|fixed\s+|refined\
                         r"[ \t*]*:[ \t*]*(.+)$", re.I | re.M)
 
 
-@_reminds("Your answer could not be read. Write the SQL query alone between the lines `Begin SQL` and `End SQL`.")
 def parse_sql(text):
     """One SQL query: the last Begin SQL/End SQL block, else the last ```sql fence, else a `SQL: ...` line, else the
     last bare SELECT/WITH statement. Trailing semicolons are dropped."""
@@ -234,7 +221,6 @@ def _choice(text, words, what):
 _VERDICT_WORDS = {"yes": True, "true": True, "no": False, "false": False}
 
 
-@_reminds("Your answer could not be read. End your answer with a last line that is exactly (YES) or (NO).")
 def parse_verdict(text):
     """A yes/no verdict: (YES)/(NO), [yes], `Answer: no`, true/false, a line or a first word that is the verdict."""
     return _choice(text, _VERDICT_WORDS, "(YES) or (NO) verdict")
@@ -247,7 +233,6 @@ _RETURN_WORDS = {
 }
 
 
-@_reminds("Your answer could not be read. End your answer with a last line that is exactly (SQL) or (TEXT).")
 def parse_return_type(text):
     """RETURN_SQL_RESULT or RETURN_TEXT from (SQL)/(TEXT), `Return type: SQL result`, `text answer`, ..."""
     return _choice(text, _RETURN_WORDS, "return type, (SQL) or (TEXT),")
@@ -273,7 +258,6 @@ def _labelled_text(text, labels, what):
     return body
 
 
-@_reminds("Your answer could not be read. Write the answer after `Answer:` at the end of your reply.")
 def parse_answer(text):
     """The text answer: what follows the first `Answer:` label (up to an Explanation/Notes/SQL section), else the
     whole text."""
@@ -283,7 +267,6 @@ def parse_answer(text):
     return answer
 
 
-@_reminds("Your answer could not be read. Write the rephrased question on one line starting with `Rephrased:`.")
 def parse_rephrase(text):
     """The rephrased question: the rest of the `Rephrased:` line (else `Rewritten:`, else `Question:`), else the
     first non-empty line. Surrounding quotes are dropped."""
@@ -298,8 +281,6 @@ def parse_rephrase(text):
 _PART_MARKER = re.compile(r"^\s*(?:[-*\u2022]|\(?\d+[.):]|q\d+\s*[:.)]|part\s+\d+\s*[:.)])\s*", re.I)
 
 
-@_reminds("Your answer could not be read. Write `Parts:` and then each part on its own numbered line "
-          "(1. ..., 2. ...).")
 def parse_parts(text):
     """The sub-questions of a `Parts:` answer, one per numbered or bulleted line (`1.`, `2)`, `-`, `Q1:`); without
     numbered lines, the answer's one line is the only part. Empty parts are dropped; duplicates kept once."""
@@ -333,9 +314,12 @@ def _as_message(message):
 
 
 def _format_reminder(parser):
-    """The parser's own reminder, also through functools.partial (e.g. partial(parse_plan, known_databases=...))."""
-    return (getattr(parser, "format_reminder", None) or getattr(getattr(parser, "func", None), "format_reminder", None)
-            or GENERIC_REMINDER)
+    """The reminder of the parser's output contract (relmem.contracts), also through functools.partial (e.g.
+    partial(parse_plan, known_databases=...)); else the parser's own `format_reminder`; else a generic one."""
+    from .contracts import CONTRACTS
+    base = getattr(parser, "func", parser)
+    contract = next((c for c in CONTRACTS.values() if c.parser is base), None)
+    return contract.reminder if contract else getattr(base, "format_reminder", None) or GENERIC_REMINDER
 
 
 def ask_with_format(llm, messages, parser, stage, trace=None, reminder=None, **params):

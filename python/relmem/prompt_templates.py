@@ -1,5 +1,6 @@
 """Prompt templates, the one folder of them: relmem/prompts/<name>.txt with {slot} placeholders. Each LLM stage has
 its own (named as the stage), and the plan's optional context parts have theirs (plan_examples, plan_conversation).
+The form a stage's reply must take is its output contract's (relmem.contracts), shown through the slot {output_form}.
 
 A file holds chat sections, each opened by a line `=== system ===`, `=== user ===` or `=== assistant ===`; literal
 braces are written {{ and }}. render_prompt("plan", question=..., schemas=...) returns the chat messages and raises
@@ -71,5 +72,12 @@ def load_prompt(name):
 
 
 def render_prompt(name, **values):
-    """load_prompt(name).render(**values): the chat messages for one stage."""
-    return load_prompt(name).render(**values)
+    """load_prompt(name).render(**values): the chat messages for one stage. The slot {output_form}, when the
+    template has it and it is not given, is the form of the stage's output contract (relmem.contracts)."""
+    template = load_prompt(name)
+    if "output_form" in template.slots and "output_form" not in values:
+        from .contracts import contract_of_prompt
+        contract = contract_of_prompt(name)
+        if contract is not None:
+            values["output_form"] = contract.form
+    return template.render(**values)

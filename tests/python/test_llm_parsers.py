@@ -5,6 +5,7 @@ import pytest
 
 import relmem
 from relmem import llm as rllm
+from relmem.contracts import CONTRACTS
 from relmem.parsers import (RETURN_SQL_RESULT, RETURN_TEXT, FormatError, StageFailure, Target, ask_with_format,
                             parse_answer, parse_parts, parse_plan, parse_rephrase, parse_return_type, parse_sql,
                             parse_verdict)
@@ -247,7 +248,7 @@ def test_ask_with_format_retries_once_with_a_reminder():
     assert ask_with_format(llm, [("user", "q")], parse_verdict, "context_switch", trace) is False
     second_messages = calls[1][1]
     assert second_messages[-2] == {"role": "assistant", "content": "I think it might need the data."}
-    assert second_messages[-1]["content"] == parse_verdict.format_reminder
+    assert second_messages[-1]["content"] == CONTRACTS["verdict"].reminder
     assert [e["attempt"] for e in trace] == [1, 2]
     assert "malformed output" in trace[0]["error"] and trace[1]["error"] is None
 
@@ -276,7 +277,7 @@ def test_ask_with_format_partial_keeps_the_plan_reminder():
     llm, calls = scripted("nothing useful", "Goal: g\nBegin SQL\nSELECT 1\nEnd SQL\nDatabase: D")
     parser = functools.partial(parse_plan, known_databases=["d"])
     assert ask_with_format(llm, "q", parser, "plan") == [Target("g", "SELECT 1", "d")]
-    assert calls[1][1][-1]["content"] == parse_plan.format_reminder
+    assert calls[1][1][-1]["content"] == CONTRACTS["plan"].reminder
 
 
 def test_ask_with_format_passes_parameters():

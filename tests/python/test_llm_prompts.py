@@ -12,19 +12,19 @@ from relmem.parsers import Target, ask_with_format, parse_plan, parse_verdict
 from relmem.prompt_templates import PromptTemplate, available_prompts, load_prompt, render_prompt
 
 SLOTS = {
-    "context_switch": ["databases", "question"],
-    "plan": ["schemas", "question"],
-    "correct_values": ["schema", "question", "sql", "candidates"],
-    "self_correct": ["schema", "question", "sql", "error"],
-    "refine": ["schema", "question", "sql", "retriever_feedback", "detector_feedback"],
-    "return_type": ["question", "results"],
-    "generate_output": ["question", "results"],
-    "rephrase": ["context", "question"],
-    "answer_directly": ["conversation", "question"],
+    "context_switch": ["output_form", "databases", "question"],
+    "plan": ["output_form", "schemas", "question"],
+    "correct_values": ["output_form", "schema", "question", "sql", "candidates"],
+    "self_correct": ["output_form", "schema", "question", "sql", "error"],
+    "refine": ["output_form", "schema", "question", "sql", "retriever_feedback", "detector_feedback"],
+    "return_type": ["output_form", "question", "results"],
+    "generate_output": ["output_form", "question", "results"],
+    "rephrase": ["output_form", "context", "question"],
+    "answer_directly": ["output_form", "conversation", "question"],
     "plan_examples": ["examples"],
     "plan_conversation": ["conversation"],
     "hybrid_propose": ["schema", "finding", "question"],
-    "decompose": ["question"],
+    "decompose": ["output_form", "question"],
 }
 
 
@@ -64,7 +64,7 @@ def test_render_fills_every_slot(name):
 def test_missing_and_unknown_slots_are_clear_errors():
     with pytest.raises(relmem.Error, match="prompt 'plan' is missing slot\\(s\\): schemas"):
         render_prompt("plan", question="q")
-    with pytest.raises(relmem.Error, match="has no slot\\(s\\) schema \\(its slots: schemas, question\\)"):
+    with pytest.raises(relmem.Error, match="has no slot\\(s\\) schema \\(its slots: output_form, schemas, question\\)"):
         render_prompt("plan", question="q", schemas="s", schema="typo")
     with pytest.raises(relmem.Error, match="given None"):
         render_prompt("plan", question="q", schemas=None)

@@ -22,6 +22,8 @@ class PipelineConfig:
     context_tokens: int = 2000        # token budget of one built context (relmem.agent.context_builder.count_tokens)
     context_rows: int = 1             # example rows per kept table in a built context
     hybrid_store: str = ""            # fill store of LLM-filled virtual columns ("": $RELMEM_HOME/hybrid_fills.sqlite)
+    constrained: bool = True          # LLM replies decoded under their output contract's grammar, where the LLM
+    #                                   enforces grammars (the local llama.cpp model); SQL names only shown tables
     decompose: str = "rules"          # who splits a question into parts for selection: "rules" (the selection
     #                                   memory's sentence and clause rules) or "llm" (the decompose stage)
 

@@ -34,3 +34,12 @@ def overview_text(catalog, descriptions=None, max_databases=30, max_names_chars=
             names = names[:max_names_chars].rsplit(",", 1)[0] + ", ..."
         lines.append(f"- and {len(rest)} more databases: {names}")
     return "\n".join(lines)
+
+
+def shown_columns(state, catalog, database):
+    """{table: [column, ...]} of `database` as the SQL prompts show it: the tables and columns its built context
+    keeps (State.context), else all of them. What schema-constrained decoding lets a query name."""
+    built = state.context.database(database) if state.context is not None else None
+    if built is not None:
+        return {table.name: list(table.columns) for table in built.tables}
+    return {table.name: [column.name for column in table.columns] for table in catalog.schema(database).tables}

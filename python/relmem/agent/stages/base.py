@@ -1,7 +1,8 @@
 """What every stage is: a named object that reads and updates the question's State; and what every stage that asks
 the LLM shares."""
+from ...contracts import CONTRACTS
 from ...prompt_templates import render_prompt
-from ..schemas import database_schema
+from ..schemas import database_schema, shown_columns
 
 
 class Stage:
@@ -42,9 +43,19 @@ class LLMStage(Stage):
         self.config = config
         self.descriptions = descriptions or {}
 
-    def ask(self, step, prompt, parse, **fields):
+    def ask(self, step, prompt, parse, constraints=None, **fields):
+        """`constraints`: chat() keywords that constrain decoding (see constraints()); {} or None for none."""
         messages = render_prompt(prompt, **fields) if isinstance(prompt, str) else prompt
-        return step.ask(self.llm, messages, parse, temperature=self.config.temperature)
+        return step.ask(self.llm, messages, parse, temperature=self.config.temperature, **(constraints or {}))
+
+    def constraints(self, contract, **context):
+        """The grammar (or JSON schema) of output contract `contract` for `context`, when the pipeline constrains
+        decoding (config.constrained); else {}."""
+        return CONTRACTS[contract].constraints(**context) if self.config.constrained else {}
+
+    def sql_constraints(self, state, database):
+        """Constraints for one SQL query on `database`: its reply form, naming only what the prompt shows."""
+        return self.constraints("sql", schema=shown_columns(state, self.catalog, database))
 
     def schema(self, state, database):
         return database_schema(state, self.catalog, database, self.descriptions)

@@ -20,7 +20,7 @@ class Rephrase(LLMStage):
             return
         with state.trace.step(self.name) as step:
             try:
-                state.standalone_question = self.ask(step, "rephrase", parse_rephrase,
+                state.standalone_question = self.ask(step, "rephrase", parse_rephrase, self.constraints("rephrase"),
                                                      context=conversation_text(state.history), question=state.question)
             except StageFailure as failure:
                 step.decide(fallback="the question as asked")
@@ -43,7 +43,8 @@ class ContextSwitch(LLMStage):
     def run(self, state):
         with state.trace.step(self.name) as step:
             try:
-                state.needs_data = self.ask(step, "context_switch", parse_verdict, databases=self.overview,
+                state.needs_data = self.ask(step, "context_switch", parse_verdict, self.constraints("verdict"),
+                                            databases=self.overview,
                                             question=state.standalone_question)
             except StageFailure as failure:
                 state.needs_data = True
@@ -68,7 +69,7 @@ class AnswerDirectly(LLMStage):
             return
         with state.trace.step(self.name) as step:
             try:
-                answer = self.ask(step, "answer_directly", parse_answer,
+                answer = self.ask(step, "answer_directly", parse_answer, self.constraints("answer"),
                                   conversation=conversation_text(state.history) or "(none)",
                                   question=state.standalone_question)
             except StageFailure as failure:

@@ -53,7 +53,8 @@ class SelfCorrect(LLMStage):
         """One repair and its execution; False when the LLM gave no usable query."""
         with state.trace.step(self.name, target) as step:
             try:
-                repaired = self.ask(step, "self_correct", parse_sql, schema=self.schema(state, target.database),
+                repaired = self.ask(step, "self_correct", parse_sql, self.sql_constraints(state, target.database),
+                                    schema=self.schema(state, target.database),
                                     question=state.standalone_question, sql=target.sql, error=target.result.error)
             except StageFailure as failure:
                 step.fail(failure)

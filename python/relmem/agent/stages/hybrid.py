@@ -11,6 +11,7 @@ import re
 from ... import Error
 from ...encoders import relmem_home
 from ...hybrid import session as hybrid_session
+from ...contracts import OutputContract
 from ...parsers import FormatError, StageFailure
 from ..schemas import schema_text
 from ..state import QueryTarget
@@ -41,8 +42,21 @@ def parse_proposal(text):
     return proposal
 
 
-parse_proposal.format_reminder = ('Answer with one JSON object only: {"columns": [{"table": ..., "name": ..., '
-                                  '"type": ..., "meaning": ...}], "sql": "SELECT ..."}')
+PROPOSAL = OutputContract(
+    "hybrid_proposal",
+    form='{"columns": [{"table": "...", "name": "...", "type": "...", "meaning": "...", "values_from": "..."}], '
+         '"sql": "SELECT ..."}',
+    reminder='Answer with one JSON object only: {"columns": [{"table": ..., "name": ..., "type": ..., '
+             '"meaning": ...}], "sql": "SELECT ..."}',
+    parser=parse_proposal,
+    json_schema={"type": "object", "required": ["columns", "sql"], "additionalProperties": False, "properties": {
+        "columns": {"type": "array", "maxItems": 4, "items": {
+            "type": "object", "required": ["table", "name", "type", "meaning"], "additionalProperties": False,
+            "properties": {"table": {"type": "string"}, "name": {"type": "string"},
+                           "type": {"enum": list(_TYPES)}, "meaning": {"type": "string"},
+                           "values_from": {"type": "string"}}}},
+        "sql": {"type": "string"}}})
+parse_proposal.format_reminder = PROPOSAL.reminder
 
 
 def default_store_path():
@@ -79,8 +93,9 @@ class HybridAnswer(LLMStage):
         database = state.targets[0].database if state.targets else state.candidates[0].database
         with state.trace.step(self.name) as step:
             try:
-                proposal = self.ask(step, "hybrid_propose", parse_proposal, question=state.standalone_question,
-                                    finding=finding,
+                proposal = self.ask(step, "hybrid_propose", parse_proposal,
+                                    PROPOSAL.constraints() if self.config.constrained else {},
+                                    question=state.standalone_question, finding=finding,
                                     schema=schema_text(self.catalog, database, self.descriptions.get(database, "")))
             except StageFailure as failure:
                 step.fail(failure)

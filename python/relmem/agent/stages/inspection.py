@@ -83,7 +83,8 @@ class InspectAndRefine(LLMStage):
         retriever, detector = feedback
         with state.trace.step(self.name, target) as step:
             try:
-                refined = self.ask(step, "refine", parse_sql, schema=self.schema(state, target.database),
+                refined = self.ask(step, "refine", parse_sql, self.sql_constraints(state, target.database),
+                                   schema=self.schema(state, target.database),
                                    question=state.standalone_question, sql=target.sql, retriever_feedback=retriever,
                                    detector_feedback=detector)
             except StageFailure as failure:

@@ -36,7 +36,8 @@ class ReturnType(LLMStage):
             return
         with state.trace.step(self.name) as step:
             try:
-                state.return_type = self.ask(step, "return_type", parse_return_type, question=state.standalone_question,
+                state.return_type = self.ask(step, "return_type", parse_return_type, self.constraints("return_type"),
+                                             question=state.standalone_question,
                                              results=results_text(state, self.config.answer_rows))
             except StageFailure as failure:
                 step.fail(failure)
@@ -68,7 +69,8 @@ class GenerateOutput(LLMStage):
                 state.stop(rows_answer(target.result.columns, target.result.rows, self.config.answer_rows))
                 return
             try:
-                answer = self.ask(step, "generate_output", parse_answer, question=state.standalone_question,
+                answer = self.ask(step, "generate_output", parse_answer, self.constraints("answer"),
+                                  question=state.standalone_question,
                                   results=results_text(state, self.config.answer_rows))
             except StageFailure as failure:
                 step.fail(failure)

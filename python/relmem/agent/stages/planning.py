@@ -4,7 +4,7 @@ import functools
 from ...parsers import StageFailure, parse_plan
 from ...prompt_templates import render_prompt
 from ..conversation import conversation_text
-from ..schemas import schema_text
+from ..schemas import schema_text, shown_columns
 from ..state import QueryTarget
 from .base import LLMStage, Stage
 
@@ -51,7 +51,9 @@ class Plan(LLMStage):
         with state.trace.step(self.name) as step:
             known = [c.database for c in state.candidates]
             try:
-                targets = self.ask(step, self.messages(state), functools.partial(parse_plan, known_databases=known))
+                schemas = {db: shown_columns(state, self.catalog, db) for db in known}
+                targets = self.ask(step, self.messages(state), functools.partial(parse_plan, known_databases=known),
+                                   self.constraints("plan", schemas=schemas))
             except StageFailure as failure:
                 step.fail(failure)
                 state.stop(f"could not answer: no usable plan ({failure.reason})")

@@ -18,7 +18,8 @@ class DecomposeQuestion(LLMStage):
     def run(self, state):
         with state.trace.step(self.name) as step:
             try:
-                state.question_parts = self.ask(step, "decompose", parse_parts, question=state.standalone_question)
+                state.question_parts = self.ask(step, "decompose", parse_parts, self.constraints("parts"),
+                                                question=state.standalone_question)
             except StageFailure as failure:
                 state.question_parts = []
                 step.decide(fallback="the selection memory's own split")

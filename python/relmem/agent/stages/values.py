@@ -73,7 +73,9 @@ class CorrectValues(LLMStage):
                 continue
             with state.trace.step(self.name, target) as step:
                 try:
-                    corrected = self.ask(step, "correct_values", parse_sql, schema=self.schema(state, target.database),
+                    corrected = self.ask(step, "correct_values", parse_sql,
+                                         self.sql_constraints(state, target.database),
+                                         schema=self.schema(state, target.database),
                                          question=state.standalone_question, sql=target.sql,
                                          candidates=candidates_text(target.value_checks))
                 except StageFailure as failure:
