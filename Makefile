@@ -7,9 +7,9 @@ NVCC := $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=/usr/bin/python3 \
 	$(if $(NVCC),-DCMAKE_CUDA_COMPILER=$(NVCC),)
 
-.PHONY: setup deps models build venv mcp-client demo test test-cpp test-python notebooks clean
+.PHONY: setup deps models build build-all venv llm mcp-client demo test test-cpp test-python notebooks clean
 
-setup: deps models build venv mcp-client
+setup: deps models build venv llm mcp-client
 
 deps:
 	@bash scripts/install_deps.sh
@@ -17,11 +17,21 @@ deps:
 models:
 	@bash scripts/install_models.sh
 
+# The local LLM: llama-cpp-python into the venv, the default GGUF model into $RELMEM_HOME/models/llm.
+# RELMEM_SKIP_LOCAL_LLM=1 skips it (for users who bring an OpenAI-compatible endpoint).
+llm: venv
+	@bash scripts/install_llm.sh $(PY)
+
 mcp-client:
 	@bash scripts/install_mcp_client.sh
 
+# `build` compiles what relmem itself needs (the library and its Python module); `build-all` adds the tests and
+# the training executables, which `make test` needs.
 build:
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || (cat $(BUILD).configure.log; exit 1)
+	@cmake --build $(BUILD) --target _relmem -j $$(nproc)
+
+build-all: build
 	@cmake --build $(BUILD) -j $$(nproc)
 
 venv: build
@@ -34,7 +44,7 @@ venv: build
 demo: setup
 	@$(VENV)/bin/relmem demo
 
-test: setup test-cpp test-python
+test: setup build-all test-cpp test-python
 
 test-cpp:
 	@cd $(BUILD) && ctest --output-on-failure -j $$(nproc)

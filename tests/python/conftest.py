@@ -8,6 +8,11 @@ from fake_llm_server import NO_HTTP
 
 import relmem.llm
 
+# The tests choose their LLM themselves: the local model never stands in for "no LLM configured". A GGUF the user
+# names is kept for the real-generation tests (tests/python/test_local_llm.py).
+os.environ[relmem.llm.ENV_LOCAL] = "0"
+USER_GGUF = os.environ.pop("RELMEM_LLM_GGUF", None)
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
 SPIDER = SHARED / "data" / "spider"

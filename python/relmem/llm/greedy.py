@@ -1,0 +1,108 @@
+"""Greedy decoding with llama.cpp, grammar checked lazily.
+
+llama.cpp's grammar sampler, put in a sampler chain, checks every token of the vocabulary at every step (151,936
+for Qwen2.5): most of a step's time. Greedy decoding needs only the best token the grammar allows, so this loop
+checks the TOP most likely tokens first and the whole vocabulary only when none of them is allowed. The result is
+the same token the full check would pick: every token outside the top ones is less likely than any inside.
+
+The KV cache keeps the previous prompt; a new prompt that shares a prefix with it evaluates only the rest.
+"""
+import ctypes
+
+import numpy as np
+
+from .._relmem import Error
+
+TOP = 64  # tokens checked before the whole vocabulary; chosen so a step rarely needs the full check
+
+
+class GreedyDecoder:
+    def __init__(self, llama):
+        import llama_cpp
+        self.lib = llama_cpp
+        self.llama = llama
+        self.vocab = llama._model.vocab
+        self.n_vocab = llama.n_vocab()
+        self._all = (llama_cpp.llama_token_data * self.n_vocab)()
+        self._top = (llama_cpp.llama_token_data * TOP)()
+
+    def complete(self, tokens, max_tokens, stop=(), grammar=None):
+        """Decodes after the prompt `tokens`. Returns (text, completion tokens, finish reason, reused prompt
+        tokens): finish reason "stop" (end of generation, a stop string or the grammar's end) or "length"."""
+        if len(tokens) >= self.llama.n_ctx():
+            raise Error(f"the prompt has {len(tokens)} tokens; the model's context holds {self.llama.n_ctx()}")
+        max_tokens = min(max_tokens, self.llama.n_ctx() - len(tokens))
+        reused = self._prefix(tokens)
+        self.llama.n_tokens = reused
+        self.llama.eval(tokens[reused:])
+        sampler = self._grammar_sampler(grammar) if grammar else None
+        try:
+            return (*self._decode(max_tokens, stop, sampler), reused)
+        finally:
+            if sampler is not None:
+                self.lib.llama_sampler_free(sampler)
+
+    def _prefix(self, tokens):
+        cached = self.llama.input_ids[:self.llama.n_tokens]
+        shared = 0
+        for a, b in zip(cached, tokens):
+            if a != b:
+                break
+            shared += 1
+        return min(shared, len(tokens) - 1)  # the last prompt token is evaluated again for its logits
+
+    def _grammar_sampler(self, grammar):
+        sampler = self.lib.llama_sampler_init_grammar(self.vocab, grammar.encode("utf-8"), b"root")
+        if not sampler:
+            raise Error("llama.cpp refused the grammar")
+        return sampler
+
+    def _decode(self, max_tokens, stop, sampler):
+        out = []
+        text = b""
+        for _ in range(max_tokens):
+            logits = np.ctypeslib.as_array(self.llama._ctx.get_logits(), shape=(self.n_vocab,))
+            token = self._best(logits, sampler)
+            if token is None or self.lib.llama_vocab_is_eog(self.vocab, token):
+                return self._text(text, stop), len(out), "stop"
+            if sampler is not None:
+                self.lib.llama_sampler_accept(sampler, token)
+            out.append(token)
+            text += self.llama.detokenize([token], prev_tokens=out[:-1])
+            decoded = text.decode("utf-8", errors="ignore")
+            if any(s and s in decoded for s in stop):
+                return self._text(text, stop), len(out), "stop"
+            self.llama.eval([token])
+        return self._text(text, stop), len(out), "length"
+
+    @staticmethod
+    def _text(raw, stop):
+        text = raw.decode("utf-8", errors="replace")
+        cut = min((text.index(s) for s in stop if s and s in text), default=len(text))
+        return text[:cut]
+
+    def _best(self, logits, sampler):
+        if sampler is None:
+            return int(np.argmax(logits))
+        top = np.argpartition(logits, -TOP)[-TOP:]
+        top = top[np.argsort(logits[top])[::-1]]
+        allowed = self._allowed(sampler, self._top, top, logits)
+        if allowed is None:
+            allowed = self._allowed(sampler, self._all, np.arange(self.n_vocab), logits)
+        return allowed
+
+    def _allowed(self, sampler, buffer, ids, logits):
+        """The most likely of `ids` the grammar allows (None when it allows none)."""
+        size = len(ids)
+        view = np.ctypeslib.as_array(ctypes.cast(buffer, ctypes.POINTER(ctypes.c_byte)),
+                                     shape=(size * ctypes.sizeof(self.lib.llama_token_data),))
+        records = view.view(np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)]))
+        records["id"] = ids
+        records["logit"] = logits[ids]
+        records["p"] = 0.0
+        array = self.lib.llama_token_data_array(data=buffer, size=size, selected=-1, sorted=False)
+        self.lib.llama_sampler_apply(sampler, ctypes.byref(array))
+        kept = records["logit"][:array.size]
+        if not np.isfinite(kept).any():
+            return None
+        return int(records["id"][:array.size][int(np.argmax(kept))])

@@ -1,0 +1,88 @@
+"""The local LLM for real: llama.cpp decoding the installed GGUF model, with and without grammars, and the pipeline
+answering demo questions end to end. Skipped where llama-cpp-python or the model is not installed."""
+import os
+
+import pytest
+from conftest import USER_GGUF
+
+import relmem
+from relmem.agent import Pipeline
+from relmem.agent.memories import Memories
+from relmem.contracts import CONTRACTS
+from relmem.llm import MeteredLLM, describe
+from relmem.llm import local
+from relmem.sql import parse as parse_sql
+
+GGUF = USER_GGUF or local.default_gguf()
+pytestmark = pytest.mark.skipif(not (local.runtime_available() and GGUF and os.path.isfile(GGUF)),
+                                reason="no local LLM installed (make setup installs llama-cpp-python and the model)")
+
+
+@pytest.fixture(scope="module")
+def model():
+    return local.LocalModel.open(GGUF, context=4096)
+
+
+def test_the_model_names_itself(model):
+    assert model.quantization != "unknown"
+    assert model.name in model.description and "llama.cpp" in model.description
+    assert describe(model.as_llm()) == model.description
+    assert model.as_llm().identity == model.identity
+
+
+def test_a_grammar_holds_the_reply_to_its_form(model):
+    llm = model.as_llm()
+    reply = llm.chat("Is Paris the capital of France? Answer yes or no.", grammar='root ::= "yes" | "no"')
+    assert reply.text in ("yes", "no")
+    assert reply.usage.prompt_tokens > 5 and not reply.usage.estimated
+    free = llm.chat("Write the word hello.", max_tokens=8)
+    assert free.usage.completion_tokens <= 8
+
+
+def test_a_json_schema_holds_the_reply_to_an_instance(model):
+    import json
+    schema = {"type": "object", "required": ["city"], "properties": {"city": {"type": "string"}},
+              "additionalProperties": False}
+    reply = model.as_llm().chat("Name the capital of France as JSON.", json_schema=json.dumps(schema),
+                                max_tokens=40)
+    assert list(json.loads(reply.text)) == ["city"]
+
+
+def test_a_bad_grammar_is_a_clear_error(model):
+    with pytest.raises(relmem.Error, match="grammar"):
+        model.as_llm().chat("hi", grammar="root ::= undefined-rule")
+
+
+def test_the_kv_cache_is_reused_for_a_shared_prefix(model):
+    llm = model.as_llm()
+    system = {"role": "system", "content": "You answer in one word. " * 40}
+    llm.chat([system, {"role": "user", "content": "Colour of the sky?"}], max_tokens=4)
+    before = model.stats.reused_prompt_tokens
+    llm.chat([system, {"role": "user", "content": "Colour of grass?"}], max_tokens=4)
+    assert model.stats.reused_prompt_tokens - before >= 200
+
+
+def test_constrained_sql_names_only_the_schema(model, demo_dir):
+    catalog = relmem.Catalog(str(demo_dir))
+    schema = {t.name: [c.name for c in t.columns] for t in catalog.schema("singers").tables}
+    constraints = CONTRACTS["sql"].constraints(schema=schema)
+    reply = model.as_llm().chat([
+        {"role": "system", "content": "Write one SQLite query in this form:\n" + CONTRACTS["sql"].form},
+        {"role": "user", "content": catalog.ddl("singers") + "\n\nQuestion: How many singers are older than 30?"}],
+        max_tokens=120, **constraints)
+    sql = CONTRACTS["sql"].parse(reply.text)
+    known = {name.lower() for name in schema} | {c.lower() for cs in schema.values() for c in cs}
+    assert {t.lower() for t in parse_sql(sql).tables} <= known
+    catalog.execute("singers", sql)
+
+
+def test_the_pipeline_answers_demo_questions(model, demo_dir, tmp_path):
+    catalog = relmem.Catalog(str(demo_dir))
+    memories = Memories.build(catalog, encoder=relmem.load_encoder("hashing"))
+    llm = MeteredLLM(model.as_llm())
+    pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, disable={"conversation"},
+                                config={"top_k": 2})
+    state = pipeline.ask("How many female singers are older than 30?")
+    assert not state.answer.startswith("could not answer"), state.answer
+    assert any(result["database"] == "singers" and not result["error"] for result in state.results())
+    assert llm.ledger.total().calls >= 3
