@@ -2,11 +2,11 @@
 
     relmem eval build --spider DIR --zero-db DIR --out SET.jsonl [--n 500 | --n single=200,double=100] [--seed S]
     relmem eval run --set SET.jsonl --dbs DIR [--memory MEMDIR] [--llm gold-simulator | LLM flags]
+                    [--condition relmem|llm-only|gold-ddl|top20-ddl] [--free] [--kind K] [--per-kind N]
                     [--disable SWITCH] [--top-k K] [--all-schemas] [--concurrency N] [--resume OUT] --out OUT
     relmem eval report OUT... [--markdown] [--plots DIR]
 """
 import json
-import os
 import sys
 
 from .. import Catalog, Error, llm as llms
@@ -16,7 +16,7 @@ from .compose import build_set, parse_counts
 from .gold_simulator import NAME as SIMULATOR, GoldSimulator
 from .items import load_set, write_set
 from .report import markdown, plot, report
-from .runner import make_pipeline, run_items
+from .runner import CONDITIONS, make_pipeline, run_items
 
 
 def register(commands):
@@ -31,7 +31,9 @@ def register(commands):
     p.add_argument("--out", required=True, metavar="SET.jsonl")
     p.add_argument("--n", action="append", default=[], metavar="N|KIND=N",
                    help="items: a total (default 500: 20%% zero, 40%% single, 20%% double, 20%% multi) or "
-                        "kind=count pairs, kinds zero, single, double, multi (repeatable or comma-separated)")
+                        "kind=count pairs, kinds zero, single, double, multi, value (repeatable or comma-separated)")
+    p.add_argument("--value-cases", default=None, metavar="CASES.jsonl",
+                   help="value cases of scripts/make_value_cases.py, for value=N questions (dev cases only)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run_build)
 
@@ -41,8 +43,13 @@ def register(commands):
     p.add_argument("--memory", default=None, metavar="MEMDIR",
                    help="memories saved by `relmem index` (default: built now from --dbs)")
     p.add_argument("--llm", choices=("endpoint", SIMULATOR), default="endpoint",
-                   help=f"endpoint: the OpenAI-compatible LLM of the flags below; {SIMULATOR}: answers from the "
-                        "items' gold, only with what the pipeline showed it (relmem's ceiling, not an LLM's accuracy)")
+                   help=f"endpoint: the LLM of the flags below (default: the local model); {SIMULATOR}: answers "
+                        "from the items' gold, only with what the pipeline showed it (relmem's ceiling, not an "
+                        "LLM's accuracy)")
+    p.add_argument("--free", action="store_true",
+                   help="free decoding: no output grammar even where the LLM enforces one (default: constrained)")
+    p.add_argument("--condition", choices=list(CONDITIONS), default="relmem",
+                   help="; ".join(f"{name}: {text}" for name, text in CONDITIONS.items()))
     llms.add_llm_arguments(p)
     p.add_argument("--disable", action="append", default=[], choices=sorted(set(SWITCHES) - {"conversation"}),
                    metavar="SWITCH", help="switch stages off (repeatable): " +
@@ -60,6 +67,10 @@ def register(commands):
     p.add_argument("--label", default=None, help="the run's name in reports (default: from the configuration)")
     p.add_argument("--full-trace", action="store_true", help="keep every prompt in the trace (large)")
     p.add_argument("--limit", type=int, default=None, help="only the first N items of the set")
+    p.add_argument("--kind", action="append", default=[], choices=("zero", "single", "double", "multi", "value"),
+                   help="only items of this kind (repeatable)")
+    p.add_argument("--per-kind", type=int, default=None, metavar="N",
+                   help="only the first N items of each kind (a run grows by resuming with a larger N)")
     p.add_argument("--out", required=True, metavar="OUT.jsonl")
     p.set_defaults(func=run_run)
 
@@ -72,18 +83,20 @@ def register(commands):
 
 def run_build(args):
     counts = parse_counts(args.n)
-    items = build_set(args.spider, args.zero_db, counts, seed=args.seed)
+    items = build_set(args.spider, args.zero_db, counts, seed=args.seed, value_cases=args.value_cases)
     write_set(items, args.out)
     made = {kind: sum(item.kind == kind for item in items) for kind in counts}
     print(f"wrote {len(items)} items to {args.out}: " + ", ".join(f"{n} {kind}" for kind, n in made.items()))
     return 0
 
 
-def _label(args):
+def _label(args, model):
     if args.label:
         return args.label
-    name = SIMULATOR if args.llm == SIMULATOR else (args.llm_model or os.environ.get(llms.ENV_MODEL) or "llm")
-    changes = [f"no {switch}" for switch in sorted(args.disable)]
+    name = SIMULATOR if args.llm == SIMULATOR else llms.describe(model)
+    changes = [args.condition] if args.condition != "relmem" else []
+    changes += [f"no {switch}" for switch in sorted(args.disable)]
+    changes += ["free decoding"] if args.free else []
     changes += ["all schemas"] if args.all_schemas else []
     changes += [f"top-k {args.top_k}"] if args.top_k != 5 else []
     changes += ["full DDL"] if args.context == "full_ddl" else []
@@ -96,14 +109,15 @@ def _llm(args, items):
         return llms.CallableLLM(GoldSimulator(items), name=SIMULATOR)
     model = llms.from_args(args)
     if model is None:
-        raise Error("no LLM configured: pass --llm-base-url and --llm-model (or --llm gold-simulator)")
+        raise Error("no LLM: install the local model (make setup), pass --llm-gguf, or --llm-base-url and "
+                    "--llm-model (or --llm gold-simulator)")
     return model
 
 
 def run_run(args):
     if args.top_k < 1:
         raise Error("--top-k must be at least 1")
-    items = load_set(args.set_path)[:args.limit]
+    items = select_items(load_set(args.set_path), args.kind, args.per_kind)[:args.limit]
     catalog = Catalog(args.dbs)
     missing = sorted({db for item in items for db in item.databases} - set(catalog.databases))
     if missing:
@@ -113,15 +127,30 @@ def run_run(args):
         memories.check_catalog(catalog)
     else:
         memories = Memories.build(catalog, progress=sys.stderr.isatty())
-    pipeline = make_pipeline(catalog, memories, _llm(args, items), args.disable, args.top_k, args.all_schemas,
-                             args.context, args.decompose)
-    run = {"label": _label(args), "llm": SIMULATOR if args.llm == SIMULATOR else args.llm_model,
+    model = _llm(args, items)
+    pipeline = make_pipeline(catalog, memories, model, args.disable, args.top_k, args.all_schemas,
+                             args.context, args.decompose, args.condition, items, not args.free)
+    run = {"label": _label(args, model), "llm": SIMULATOR if args.llm == SIMULATOR else llms.describe(model),
+           "condition": args.condition, "constrained": not args.free,
            "disable": sorted(args.disable), "top_k": args.top_k, "all_schemas": args.all_schemas,
            "context": args.context, "decompose": args.decompose, "set": args.set_path}
     summary = run_items(pipeline, items, args.out, run, args.concurrency, args.resume, args.full_trace,
-                        progress=sys.stderr.isatty())
+                        progress=sys.stderr.isatty(), catalog=catalog)
     print(json.dumps({"out": args.out, "label": run["label"], **summary}))
     return 0
+
+
+def select_items(items, kinds=(), per_kind=None):
+    """The items of `kinds` (all when empty), at most the first `per_kind` of each kind, in the set's order."""
+    taken = {}
+    chosen = []
+    for item in items:
+        if kinds and item.kind not in kinds:
+            continue
+        taken[item.kind] = taken.get(item.kind, 0) + 1
+        if per_kind is None or taken[item.kind] <= per_kind:
+            chosen.append(item)
+    return chosen
 
 
 def run_report(args):

@@ -10,6 +10,11 @@ from .. import Catalog, Error, compose_question
 from .items import Item, Part
 
 DEFAULT_SHARES = {"zero": 0.2, "single": 0.4, "double": 0.2, "multi": 0.2}
+KINDS = (*DEFAULT_SHARES, "value")  # value questions only when asked for: they need value cases
+# Ways of writing a stored value otherwise that a value question may use (scripts/make_value_cases.py categories);
+# "unchanged" is no mismatch and "absent" has no stored value to find.
+VALUE_CATEGORIES = ("case", "typo", "abbreviation", "expansion", "synonym", "semantic", "dropped_token",
+                    "punctuation", "spacing", "inflection", "accent")
 MULTI_MAX_CELLS = 10  # a part of a concatenated question must be answerable in a sentence
 GOLD_MAX_ROWS = 1000
 
@@ -28,8 +33,8 @@ def parse_counts(specs, default_total=500):
     counts = dict.fromkeys(DEFAULT_SHARES, 0)
     for pair in pairs:
         kind, _, value = pair.partition("=")
-        if kind not in counts or not value:
-            raise Error(f"--n {pair!r}: expected a total or kind=count with kind one of {', '.join(counts)}")
+        if kind not in KINDS or not value:
+            raise Error(f"--n {pair!r}: expected a total or kind=count with kind one of {', '.join(KINDS)}")
         counts[kind] = _count(value, f"--n {kind}")
     return counts
 
@@ -159,8 +164,32 @@ def multi_items(rng, parts, count):
     return items
 
 
-def build_set(spider_dir, zero_dir, counts, seed=0, catalog=None):
-    """The items, in kind order, with ids like "single-0007". `counts`: {kind: n} (see parse_counts)."""
+def value_items(rng, value_cases, catalog, count):
+    """Spider dev questions whose literal is written as a value case writes it ("female" for 'F', "usa" for 'USA'):
+    the question with the stored value replaced by the case's way of writing it; the gold SQL keeps the stored one.
+    `value_cases`: the JSONL of scripts/make_value_cases.py."""
+    pool = []
+    for case in _read_json(value_cases, lines=True):
+        if case.get("split") != "dev" or case.get("category") not in VALUE_CATEGORIES or not case.get("gold_value"):
+            continue
+        question, gold = case["question"], str(case["gold_value"])
+        at = question.lower().find(gold.lower())
+        if at < 0 or case["db_id"] not in catalog:
+            continue
+        result = catalog.execute(case["db_id"], case["gold_sql"], timeout=30.0, max_rows=GOLD_MAX_ROWS + 1)
+        rows = [list(row) for row in result.rows] if result.ok else []
+        if not rows or len(rows) > GOLD_MAX_ROWS or all(v is None for row in rows for v in row):
+            continue
+        written = _sentence(question[:at] + str(case["perturbed_value"]) + question[at + len(gold):])
+        part = Part(written, case["db_id"], case["gold_sql"], rows, "order by" in case["gold_sql"].lower())
+        pool.append(Item("", "value", written, {"type": "rows"}, [part],
+                         source=f"value_cases/{case['category']}/{case['db_id']}"))
+    return _sample(rng, pool, count, f"value questions (dev cases of {value_cases})")
+
+
+def build_set(spider_dir, zero_dir, counts, seed=0, catalog=None, value_cases=None):
+    """The items, in kind order, with ids like "single-0007". `counts`: {kind: n} (see parse_counts); "value"
+    items need `value_cases` (scripts/make_value_cases.py's output)."""
     rng = random.Random(seed)
     items = []
     if counts.get("zero"):
@@ -174,6 +203,11 @@ def build_set(spider_dir, zero_dir, counts, seed=0, catalog=None):
             items.append(Item("", "single", part.question, {"type": "rows"}, [part]))
         items += double_items(rng, parts, counts.get("double", 0))
         items += multi_items(rng, parts, counts.get("multi", 0))
+    if counts.get("value"):
+        if value_cases is None:
+            raise Error("value questions need --value-cases (the output of scripts/make_value_cases.py)")
+        items += value_items(rng, value_cases, catalog or Catalog(os.path.join(spider_dir, "database")),
+                             counts["value"])
     numbers = {}
     for item in items:
         numbers[item.kind] = numbers.get(item.kind, 0) + 1

@@ -23,6 +23,9 @@ import threading
 
 from .. import sql as sqltools
 from .. import Error
+from ..contracts import (write_answer, write_parts, write_plan, write_rephrase, write_return_type, write_sql,
+                         write_verdict)
+from ..parsers import RETURN_SQL_RESULT, RETURN_TEXT
 from . import prompt_reading
 from .answers import as_number
 from .literal_spans import question_span
@@ -75,22 +78,19 @@ class GoldSimulator:
     # --- stages ------------------------------------------------------------------------------------------------
 
     def context_switch(self, item, text):
-        return f"Reasoning: {'the databases hold' if item.parts else 'no database is needed for'} this.\n" \
-               f"Answer: ({'YES' if item.parts else 'NO'})"
+        return write_verdict(bool(item.parts), f"{'the databases hold' if item.parts else 'no database is needed for'} "
+                                               "this.")
 
     def rephrase(self, item, text):
-        return f"Rephrased: {item.question}"
+        return write_rephrase(item.question)
 
     def decompose(self, item, text):
-        parts = [part.question for part in item.parts] if len(item.parts) > 1 else [item.question]
-        return "Parts:\n" + "\n".join(f"{i}. {part}" for i, part in enumerate(parts, 1))
+        return write_parts([part.question for part in item.parts] if len(item.parts) > 1 else [item.question])
 
     def plan(self, item, text):
         shown = set(prompt_reading.shown_databases(text, self.known_databases))
-        targets = [f"Goal: {part.question}\nBegin SQL\n{self.written_sql(part, item.question)}\nEnd SQL\n"
-                   f"Database: {part.database}" for part in item.parts
-                   if part.database in shown and self.tables_shown(part, text)]
-        return "\n".join(targets) if targets else "No relevant database"
+        return write_plan([(part.question, self.written_sql(part, item.question), part.database) for part in item.parts
+                           if part.database in shown and self.tables_shown(part, text)])
 
     def correct_values(self, item, text):
         current = prompt_reading.query_in(text)
@@ -98,32 +98,32 @@ class GoldSimulator:
             raise Error("the gold simulator found no query in the prompt")
         shown = prompt_reading.shown_databases(text, self.known_databases)
         part = next((p for p in item.parts if p.database in shown), None)
-        return f"Begin SQL\n{self.offered_gold(current, part.sql, text) if part else current}\nEnd SQL"
+        return write_sql(self.offered_gold(current, part.sql, text) if part else current)
 
     def self_correct(self, item, text):
         current = prompt_reading.query_in(text)
         if current is None:
             raise Error("the gold simulator found no query in the prompt")
-        return f"Begin SQL\n{current}\nEnd SQL"
+        return write_sql(current)
 
     def return_type(self, item, text):
-        return "Return type: (SQL)" if item.kind == "single" else "Return type: (TEXT)"
+        return write_return_type(RETURN_SQL_RESULT if item.kind in ("single", "value") else RETURN_TEXT)
 
     def answer(self, item, text):
         blocks = prompt_reading.result_blocks(text)
         if not blocks:
-            return f"Answer: {self.direct_answer(item)}"
+            return write_answer(self.direct_answer(item))
         rows = {database: found for database, found in reversed(blocks)}  # the first block of a database wins
         parts = [rows.get(part.database) for part in item.parts]
         if item.kind == "double":
             numbers = [_single_number(found) for found in parts]
             if None in numbers:
-                return "Answer: The results do not allow the comparison."
-            return f"Answer: Q{1 if numbers[0] > numbers[1] else 2}"
+                return write_answer("The results do not allow the comparison.")
+            return write_answer(f"Q{1 if numbers[0] > numbers[1] else 2}")
         said = ["; ".join(", ".join(row) for row in found) if found else NOT_IN_PROMPT for found in parts]
         if len(said) == 1:
-            return f"Answer: {said[0]}"
-        return "Answer: " + " ".join(f"Q{i}: {text}." for i, text in enumerate(said, start=1))
+            return write_answer(said[0])
+        return write_answer(" ".join(f"Q{i}: {text}." for i, text in enumerate(said, start=1)))
 
     # --- gold ----------------------------------------------------------------------------------------------------
 

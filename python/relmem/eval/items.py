@@ -5,8 +5,9 @@
                 "ordered": false}],
      "answer": {"type": "rows"}, "source": "spider/dev.json#12"}
 
-kind: "zero" (no database), "single", "double" (the paper's comparison of two databases) or "multi" (2-3
-questions on different databases, concatenated). answer.type: "text" (accepted: [...]), "choice" (choices:
+kind: "zero" (no database), "single", "double" (the paper's comparison of two databases), "multi" (2-3
+questions on different databases, concatenated) or "value" (a single-database question whose literal is written
+otherwise than the database stores it). answer.type: "text" (accepted: [...]), "choice" (choices:
 {label: text}, key), "rows" (the single part's rows), "larger" (question: the 1-based part with the larger number)
 or "parts" (every part's rows stated).
 """
@@ -16,7 +17,7 @@ from typing import List
 
 from .. import Error
 
-KINDS = ("zero", "single", "double", "multi")
+KINDS = ("zero", "single", "double", "multi", "value")
 ANSWER_TYPES = ("text", "choice", "rows", "larger", "parts")
 
 

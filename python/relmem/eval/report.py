@@ -1,6 +1,6 @@
 """`relmem eval report`: the paper's tables from one or more run outputs, side by side.
 
-Per run and per group of items (zero, single, double, multi-2, multi-3, and all): answer accuracy, execution
+Per run and per group of items (zero, single, value, double, multi-2, multi-3, and all): answer accuracy, execution
 accuracy of each part's SQL, database selection precision/recall/F1 before (the selection stage's candidates) and
 after (the databases the LLM's plan used) the LLM's refinement, context-switch accuracy, LLM calls, tokens and
 seconds per question; tokens per stage. Later runs are also shown as differences from the first.
@@ -13,7 +13,7 @@ from .. import Error
 from .gold_simulator import NAME as SIMULATOR
 from .metrics import score
 
-GROUP_ORDER = ("zero", "single", "double", "multi-2", "multi-3", "all")
+GROUP_ORDER = ("zero", "single", "value", "double", "multi-2", "multi-3", "all")
 SIMULATOR_NOTE = ("gold simulator: what relmem's memories and stages allow a perfect SQL writer to reach, "
                   "not an LLM's accuracy")
 
@@ -63,7 +63,20 @@ def _group_metrics(scores):
             "llm_calls": _mean([s["llm_calls"] for s in scores]),
             "prompt_tokens": _mean([sum(t["prompt_tokens"] for t in s["tokens"].values()) for s in scores]),
             "completion_tokens": _mean([sum(t["completion_tokens"] for t in s["tokens"].values()) for s in scores]),
-            "seconds": _mean([s["seconds"] for s in scores])}
+            "seconds": _mean([s["seconds"] for s in scores]),
+            **_check_rates(scores)}
+
+
+def _check_rates(scores):
+    """Shares of LLM replies that did not parse, and of queries that failed or named an unknown table or column."""
+    checks = [s["checks"] for s in scores if s.get("checks")]
+    calls = sum(c["llm_calls"] for c in checks)
+    queries = sum(c["queries"] for c in checks)
+    named = [c for c in checks if "unknown_names" in c]
+    return {"unparseable_rate": round(sum(c["unparseable"] for c in checks) / calls, 4) if calls else None,
+            "failed_query_rate": round(sum(c["failed_queries"] for c in checks) / queries, 4) if queries else None,
+            "unknown_name_rate": (round(sum(c["unknown_names"] for c in named) / sum(c["queries"] for c in named), 4)
+                                  if named and sum(c["queries"] for c in named) else None)}
 
 
 def _stage_tokens(scores):
@@ -174,7 +187,10 @@ def markdown(result):
                 ("Database selection F1 before the LLM's refinement", "selection_before", 3),
                 ("Database selection F1 after the LLM's refinement", "selection_after", 3),
                 ("LLM calls per question", "llm_calls", 2), ("Prompt tokens per question", "prompt_tokens", 0),
-                ("Completion tokens per question", "completion_tokens", 0), ("Seconds per question", "seconds", 3)]
+                ("Completion tokens per question", "completion_tokens", 0), ("Seconds per question", "seconds", 3),
+                ("LLM replies that did not parse (share of calls)", "unparseable_rate", 4),
+                ("Queries that failed to execute (share of queries)", "failed_query_rate", 4),
+                ("Queries naming a table or column their database lacks (share of queries)", "unknown_name_rate", 4)]
     for heading, metric, digits in sections:
         pick = (lambda s: s["f1"]) if metric.startswith("selection") else None
         out += [f"## {heading}", ""] + _metric_table(runs, metric, digits, pick) + [""]

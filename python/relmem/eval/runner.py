@@ -12,6 +12,9 @@ from tqdm import tqdm
 
 from .. import Error
 from ..agent import Pipeline
+from ..agent.config import PipelineConfig
+from ..agent.stages.base import Stage
+from ..agent.stages.context import AnswerDirectly
 from .metrics import score
 
 # What SelectDatabases reads from a selection memory's matches.
@@ -32,16 +35,62 @@ class AllDatabases:
         return self.select(" ".join(parts), k)
 
 
-def make_pipeline(catalog, memories, llm, disable=(), top_k=5, all_schemas=False, context="built", decompose="rules"):
+class GoldDatabases:
+    """Stands in for the selection memory in the "gold-ddl" baseline: each item's own databases, as a perfect
+    selector would give them."""
+
+    def __init__(self, items):
+        self.by_question = {item.question: list(item.databases) for item in items}
+
+    def select(self, question, k=None):
+        return [Match(database, 1.0, 1.0) for database in self.by_question.get(question, [])]
+
+    def select_parts(self, parts, k=None):
+        return self.select(" ".join(parts), k)
+
+
+class NoDatabases(Stage):
+    """The "llm-only" baseline's first stage: every question is answered without the databases."""
+    name = "no_databases"
+    writes = ("needs_data",)
+
+    def run(self, state):
+        state.needs_data = False
+
+
+# Baselines: the LLM with schemas in its prompt and nothing of relmem's between the plan and the answer.
+BASELINE_OFF = {"context_switch", "examples", "value_memory", "refinement", "self_correction", "hybrid"}
+CONDITIONS = {
+    "relmem": "the full pipeline: selection memory, built schema context, value memory, inspection, correction",
+    "llm-only": "the LLM answers every question without any database",
+    "gold-ddl": "the LLM given the full DDL of each question's own databases (a perfect selector), no relmem "
+                "stage between plan and answer",
+    "top20-ddl": "the LLM given the full DDL of the selection memory's top-20 databases (a user with 20 databases "
+                 "and no relmem), no relmem stage between plan and answer",
+}
+
+
+def make_pipeline(catalog, memories, llm, disable=(), top_k=5, all_schemas=False, context="built", decompose="rules",
+                  condition="relmem", items=(), constrained=True):
     """The default pipeline for evaluation: items are independent, so there is no conversation. `context`: the SQL
     prompts' schemas, "built" per question from the memories or "full_ddl"; all_schemas puts every database's full
-    DDL into the prompts (the no-selection-memory ablation); `decompose`: "rules" or "llm" (PipelineConfig)."""
+    DDL into the prompts (the no-selection-memory ablation); `decompose`: "rules" or "llm" (PipelineConfig).
+    `condition`: one of CONDITIONS; "gold-ddl" needs the `items`. `constrained`: replies decoded under their output
+    contracts' grammars (PipelineConfig.constrained)."""
+    if condition not in CONDITIONS:
+        raise Error(f"unknown condition {condition!r} (known: {', '.join(CONDITIONS)})")
+    if condition == "llm-only":
+        return Pipeline([NoDatabases(), AnswerDirectly(llm, PipelineConfig(constrained=constrained))])
     selection = AllDatabases(catalog) if all_schemas else memories.selection
     context = "full_ddl" if all_schemas else context
-    config = {"top_k": top_k, "context": context, "decompose": decompose}
+    off = set(disable) | {"conversation"}
+    if condition == "gold-ddl":
+        selection, context, off = GoldDatabases(items), "full_ddl", off | BASELINE_OFF
+    elif condition == "top20-ddl":
+        top_k, context, off = 20, "full_ddl", off | BASELINE_OFF
+    config = {"top_k": top_k, "context": context, "decompose": decompose, "constrained": constrained}
     return Pipeline.default(catalog, llm, selection, memories.values, memories.examples,
-                            descriptions=memories.descriptions, config=config,
-                            disable=set(disable) | {"conversation"}, rows=memories.rows)
+                            descriptions=memories.descriptions, config=config, disable=off, rows=memories.rows)
 
 
 def finished_ids(path):
@@ -96,16 +145,37 @@ def _compact(records):
     return compact
 
 
-def evaluate_item(pipeline, item, run, full_trace=False):
+def output_checks(records, results, catalog=None):
+    """What constrained decoding is meant to prevent, counted for one question: LLM replies that did not parse (a
+    format reminder followed), queries whose execution failed, and queries naming a table or column their database
+    lacks (relmem.sql.inspect; needs the catalog)."""
+    calls = [call for record in records for call in record.get("llm_calls", [])]
+    checks = {"llm_calls": len(calls),
+              "unparseable": sum(1 for call in calls if str(call.get("error") or "").startswith("malformed")),
+              "queries": len(results), "failed_queries": sum(1 for result in results if result.get("error"))}
+    if catalog is not None:
+        from ..sql import inspect
+        unknown = 0
+        for result in results:
+            if result["database"] in catalog:
+                kinds = {d.kind for d in inspect(result["sql"], catalog, result["database"])}
+                unknown += bool(kinds & {"unknown_table", "unknown_column"})
+        checks["unknown_names"] = unknown
+    return checks
+
+
+def evaluate_item(pipeline, item, run, full_trace=False, catalog=None):
     """One output record: the item (with its gold), what the pipeline answered and did, and its cost."""
     start = time.perf_counter()
     state = pipeline.ask(item.question, remember=False)
     seconds = time.perf_counter() - start
     records = state.trace.to_list()
+    results = state.results()
     return {"id": item.id, "kind": item.kind, "run": run, "item": item.to_dict(), "answer": state.answer or "",
-            "results": state.results(), "candidates": [c.database for c in state.candidates],
+            "results": results, "candidates": [c.database for c in state.candidates],
             "planned": list(dict.fromkeys(t.database for t in state.targets)), "needs_data": state.needs_data,
             "seconds": round(seconds, 6), "tokens": _tokens_by_stage(records),
+            "checks": output_checks(records, results, catalog),
             "trace": records if full_trace else _compact(records)}
 
 
@@ -131,9 +201,10 @@ class _Output:
         self.file.close()
 
 
-def run_items(pipeline, items, out, run, concurrency=1, resume=None, full_trace=False, progress=True):
+def run_items(pipeline, items, out, run, concurrency=1, resume=None, full_trace=False, progress=True, catalog=None):
     """Evaluates the items not yet in `out` with `concurrency` questions in flight. `resume`: a previous output
-    whose finished items are kept (copied into `out` when it is another file) and not run again. Returns
+    whose finished items are kept (copied into `out` when it is another file) and not run again. `catalog`: the
+    databases, for the check of the names the queries use (output_checks). Returns
     {"done", "skipped", "seconds", "answer_accuracy"} of this call."""
     if concurrency < 1:
         raise Error("--concurrency must be at least 1")
@@ -152,7 +223,7 @@ def run_items(pipeline, items, out, run, concurrency=1, resume=None, full_trace=
     pending = iter(todo)
     try:
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
-            running = {pool.submit(evaluate_item, pipeline, item, run, full_trace)
+            running = {pool.submit(evaluate_item, pipeline, item, run, full_trace, catalog)
                        for item in _take(pending, concurrency)}
             while running:
                 ready, running = wait(running, return_when=FIRST_COMPLETED)
@@ -163,7 +234,7 @@ def run_items(pipeline, items, out, run, concurrency=1, resume=None, full_trace=
                     correct += score(record)["answer"]
                     bar.update(1)
                     bar.set_postfix(answer_accuracy=f"{correct / finished:.3f}", refresh=False)
-                running |= {pool.submit(evaluate_item, pipeline, item, run, full_trace)
+                running |= {pool.submit(evaluate_item, pipeline, item, run, full_trace, catalog)
                             for item in _take(pending, len(ready))}
     finally:
         bar.close()
