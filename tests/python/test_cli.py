@@ -39,7 +39,7 @@ def test_demo_runs(tmp_path, monkeypatch):
     out = relmem_cli("demo", "--dir", str(tmp_path / "demo"), "--encoder", "hashing")
     assert out.returncode == 0, out.stderr
     assert "first-ranked database correct for 7 of 7" in out.stdout
-    assert """"Los Angeles" = restaurant.city 'LA'""" in out.stdout and "no LLM is configured" in out.stdout
+    assert """"Los Angeles" = restaurant.city 'LA'""" in out.stdout and "no LLM: the local model is not installed" in out.stdout
 
 
 def test_bench_index_json():

@@ -73,7 +73,7 @@ def test_demo_selects_databases_and_links_values_without_llm(tmp_path, no_llm_en
     assert "Q: Who wrote the play Hamlet?" in text and f"expected: {job.NONE_EXPECTED}" in text
     assert not any(link[0] == "New York cheaper" for links in summary["links"][5].values() for link in links)
     assert summary["llm"] is False and summary["answers"] == []
-    assert text.endswith(job.NO_LLM) and "no LLM is configured" in job.NO_LLM
+    assert text.endswith(job.NO_LLM) and "no LLM: the local model is not installed" in job.NO_LLM
 
 
 @pytest.mark.skipif(bool(lexicon_info()["missing_sources"]), reason="WordNet or the value data files are missing")

@@ -1,6 +1,7 @@
 """The main demo job: build the demo collection and its memories (as `relmem index` does), route example questions
 to databases and link their words to stored values with the pipeline's LLM-free stages (what `relmem ask` runs
-without an LLM) and, when an LLM is configured, answer them with the full pipeline."""
+without an LLM) and answer them with the full pipeline and the LLM: an endpoint when one is configured, else the
+local model `make setup` installs."""
 import json
 import os
 import sys
@@ -11,7 +12,7 @@ from ..agent.memories import Memories
 from ..agent.pipeline import Pipeline
 from ..agent.tables import format_table
 from ..encoders import load_encoder, relmem_home
-from ..llm import add_llm_arguments, from_args, from_config
+from ..llm import MeteredLLM, add_llm_arguments, describe, from_args, from_config
 from .collection import DESCRIPTIONS, build_collection
 
 # (question, the database that answers it, or None when no database does)
@@ -26,12 +27,13 @@ QUESTIONS = [
     ("Who wrote the play Hamlet?", None),
 ]
 TOP_K = 3
-CONFIGURED = "configured"  # run(llm=CONFIGURED): the LLM of RELMEM_LLM_BASE_URL / RELMEM_LLM_MODEL, if any
+CONFIGURED = "configured"  # run(llm=CONFIGURED): the configured endpoint, else the local model, if any
 SOURCE_FILE = "demo-source.json"
 NONE_EXPECTED = ("no database answers this question; selection alone keeps its best candidate, and the LLM's plan "
                  "can answer without one")
-NO_LLM = ("no LLM is configured (set RELMEM_LLM_BASE_URL and RELMEM_LLM_MODEL, or pass --llm-base-url and "
-          "--llm-model): shown are the LLM-free stages, database selection and value linking")
+NO_LLM = ("no LLM: the local model is not installed (`make setup` installs it) and no endpoint is configured (set "
+          "RELMEM_LLM_BASE_URL and RELMEM_LLM_MODEL, or pass --llm-base-url and --llm-model): shown are the LLM-free "
+          "stages, database selection and value linking")
 
 
 def default_folder():
@@ -135,13 +137,15 @@ def run(folder=None, encoder_name=None, out=print, memory_folder=None, llm=CONFI
     llm_free = Pipeline.default(catalog, None, memories.selection, memories.values, config={"top_k": TOP_K})
     pipeline = None
     if llm is not None:
+        out(f"LLM: {describe(llm)}")
+        llm = MeteredLLM(llm)
         pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, memories.examples,
                                     descriptions=memories.descriptions, disable={"conversation"},
                                     rows=memories.rows)
 
     summary = {"encoder": encoder.name, "memory": how, "hits": 0, "set_hits": 0,
                "answerable": sum(1 for _, expected in questions if expected), "llm": pipeline is not None,
-               "rankings": [], "selected": [], "links": [], "answers": []}
+               "rankings": [], "selected": [], "links": [], "answers": [], "seconds": [], "tokens": []}
     for question, expected in questions:
         out(f"\nQ: {question}")
         found = llm_free.ask(question)
@@ -163,9 +167,17 @@ def run(folder=None, encoder_name=None, out=print, memory_folder=None, llm=CONFI
         summary["links"].append({db: [(l.span, l.value, l.table, l.column, l.score) for l in db_links]
                                  for db, db_links in found.question_values.items()})
         if pipeline is not None:
+            llm.ledger.reset()
+            asked = time.perf_counter()
             state = pipeline.ask(question)
+            seconds = time.perf_counter() - asked
+            total = llm.ledger.total()
             _print_answer(state, out)
+            out(f"  {seconds:.1f} s, {total.calls} LLM calls, {total.prompt_tokens} prompt + "
+                f"{total.completion_tokens} completion tokens")
             summary["answers"].append(state.answer)
+            summary["seconds"].append(seconds)
+            summary["tokens"].append(total.total_tokens)
 
     out(f"\nfirst-ranked database correct for {summary['hits']} of {summary['answerable']} database questions; "
         f"the selected set holds it for {summary['set_hits']}")
@@ -173,5 +185,6 @@ def run(folder=None, encoder_name=None, out=print, memory_folder=None, llm=CONFI
         out(NO_LLM)
     else:
         answered = sum(1 for answer in summary["answers"] if not answer.startswith("could not answer"))
-        out(f"the LLM pipeline answered {answered} of {len(questions)} questions")
+        out(f"the LLM pipeline answered {answered} of {len(questions)} questions in {sum(summary['seconds']):.0f} s "
+            f"({sum(summary['tokens'])} tokens)")
     return summary
