@@ -9,6 +9,7 @@ import relmem
 from relmem.agent import Pipeline
 from relmem.agent.memories import Memories
 from relmem.contracts import CONTRACTS
+from relmem.demo.collection import DESCRIPTIONS
 from relmem.llm import MeteredLLM, describe
 from relmem.llm import local
 from relmem.sql import parse as parse_sql
@@ -76,13 +77,15 @@ def test_constrained_sql_names_only_the_schema(model, demo_dir):
     catalog.execute("singers", sql)
 
 
-def test_the_pipeline_answers_demo_questions(model, demo_dir, tmp_path):
+def test_the_pipeline_answers_a_demo_question(model, demo_dir):
+    """Planning, value correction, inspection, execution and the answer, each under its grammar. The context
+    switch is left out: the small default model's verdict is measured in docs/llm.md, not asserted."""
     catalog = relmem.Catalog(str(demo_dir))
-    memories = Memories.build(catalog, encoder=relmem.load_encoder("hashing"))
+    memories = Memories.build(catalog, encoder=relmem.load_encoder("hashing"), descriptions=DESCRIPTIONS)
     llm = MeteredLLM(model.as_llm())
-    pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, disable={"conversation"},
-                                config={"top_k": 2})
+    pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, descriptions=DESCRIPTIONS,
+                                disable={"conversation", "context_switch"}, config={"top_k": 2})
     state = pipeline.ask("How many female singers are older than 30?")
     assert not state.answer.startswith("could not answer"), state.answer
     assert any(result["database"] == "singers" and not result["error"] for result in state.results())
-    assert llm.ledger.total().calls >= 3
+    assert {"plan", "return_type"} <= set(llm.ledger.by_stage())

@@ -10,4 +10,5 @@ BENCHMARKS = {
     "mcp": "relmem.bench.mcp",
     "context": "relmem.bench.context",
     "swan": "relmem.bench.swan",
+    "llm": "relmem.bench.llm",
 }

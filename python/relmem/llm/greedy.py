@@ -25,6 +25,8 @@ class GreedyDecoder:
         self.n_vocab = llama.n_vocab()
         self._all = (llama_cpp.llama_token_data * self.n_vocab)()
         self._top = (llama_cpp.llama_token_data * TOP)()
+        self.constrained_steps = 0  # steps decoded under a grammar
+        self.full_checks = 0        # of which checked the whole vocabulary
 
     def complete(self, tokens, max_tokens, stop=(), grammar=None):
         """Decodes after the prompt `tokens`. Returns (text, completion tokens, finish reason, reused prompt
@@ -84,10 +86,11 @@ class GreedyDecoder:
     def _best(self, logits, sampler):
         if sampler is None:
             return int(np.argmax(logits))
+        self.constrained_steps += 1
         top = np.argpartition(logits, -TOP)[-TOP:]
-        top = top[np.argsort(logits[top])[::-1]]
         allowed = self._allowed(sampler, self._top, top, logits)
         if allowed is None:
+            self.full_checks += 1
             allowed = self._allowed(sampler, self._all, np.arange(self.n_vocab), logits)
         return allowed
 

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The paper's experiments with a real LLM (docs/llm.md): each condition on the first N items of each kind of a
+# fixed set. Every run resumes its output, so a larger N later adds items without repeating any.
+#
+#   scripts/llm_experiments.sh SET.jsonl MEMDIR OUTDIR N [LLM flags of `relmem eval run`]
+#
+# SET: `relmem eval build ... --n single=100,double=50,value=50,zero=50 --value-cases CASES --seed 0`.
+# MEMDIR: `relmem index --dbs ../shared/data/spider/database --examples TRAIN_EXAMPLES --out MEMDIR`.
+# Runs, most telling first: relmem, gold-DB DDL and free decoding on single-DB questions; relmem and LLM only on
+# zero-DB questions; value questions with and without the value memory; double-DB questions; top-20 DDL.
+set -euo pipefail
+[ $# -ge 4 ] || { echo "usage: $0 SET.jsonl MEMDIR OUTDIR N [LLM flags]" >&2; exit 2; }
+set_path="$1" memory="$2" out="$3" n="$4"
+shift 4
+relmem="${RELMEM:-.venv/bin/relmem}"
+dbs="${SPIDER_DBS:-../shared/data/spider/database}"
+mkdir -p "$out"
+
+run() {  # run NAME KIND [flags]: items of KIND into OUTDIR/NAME.jsonl
+  local name="$1" kind="$2"
+  shift 2
+  local file="$out/$name.jsonl" resume=()
+  [ -s "$file" ] && resume=(--resume "$file")
+  "$relmem" eval run --set "$set_path" --dbs "$dbs" --memory "$memory" --kind "$kind" --per-kind "$n" \
+    --label "$name" --out "$file" "${resume[@]}" "$@" "${llm_flags[@]}"
+}
+
+llm_flags=("$@")
+run relmem single
+run gold-ddl single --condition gold-ddl
+run free-decoding single --free
+run relmem zero
+run llm-only zero --condition llm-only
+run relmem value
+run no-value-memory value --disable value_memory
+run relmem double
+run gold-ddl double --condition gold-ddl
+run top20-ddl single --condition top20-ddl
+runs=()
+for name in relmem gold-ddl free-decoding llm-only no-value-memory top20-ddl; do
+  [ -s "$out/$name.jsonl" ] && runs+=("$out/$name.jsonl")
+done
+"$relmem" eval report "${runs[@]}" > "$out/report.json"
+"$relmem" eval report "${runs[@]}" --markdown > "$out/report.md"
