@@ -5,36 +5,10 @@
 #include <string>
 #include <string_view>
 
+#include "function_arguments.hpp"
+
 namespace relmem {
 namespace {
-
-constexpr uint64_t kStepsPerStopCheck = 1 << 16;
-
-const std::atomic<bool>& stop_flag(sqlite3_context* context) {
-  return *static_cast<const std::atomic<bool>*>(sqlite3_user_data(context));
-}
-
-// The value as text, or false (with the error set) when SQLite ran out of memory converting it.
-bool text_of(sqlite3_context* context, sqlite3_value* value, std::string_view& out) {
-  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(value));
-  if (!text) {
-    sqlite3_result_error_nomem(context);
-    return false;
-  }
-  out = std::string_view(text, static_cast<size_t>(sqlite3_value_bytes(value)));
-  return true;
-}
-
-std::string_view blob_of(sqlite3_value* value) {
-  const auto* data = static_cast<const char*>(sqlite3_value_blob(value));
-  return data ? std::string_view(data, static_cast<size_t>(sqlite3_value_bytes(value))) : std::string_view();
-}
-
-bool any_null(int argc, sqlite3_value** argv) {
-  for (int i = 0; i < argc; ++i)
-    if (sqlite3_value_type(argv[i]) == SQLITE_NULL) return true;
-  return false;
-}
 
 const char* find(std::string_view haystack, std::string_view needle, size_t from) {
   if (from > haystack.size()) return nullptr;
@@ -262,6 +236,8 @@ void install_bounded_functions(sqlite3* db, const std::atomic<bool>* stop) {
   sqlite3_create_function_v2(db, "like", 2, kFlags, user, like_function, nullptr, nullptr, nullptr);
   sqlite3_create_function_v2(db, "like", 3, kFlags, user, like_function, nullptr, nullptr, nullptr);
   sqlite3_create_function_v2(db, "glob", 2, kFlags, user, glob_function, nullptr, nullptr, nullptr);
+  install_trim_functions(db, stop);
+  install_checked_builtin_functions(db);
 }
 
 }  // namespace relmem
