@@ -19,7 +19,7 @@ SWAN = SHARED / "data" / "swan"
 def bench(tmp_path, *options):
     parser = argparse.ArgumentParser()
     swan_bench.add_arguments(parser)
-    return swan_bench.run(parser.parse_args(["--swan", str(SWAN), "--dbs", str(tmp_path / "curated"),
+    return swan_bench.run(parser.parse_args(["--swan", str(SWAN), "--out", str(tmp_path / "curated"),
                                              "--work", str(tmp_path / "work"), *options]))
 
 

@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from .. import Catalog, Error, llm as llms
+from .. import Catalog, Error, llm as llms, outputs
 from ..agent import SWITCHES, Memories
 from ..agent.config import DECOMPOSERS
 from .compose import build_set, parse_counts
@@ -71,6 +71,8 @@ def register(commands):
 
 
 def run_build(args):
+    outputs.refuse_overlap(args.out, {"--spider": args.spider, "--zero-db": args.zero_db}, "--out")
+    outputs.refuse_existing(args.out, "--out")
     counts = parse_counts(args.n)
     items = build_set(args.spider, args.zero_db, counts, seed=args.seed)
     write_set(items, args.out)
@@ -103,6 +105,9 @@ def _llm(args, items):
 def run_run(args):
     if args.top_k < 1:
         raise Error("--top-k must be at least 1")
+    resumed_elsewhere = args.resume and os.path.realpath(args.resume) != os.path.realpath(args.out)
+    outputs.refuse_overlap(args.out, {"--set": args.set_path, "--dbs": args.dbs, "--memory": args.memory,
+                                      "--resume": args.resume if resumed_elsewhere else None}, "--out")
     items = load_set(args.set_path)[:args.limit]
     catalog = Catalog(args.dbs)
     missing = sorted({db for item in items for db in item.databases} - set(catalog.databases))
@@ -125,6 +130,8 @@ def run_run(args):
 
 
 def run_report(args):
+    if args.plots:
+        outputs.refuse_overlap(args.plots, {"OUT": args.outputs}, "--plots")
     result = report(args.outputs)
     if args.plots:
         result["plots"] = plot(result, args.plots)
