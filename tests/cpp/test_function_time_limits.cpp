@@ -23,6 +23,8 @@ struct AdversarialCall {
   std::string sql;
 };
 
+void PrintTo(const AdversarialCall& call, std::ostream* out) { *out << call.function << ": " << call.sql.substr(0, 60); }
+
 // R(N): N bytes 0x80 as text, built inside SQLite (SQL text itself must be UTF-8).
 std::string expand_runs(const std::string& sql) {
   static const std::regex run(R"(R\((\d+)\))");
