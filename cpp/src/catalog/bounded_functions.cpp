@@ -38,7 +38,8 @@ void instr_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
   sqlite3_result_int64(context, position);
 }
 
-// replace(X, Y, Z): X with every occurrence of Y replaced by Z; X itself when Y is empty.
+// replace(X, Y, Z): X with every occurrence of Y replaced by Z; X itself when Y is empty. Linear, and millions of
+// short matches still watch the stop flag.
 void replace_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
   if (any_null(argc, argv)) return;
   std::string_view text, pattern, replacement;
@@ -49,9 +50,15 @@ void replace_function(sqlite3_context* context, int argc, sqlite3_value** argv) 
   }
   if (!text_of(context, argv[2], replacement)) return;
   const auto limit = static_cast<size_t>(sqlite3_limit(sqlite3_context_db_handle(context), SQLITE_LIMIT_LENGTH, -1));
+  const std::atomic<bool>& stop = stop_flag(context);
   std::string out;
   size_t at = 0;
+  uint64_t matches = 0;
   for (const char* found; (found = find(text, pattern, at)) != nullptr;) {
+    if (++matches % kStepsPerStopCheck == 0 && stop.load(std::memory_order_relaxed)) {
+      sqlite3_result_error_code(context, SQLITE_INTERRUPT);
+      return;
+    }
     const auto hit = static_cast<size_t>(found - text.data());
     out.append(text.substr(at, hit - at)).append(replacement);
     at = hit + pattern.size();
