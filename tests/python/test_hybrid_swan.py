@@ -1,6 +1,7 @@
 """Hybrid queries end to end on SWAN's superhero database with the scripted oracle filler (not an LLM), and the
 Python API on a small database."""
 import argparse
+import hashlib
 import json
 import sqlite3
 
@@ -19,7 +20,7 @@ SWAN = SHARED / "data" / "swan"
 def bench(tmp_path, *options):
     parser = argparse.ArgumentParser()
     swan_bench.add_arguments(parser)
-    return swan_bench.run(parser.parse_args(["--swan", str(SWAN), "--dbs", str(tmp_path / "curated"),
+    return swan_bench.run(parser.parse_args(["--swan", str(SWAN), "--out", str(tmp_path / "curated"),
                                              "--work", str(tmp_path / "work"), *options]))
 
 
@@ -45,7 +46,10 @@ def test_curated_database_lacks_the_dropped_columns_and_the_original_is_untouche
 
 @requires_shared(SWAN)
 def test_swan_superhero_end_to_end(tmp_path):
+    original = swan_data.original_path(SWAN, "superhero")
+    before = hashlib.sha256(original.read_bytes()).hexdigest()
     report = bench(tmp_path, "--databases", "superhero")
+    assert hashlib.sha256(original.read_bytes()).hexdigest() == before
     lazy, hqdl, udf = (report["modes"][m] for m in ("lazy", "hqdl", "udf"))
     assert report["questions"] == 30 and not report["gold_failures"]
     assert lazy["execution_accuracy"] >= 0.95, lazy["failures"]

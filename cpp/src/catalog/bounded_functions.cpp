@@ -5,36 +5,10 @@
 #include <string>
 #include <string_view>
 
+#include "function_arguments.hpp"
+
 namespace relmem {
 namespace {
-
-constexpr uint64_t kStepsPerStopCheck = 1 << 16;
-
-const std::atomic<bool>& stop_flag(sqlite3_context* context) {
-  return *static_cast<const std::atomic<bool>*>(sqlite3_user_data(context));
-}
-
-// The value as text, or false (with the error set) when SQLite ran out of memory converting it.
-bool text_of(sqlite3_context* context, sqlite3_value* value, std::string_view& out) {
-  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(value));
-  if (!text) {
-    sqlite3_result_error_nomem(context);
-    return false;
-  }
-  out = std::string_view(text, static_cast<size_t>(sqlite3_value_bytes(value)));
-  return true;
-}
-
-std::string_view blob_of(sqlite3_value* value) {
-  const auto* data = static_cast<const char*>(sqlite3_value_blob(value));
-  return data ? std::string_view(data, static_cast<size_t>(sqlite3_value_bytes(value))) : std::string_view();
-}
-
-bool any_null(int argc, sqlite3_value** argv) {
-  for (int i = 0; i < argc; ++i)
-    if (sqlite3_value_type(argv[i]) == SQLITE_NULL) return true;
-  return false;
-}
 
 const char* find(std::string_view haystack, std::string_view needle, size_t from) {
   if (from > haystack.size()) return nullptr;
@@ -64,7 +38,8 @@ void instr_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
   sqlite3_result_int64(context, position);
 }
 
-// replace(X, Y, Z): X with every occurrence of Y replaced by Z; X itself when Y is empty.
+// replace(X, Y, Z): X with every occurrence of Y replaced by Z; X itself when Y is empty. Linear, and millions of
+// short matches still watch the stop flag.
 void replace_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
   if (any_null(argc, argv)) return;
   std::string_view text, pattern, replacement;
@@ -75,9 +50,15 @@ void replace_function(sqlite3_context* context, int argc, sqlite3_value** argv) 
   }
   if (!text_of(context, argv[2], replacement)) return;
   const auto limit = static_cast<size_t>(sqlite3_limit(sqlite3_context_db_handle(context), SQLITE_LIMIT_LENGTH, -1));
+  const std::atomic<bool>& stop = stop_flag(context);
   std::string out;
   size_t at = 0;
+  uint64_t matches = 0;
   for (const char* found; (found = find(text, pattern, at)) != nullptr;) {
+    if (++matches % kStepsPerStopCheck == 0 && stop.load(std::memory_order_relaxed)) {
+      sqlite3_result_error_code(context, SQLITE_INTERRUPT);
+      return;
+    }
     const auto hit = static_cast<size_t>(found - text.data());
     out.append(text.substr(at, hit - at)).append(replacement);
     at = hit + pattern.size();
@@ -262,6 +243,8 @@ void install_bounded_functions(sqlite3* db, const std::atomic<bool>* stop) {
   sqlite3_create_function_v2(db, "like", 2, kFlags, user, like_function, nullptr, nullptr, nullptr);
   sqlite3_create_function_v2(db, "like", 3, kFlags, user, like_function, nullptr, nullptr, nullptr);
   sqlite3_create_function_v2(db, "glob", 2, kFlags, user, glob_function, nullptr, nullptr, nullptr);
+  install_trim_functions(db, stop);
+  install_checked_builtin_functions(db);
 }
 
 }  // namespace relmem

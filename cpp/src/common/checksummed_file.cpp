@@ -4,6 +4,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "new_file.hpp"
+
 namespace relmem {
 namespace {
 
@@ -45,7 +47,7 @@ uint64_t checksum_of_bytes(const void* data, size_t size, size_t word_size, uint
 ChecksummedFileWriter::ChecksummedFileWriter(const ChecksummedFormat& format, const std::string& path)
     : format_(format),
       path_(path),
-      temporary_path_(path + ".tmp"),
+      temporary_path_(make_temporary_sibling(path, format.kind)),
       file_(temporary_path_, std::ios::binary | std::ios::in | std::ios::out | std::ios::trunc) {
   if (!file_) throw Error("cannot write " + std::string(format.kind) + " file " + path);
   write(format.magic, kMagicSize);
@@ -64,9 +66,8 @@ void ChecksummedFileWriter::commit() {
   const uint64_t checksum = checksum_of(file_.seekg(0), size, format_.checksum_word_size);
   file_.seekp(0, std::ios::end).write(reinterpret_cast<const char*>(&checksum), sizeof checksum);
   file_.close();
-  std::error_code error;
-  if (file_) std::filesystem::rename(temporary_path_, path_, error);
-  if (!file_ || error) throw Error("failed writing " + std::string(format_.kind) + " file " + path_);
+  if (!file_) throw Error("failed writing " + std::string(format_.kind) + " file " + path_);
+  move_into_place(temporary_path_, path_, format_.kind);
   committed_ = true;
 }
 

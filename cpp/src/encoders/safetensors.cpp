@@ -9,6 +9,8 @@
 #include <tuple>
 #include <nlohmann/json.hpp>
 
+#include "../common/new_file.hpp"
+
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is little-endian");
 
 namespace relmem {
@@ -236,13 +238,10 @@ void write_safetensors(const std::string& path, const std::vector<TensorToWrite>
   }
   std::string header_text = header.dump();
   header_text.append((8 - header_text.size() % 8) % 8, ' ');  // keeps the data 8-byte aligned
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error("cannot write safetensors file " + path);
   unsigned char length_bytes[8];
   for (int i = 0; i < 8; ++i) length_bytes[i] = static_cast<unsigned char>(uint64_t{header_text.size()} >> (8 * i));
-  out.write(reinterpret_cast<const char*>(length_bytes), 8);
-  out << header_text << data;
-  if (!out.flush()) throw Error("failed writing safetensors file " + path);
+  write_file_atomically(path, std::string(reinterpret_cast<const char*>(length_bytes), 8) + header_text + data,
+                        "safetensors");
 }
 
 float half_to_float(uint16_t bits) {

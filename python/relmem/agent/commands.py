@@ -8,7 +8,7 @@ The CLI registers them with add_index_arguments/run_index and add_ask_arguments/
 import json
 import sys
 
-from .. import Catalog, Error
+from .. import Catalog, Error, outputs
 from ..examples import load_records
 from ..llm import add_llm_arguments, from_args
 from ..typed_json import json_default
@@ -96,6 +96,8 @@ def _build(args, catalog, progress):
 
 
 def run_index(args):
+    outputs.refuse_overlap(args.out, {"--dbs": args.dbs, "--examples": args.examples,
+                                      "--descriptions": args.descriptions}, "--out")
     catalog = _open_catalog(args.dbs)
     if args.strict and catalog.skipped:
         print(f"relmem index: {len(catalog.skipped)} database(s) skipped (--strict); nothing saved", file=sys.stderr)

@@ -50,7 +50,7 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from .. import Catalog, Error, RelevanceModel, SelectionMemory
+from .. import Catalog, Error, RelevanceModel, SelectionMemory, outputs
 from .._relmem import LabeledQuestion, load_labeled_questions
 from .._relmem import make_composites as _make_composites
 from .._relmem import ranking_metrics, set_metrics as _set_metrics
@@ -318,6 +318,9 @@ def run(args):
     if (args.batch or args.device != "cpu") and not (args.synthetic or args.reopen):
         raise Error("--device and --batch apply to --synthetic and --reopen")
     progress = not args.no_progress
+    if args.keep:
+        outputs.refuse_overlap(args.keep, {"--dbs": args.dbs, "--questions": args.questions, "--model": args.model},
+                               "--keep")
     if args.reopen:
         return {"benchmark": "selection",
                 "reopened": _reopen(args.reopen, load_questions(args.questions)[:500], ks, args.device, args.batch)}

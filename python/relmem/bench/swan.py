@@ -1,10 +1,11 @@
 """SWAN: beyond-database questions answered with LLM-filled virtual columns and LLM functions inside SQL.
 
-    relmem bench swan --swan ../shared/data/swan [--dbs DIR] [--mode all|hqdl,lazy,udf,lazy-alone] --llm oracle-filler
-                      [--fill-error RATE] --json
+    relmem bench swan --swan ../shared/data/swan [--out DIR] [--work DIR] [--mode all|hqdl,lazy,udf,lazy-alone]
+                      --llm oracle-filler [--fill-error RATE] --json
 
-Builds SWAN's curated databases (the originals minus columns_to_drop.json) into --dbs (default: a temporary
-folder); the originals are only read. Ground truth: each question's gold SQL on the original database.
+Builds SWAN's curated databases (the originals minus columns_to_drop.json) into --out (default: a temporary
+folder), the fill stores into --work (the same); the originals are only read, and an --out or --work that is,
+holds or lies inside the SWAN folder is refused. Ground truth: each question's gold SQL on the original database.
 - hqdl / lazy: each question's gold SQL over the curated database extended with virtual columns restoring the
   dropped ones. hqdl is HQDL's fill-everything: every row of every virtual column and relation is filled before the
   questions run (its tokens, calls and rows are reported as `upfront_fill` and included in the mode's and each
@@ -26,13 +27,14 @@ and BIRD compare them. Data factuality: see relmem.hybrid.factuality.
 it measures relmem's machinery (batching, lazy filling, caching, scoring), not an LLM. Tokens are counted at about
 4 characters per token.
 """
+import argparse
 import json
 import sqlite3
 import tempfile
 import time
 from pathlib import Path
 
-from .. import execute_readonly
+from .. import execute_readonly, outputs
 from .._relmem import Error
 from ..hybrid import FillStore, OracleFiller, factuality, session
 from ..hybrid import swan as swan_data
@@ -45,7 +47,9 @@ WHOLE_SHARE = 0.9  # a question that fills this share of a table's rows alone re
 
 def add_arguments(parser):
     parser.add_argument("--swan", required=True, help="the SWAN folder (databases/, beyond-database-questions/)")
-    parser.add_argument("--dbs", default=None, help="folder for the curated databases (default: temporary)")
+    parser.add_argument("--out", default=None, metavar="DIR",
+                        help="new folder for the curated databases (default: temporary)")
+    parser.add_argument("--dbs", default=None, help=argparse.SUPPRESS)  # refused with a pointer to --out
     parser.add_argument("--mode", default="all", help="all (hqdl, lazy and udf; the default), or one or more of hqdl, "
                         "lazy, udf, lazy-alone, comma-separated")
     parser.add_argument("--llm", default="oracle-filler", choices=("oracle-filler",),
@@ -58,7 +62,16 @@ def add_arguments(parser):
                         help="comma-separated question ids (<database>/<n>, as in the report) to run alone")
     parser.add_argument("--batch-size", type=int, default=40, help="rows or inputs per fill request")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per query round")
-    parser.add_argument("--work", default=None, help="folder for the fill stores (default: temporary)")
+    parser.add_argument("--work", default=None, metavar="DIR", help="folder for the fill stores (default: temporary)")
+
+
+def _new_store(path):
+    """A fill store in a file this run creates: the measurements start from an empty store."""
+    outputs.refuse_existing(path, "--work")
+    outputs.make_folder(path.parent, "--work")
+    store = FillStore(str(path))
+    outputs.record_created(path)
+    return store
 
 
 def _rows(result):
@@ -105,7 +118,7 @@ def _alone(prepared, questions, gold, oracle, work, args):
     rows = []
     for q in questions:
         curated, schema = prepared[q.database]
-        store = FillStore(str(work / ALONE / f"{q.id.replace('/', '_')}.sqlite"))
+        store = _new_store(work / ALONE / f"{q.id.replace('/', '_')}.sqlite")
         row = _run_query(session(q.database, curated, schema, oracle, store, batch_size=args.batch_size,
                                  timeout=args.timeout, max_rows=100000), q.gold_sql, gold[q.id])
         row.update(database=q.database, question_id=q.id)
@@ -144,7 +157,7 @@ def _foresight_floor(prepared, lazy_store, oracle, work, args):
     rows by their keys can spend less on these questions; HQDL's excess over it is what laziness can save."""
     by_database = {}
     for db, (curated, schema) in prepared.items():
-        s = session(db, curated, schema, oracle, FillStore(str(work / "floor" / f"{db}.sqlite")),
+        s = session(db, curated, schema, oracle, _new_store(work / "floor" / f"{db}.sqlite"),
                     batch_size=args.batch_size, timeout=args.timeout, max_rows=100000)
         total = {"tokens": 0, "calls": 0, "rows_filled": 0}
         for (kind, target), rows in _needed_cells(lazy_store, db).items():
@@ -190,15 +203,20 @@ def run(args):
     if args.mode != "all" and len(modes) != len(set(args.mode.split(","))):
         raise Error(f"--mode: all, or one or more of {', '.join(MODES + (ALONE,))} (comma-separated), "
                     f"not {args.mode!r}")
+    if args.dbs is not None:
+        raise Error("--dbs names databases relmem reads; bench swan reads SWAN's originals from --swan and writes "
+                    "its curated copies to --out, a folder apart from --swan")
+    for name in ("--out", "--work"):
+        if getattr(args, name[2:]):
+            outputs.refuse_overlap(getattr(args, name[2:]), {"--swan": str(swan_dir)}, name)
     scratch = tempfile.TemporaryDirectory(prefix="relmem_swan_")
-    dbs_dir = Path(args.dbs) if args.dbs else Path(scratch.name) / "curated"
-    work = Path(args.work) if args.work else Path(scratch.name) / "work"
-    work.mkdir(parents=True, exist_ok=True)
+    dbs_dir = Path(args.out) if args.out else Path(scratch.name) / "curated"
+    work = Path(outputs.make_folder(Path(args.work) if args.work else Path(scratch.name) / "work", "--work"))
 
     started = time.perf_counter()
     prepared, sources, notes = {}, [], {}
     for db in wanted:
-        curated, dropped = swan_data.build_curated(swan_dir, db, dbs_dir)
+        curated, dropped = swan_data.build_curated(swan_dir, db, dbs_dir, "--out")
         schema = swan_data.declarations(swan_dir, db, dropped)
         prepared[db] = (curated, schema)
         sources.append(swan_data.oracle_source(swan_dir, db, schema))
@@ -222,7 +240,7 @@ def run(args):
     for mode in modes:
         rows = []
         if mode in ("hqdl", "lazy"):
-            store = FillStore(str(work / f"{mode}.sqlite"))
+            store = _new_store(work / f"{mode}.sqlite")
             sessions = {db: session(db, curated, schema, oracle, store, batch_size=args.batch_size,
                                     timeout=args.timeout, max_rows=100000)
                         for db, (curated, schema) in prepared.items()}
@@ -270,7 +288,7 @@ def run(args):
                         sql = translate(q.hybrid_sql, connection)
                     except Error as error:
                         sql, failure = None, str(error)
-                store = FillStore(str(work / "udf" / f"{q.id.replace('/', '_')}.sqlite"))
+                store = _new_store(work / "udf" / f"{q.id.replace('/', '_')}.sqlite")
                 if sql is None:
                     row = {"ok": False, "correct": False, "error": f"translation: {failure}", "tokens": 0,
                            "calls": 0, "rows_filled": 0, "rounds": 0}

@@ -7,6 +7,8 @@ import os
 import random
 import sqlite3
 
+from .. import outputs
+
 CITIES = [  # full name, abbreviation used by restaurants, state code, state, population, area km2
     ("Los Angeles", "LA", "CA", "California", 3898747, 1302),
     ("San Francisco", "SF", "CA", "California", 873965, 121),
@@ -195,23 +197,20 @@ DESCRIPTIONS = {
 }
 
 
-def build_collection(folder, seed=0, overwrite=False):
-    """Writes one <name>/<name>.sqlite per database into `folder`; returns the list of paths."""
+def build_collection(folder, seed=0):
+    """Writes one <name>/<name>.sqlite per database into `folder`, keeping the ones already there; returns the list
+    of paths."""
     paths = []
     for name, builder in BUILDERS.items():
         path = os.path.join(folder, name, f"{name}.sqlite")
         paths.append(path)
-        if os.path.exists(path) and not overwrite:
+        if os.path.exists(path):
             continue
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = path + ".tmp"
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        db = sqlite3.connect(tmp)
-        try:
-            builder(db, random.Random(f"{seed}:{name}"))
-            db.commit()
-        finally:
-            db.close()
-        os.replace(tmp, path)
+        with outputs.new_file(path, "--dir") as temporary:
+            db = sqlite3.connect(temporary)
+            try:
+                builder(db, random.Random(f"{seed}:{name}"))
+                db.commit()
+            finally:
+                db.close()
     return paths

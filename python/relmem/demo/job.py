@@ -7,7 +7,7 @@ import os
 import sys
 import time
 
-from .. import Catalog, Error
+from .. import Catalog, Error, outputs
 from ..agent.memories import Memories
 from ..agent.pipeline import Pipeline
 from ..agent.tables import format_table
@@ -96,8 +96,7 @@ def open_memories(catalog, folder, encoder, memory_folder, rebuild=False, out=pr
     if os.path.exists(source_path):
         os.remove(source_path)  # a save cut short must never look up to date
     memories.save(memory_folder)
-    with open(source_path, "w", encoding="utf-8") as f:
-        json.dump(source, f, indent=1)
+    outputs.write_file(source_path, json.dumps(source, indent=1), "--memory")
     return memories, "built"
 
 
@@ -126,6 +125,7 @@ def run(folder=None, encoder_name=None, out=print, memory_folder=None, llm=CONFI
     configures). `questions`: (question, expected database or None) pairs."""
     folder = folder or default_folder()
     memory_folder = memory_folder or default_memory_folder()
+    outputs.refuse_overlap(memory_folder, {"--dir": folder}, "--memory")
     build_collection(folder)
     catalog = Catalog(folder)
     encoder = load_encoder(encoder_name)

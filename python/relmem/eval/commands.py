@@ -7,9 +7,10 @@
     relmem eval report OUT... [--markdown] [--plots DIR]
 """
 import json
+import os
 import sys
 
-from .. import Catalog, Error, llm as llms
+from .. import Catalog, Error, llm as llms, outputs
 from ..agent import SWITCHES, Memories
 from ..agent.config import DECOMPOSERS
 from .compose import build_set, parse_counts
@@ -82,6 +83,9 @@ def register(commands):
 
 
 def run_build(args):
+    outputs.refuse_overlap(args.out, {"--spider": args.spider, "--zero-db": args.zero_db,
+                                      "--value-cases": args.value_cases}, "--out")
+    outputs.refuse_existing(args.out, "--out")
     counts = parse_counts(args.n)
     items = build_set(args.spider, args.zero_db, counts, seed=args.seed, value_cases=args.value_cases)
     write_set(items, args.out)
@@ -117,6 +121,9 @@ def _llm(args, items):
 def run_run(args):
     if args.top_k < 1:
         raise Error("--top-k must be at least 1")
+    resumed_elsewhere = args.resume and os.path.realpath(args.resume) != os.path.realpath(args.out)
+    outputs.refuse_overlap(args.out, {"--set": args.set_path, "--dbs": args.dbs, "--memory": args.memory,
+                                      "--resume": args.resume if resumed_elsewhere else None}, "--out")
     items = select_items(load_set(args.set_path), args.kind, args.per_kind)[:args.limit]
     catalog = Catalog(args.dbs)
     missing = sorted({db for item in items for db in item.databases} - set(catalog.databases))
@@ -154,6 +161,8 @@ def select_items(items, kinds=(), per_kind=None):
 
 
 def run_report(args):
+    if args.plots:
+        outputs.refuse_overlap(args.plots, {"OUT": args.outputs}, "--plots")
     result = report(args.outputs)
     if args.plots:
         result["plots"] = plot(result, args.plots)

@@ -15,7 +15,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import List
 
-from .. import Error
+from .. import Error, outputs
 
 KINDS = ("zero", "single", "double", "multi", "value")
 ANSWER_TYPES = ("text", "choice", "rows", "larger", "parts")
@@ -68,12 +68,9 @@ class Item:
 
 
 def write_set(items, path):
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            for item in items:
-                f.write(json.dumps(item.to_dict(), ensure_ascii=False, default=str) + "\n")
-    except OSError as error:
-        raise Error(f"cannot write {path}: {error.strerror}") from None
+    """Writes a new set file (relmem.outputs: never over a file this run did not create)."""
+    outputs.write_file(path, "".join(json.dumps(item.to_dict(), ensure_ascii=False, default=str) + "\n"
+                                     for item in items))
 
 
 def load_set(path):

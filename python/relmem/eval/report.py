@@ -9,7 +9,7 @@ import json
 import os
 from statistics import mean
 
-from .. import Error
+from .. import Error, outputs
 from .gold_simulator import NAME as SIMULATOR
 from .metrics import score
 
@@ -211,7 +211,7 @@ def plot(result, folder):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    os.makedirs(folder, exist_ok=True)
+    outputs.make_folder(folder, "--plots")
     runs, groups = result["runs"], _groups(result["runs"])
     paths = []
     for metric, heading in PLOTS.items():
@@ -233,7 +233,8 @@ def plot(result, folder):
         axes.legend(fontsize=7, loc="lower left" if not metric.endswith("tokens") else "upper left")
         figure.tight_layout()
         path = os.path.join(folder, f"{metric}.png")
-        figure.savefig(path, dpi=110)
+        with outputs.new_file(path, "--plots") as temporary:
+            figure.savefig(temporary, dpi=110, format="png")
         plt.close(figure)
         paths.append(path)
     return paths

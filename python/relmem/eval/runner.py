@@ -10,7 +10,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 from tqdm import tqdm
 
-from .. import Error
+from .. import Error, outputs
 from ..agent import Pipeline
 from ..agent.config import PipelineConfig
 from ..agent.stages.base import Stage
@@ -180,11 +180,15 @@ def evaluate_item(pipeline, item, run, full_trace=False, catalog=None):
 
 
 class _Output:
-    """Appends records to the output, one line each, written through to the disk before the next."""
+    """Appends records to the output, one line each, written through to the disk before the next. The file is new
+    (relmem.outputs), or the output an earlier run wrote, continued with --resume OUT --out OUT."""
 
-    def __init__(self, path):
+    def __init__(self, path, continued):
         self.path = path
         self.lock = threading.Lock()
+        if not continued:
+            self.file = outputs.open_new_for_append(path)
+            return
         try:
             self.file = open(path, "a", encoding="utf-8")
         except OSError as error:
@@ -194,6 +198,15 @@ class _Output:
         line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
         with self.lock:
             self.file.write(line)
+            self.file.flush()
+            os.fsync(self.file.fileno())
+
+    def copy_finished(self, source):
+        """The whole records of an earlier output (a cut-off last line is left out)."""
+        with open(source, "rb") as f:
+            data = f.read()
+        with self.lock:
+            self.file.write(data[:data.rfind(b"\n") + 1].decode("utf-8"))
             self.file.flush()
             os.fsync(self.file.fileno())
 
@@ -211,12 +224,13 @@ def run_items(pipeline, items, out, run, concurrency=1, resume=None, full_trace=
     if resume is None and os.path.exists(out) and os.path.getsize(out) > 0:
         raise Error(f"{out} already holds results: pass --resume {out} to continue it, or choose another --out")
     done_ids = set()
+    continued = resume is not None and os.path.realpath(resume) == os.path.realpath(out)
     if resume is not None:
         done_ids = finished_ids(resume)
-        if os.path.abspath(resume) != os.path.abspath(out):
-            _copy_finished(resume, out)
+    output = _Output(out, continued)
+    if resume is not None and not continued:
+        output.copy_finished(resume)
     todo = [item for item in items if item.id not in done_ids]
-    output = _Output(out)
     bar = tqdm(total=len(todo), desc="eval", unit="q", disable=not progress, file=sys.stderr)
     correct = finished = 0
     start = time.perf_counter()
@@ -245,13 +259,3 @@ def run_items(pipeline, items, out, run, concurrency=1, resume=None, full_trace=
 
 def _take(iterator, n):
     return [item for _, item in zip(range(n), iterator)]
-
-
-def _copy_finished(source, out):
-    with open(source, "rb") as f:
-        data = f.read()
-    data = data[:data.rfind(b"\n") + 1]
-    with open(out, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())

@@ -9,12 +9,14 @@ databases/db_table_keys.json and databases/original/<db>/<db>.sqlite.
 import csv
 import difflib
 import json
+import os
 import re
 import shutil
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import outputs
 from .._relmem import Error
 
 QUESTION_FILES = {
@@ -159,31 +161,31 @@ def _rebuild_without(connection, table, drop):
         connection.execute(sql)
 
 
-def build_curated(swan_dir, database, out_dir):
+def build_curated(swan_dir, database, out_dir, output_name="--out"):
     """Copies the original database into out_dir/<db>/<db>.sqlite without the dropped columns (tables whose every
-    column is dropped are removed). The original is only read. Returns (path, Dropped)."""
+    column is dropped are removed). The original is only read: an out_dir that is, holds or lies inside the SWAN
+    folder is refused, and so is a curated file that exists from before this run. Returns (path, Dropped)."""
     source = original_path(swan_dir, database)
     if not source.is_file():
         raise Error(f"SWAN: no original database {source}")
+    outputs.refuse_overlap(out_dir, {"--swan": str(swan_dir)}, output_name)
     target = Path(out_dir) / database / f"{database}.sqlite"
-    target.parent.mkdir(parents=True, exist_ok=True)
     with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as original:
         dropped = read_dropped(swan_dir, database, original)
-    if target.exists():
-        target.unlink()
-    shutil.copyfile(source, target)
-    target.chmod(0o644)
-    connection = sqlite3.connect(target)
-    try:
-        connection.execute("PRAGMA foreign_keys = OFF")
-        for table in dropped.tables:
-            connection.execute(f'DROP TABLE "{table}"')
-        for table, columns in dropped.columns.items():
-            _rebuild_without(connection, table, set(columns))
-        connection.commit()
-        connection.execute("VACUUM")
-    finally:
-        connection.close()
+    with outputs.new_file(target, output_name) as temporary:
+        shutil.copyfile(source, temporary)
+        os.chmod(temporary, 0o644)
+        connection = sqlite3.connect(temporary)
+        try:
+            connection.execute("PRAGMA foreign_keys = OFF")
+            for table in dropped.tables:
+                connection.execute(f'DROP TABLE "{table}"')
+            for table, columns in dropped.columns.items():
+                _rebuild_without(connection, table, set(columns))
+            connection.commit()
+            connection.execute("VACUUM")
+        finally:
+            connection.close()
     return target, dropped
 
 

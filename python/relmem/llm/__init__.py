@@ -23,6 +23,7 @@ them; chat() releases the GIL while it waits. Failures raise ``relmem.Error``.
 """
 import os
 
+from .. import outputs
 from .._relmem import Error
 from .._relmem import llm as _core
 from ..scripted_llm import ScriptedLLM, ScriptedRequest, ScriptRule
@@ -117,10 +118,19 @@ def add_llm_arguments(parser):
     return group
 
 
+# The flags of relmem's commands that name what they read: a response cache may not be written there.
+READ_FLAGS = {"dbs": "--dbs", "memory": "--memory", "set_path": "--set", "dir": "--dir", "swan": "--swan",
+              "spider": "--spider"}
+
+
 def from_args(args):
-    """from_config() with the values of the arguments add_llm_arguments() added; None when no LLM is configured."""
+    """from_config() with the values of the arguments add_llm_arguments() added; None when no LLM is configured.
+    A --llm-cache that is, holds or lies inside a folder or file the command reads is refused."""
     if args.no_llm:
         return None
+    if args.llm_cache:
+        outputs.refuse_overlap(args.llm_cache, {flag: getattr(args, name, None) for name, flag in READ_FLAGS.items()},
+                               "--llm-cache")
     return from_config(base_url=args.llm_base_url, model=args.llm_model, api_key_env=args.llm_api_key_env,
                        cache=args.llm_cache, gguf=args.llm_gguf, timeout=args.llm_timeout,
                        max_retries=args.llm_max_retries)

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "../../common/new_file.hpp"
+
 namespace relmem {
 namespace {
 
@@ -46,7 +48,7 @@ void write_cache(const std::string& path, const RowMatrix& matrix) {
   const uint64_t rows = static_cast<uint64_t>(matrix.rows()), cols = static_cast<uint64_t>(matrix.cols());
   const size_t payload = static_cast<size_t>(matrix.size()) * sizeof(float);
   const uint64_t hash = fnv1a(reinterpret_cast<const char*>(matrix.data()), payload);
-  const std::string temporary = path + ".tmp";
+  const std::string temporary = make_temporary_sibling(path, "embedding cache");
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     if (!out) throw Error("cannot write embedding cache file " + temporary);
@@ -55,9 +57,12 @@ void write_cache(const std::string& path, const RowMatrix& matrix) {
     out.write(reinterpret_cast<const char*>(&cols), 8);
     out.write(reinterpret_cast<const char*>(matrix.data()), static_cast<std::streamsize>(payload));
     out.write(reinterpret_cast<const char*>(&hash), 8);
-    if (!out) throw Error("failed writing embedding cache file " + temporary);
+    if (!out) {
+      std::filesystem::remove(temporary);
+      throw Error("failed writing embedding cache file " + temporary);
+    }
   }
-  std::filesystem::rename(temporary, path);
+  move_into_place(temporary, path, "embedding cache");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../../common/ascii_case.hpp"
+#include "../../common/new_file.hpp"
 #include "relmem/common.hpp"
 #include "relmem/memories/text/string_similarity.hpp"
 
@@ -147,15 +148,7 @@ void ValueAliases::save(const std::string& path) const {
     for (const auto& a : aliases_) list.push_back(to_json(a));
   }
   const json file{{"format", kFormat}, {"version", kVersion}, {"aliases", list}};
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << file.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-    if (!out) throw Error("cannot write " + temporary);
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) throw Error("cannot write " + path + ": " + ec.message());
+  write_file_atomically(path, file.dump(2, ' ', false, json::error_handler_t::replace) + "\n", "value alias");
 }
 
 ValueAliases ValueAliases::load(const std::string& path) {

@@ -1,0 +1,124 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "child_query.hpp"
+#include "test_util.hpp"
+
+// Every built-in SQL function the read-only connection allows, called with adversarial arguments
+// (tests/fixtures/adversarial_functions.tsv): each call ends within its 1 s time limit plus 2 s, under 1.5 GB,
+// with the outcome its line expects.
+namespace {
+
+constexpr double kTimeLimit = 1.0;
+constexpr double kSlack = 2.0;
+constexpr int64_t kMaxMemoryBytes = int64_t{1536} << 20;
+
+struct AdversarialCall {
+  std::string function;
+  std::string expected;
+  std::string sql;
+};
+
+void PrintTo(const AdversarialCall& call, std::ostream* out) { *out << call.function << ": " << call.sql.substr(0, 60); }
+
+// R(N): N bytes 0x80 as text, built inside SQLite (SQL text itself must be UTF-8).
+std::string expand_runs(const std::string& sql) {
+  static const std::regex run(R"(R\((\d+)\))");
+  return std::regex_replace(sql, run, "replace(CAST(zeroblob($1) AS TEXT), CAST(X'00' AS TEXT), X'80')");
+}
+
+std::vector<AdversarialCall> load_calls() {
+  std::ifstream in(std::string(RELMEM_SOURCE_DIR) + "/tests/fixtures/adversarial_functions.tsv");
+  std::vector<AdversarialCall> calls;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t first = line.find('\t'), second = line.find('\t', first + 1);
+    calls.push_back({line.substr(0, first), line.substr(first + 1, second - first - 1), expand_runs(line.substr(second + 1))});
+  }
+  return calls;
+}
+
+void expect_outcome(const std::string& expected, const std::string& outcome) {
+  if (expected == "done") {
+    EXPECT_TRUE(outcome.rfind("ok:", 0) == 0 || outcome.rfind("timeout:", 0) == 0) << outcome;
+  } else if (expected == "ok") {
+    EXPECT_EQ(outcome.rfind("ok:", 0), 0u) << outcome;
+  } else if (expected.rfind("ok:", 0) == 0) {
+    EXPECT_EQ(outcome, expected);
+  } else if (expected == "timeout") {
+    EXPECT_EQ(outcome.rfind("timeout:", 0), 0u) << outcome;
+  } else {
+    ASSERT_EQ(expected.rfind("error:", 0), 0u) << "unknown expectation " << expected;
+    EXPECT_EQ(outcome.rfind("runtime:", 0), 0u) << outcome;
+    EXPECT_NE(outcome.find(expected.substr(6)), std::string::npos) << outcome;
+  }
+}
+
+class FunctionTimeLimit : public ::testing::TestWithParam<AdversarialCall> {
+ protected:
+  static void SetUpTestSuite() {
+    dir = new relmem_test::TempDir();
+    relmem_test::make_database(dir->file("empty.sqlite"), "CREATE TABLE t (x);");
+  }
+  static void TearDownTestSuite() { delete dir; }
+  static relmem_test::TempDir* dir;
+};
+relmem_test::TempDir* FunctionTimeLimit::dir = nullptr;
+
+TEST_P(FunctionTimeLimit, EndsWithinTheLimitPlusSlack) {
+  const AdversarialCall& call = GetParam();
+  const relmem_test::ChildQuery child = relmem_test::run_query_in_child(dir->file("empty.sqlite"), call.sql, kTimeLimit);
+  EXPECT_EQ(child.signal, 0) << call.sql;
+  EXPECT_LT(child.seconds, kTimeLimit + kSlack) << call.sql << " -> " << child.outcome;
+  EXPECT_LT(child.max_rss_bytes, kMaxMemoryBytes) << call.sql;
+  expect_outcome(call.expected, child.outcome);
+}
+
+std::string call_name(const ::testing::TestParamInfo<AdversarialCall>& info) {
+  std::string name = std::to_string(info.index) + "_";
+  for (char c : info.param.function) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(AdversarialCalls, FunctionTimeLimit, ::testing::ValuesIn(load_calls()), call_name);
+
+// Full-text search functions exist only on a database with FTS tables: one FTS5 and one FTS4 table holding a
+// 200,000-word document of 5,000 distinct words.
+TEST(FullTextFunctionTimeLimit, SnippetIsRefusedTheOthersEndWithinTheLimitPlusSlack) {
+  relmem_test::TempDir dir;
+  const std::string path = dir.file("fts.sqlite");
+  relmem_test::make_database(path, R"sql(
+    CREATE VIRTUAL TABLE f5 USING fts5(body);
+    CREATE VIRTUAL TABLE f4 USING fts4(body);
+    WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 199999)
+    INSERT INTO f5 SELECT group_concat('w' || (i % 5000), ' ') FROM k;
+    INSERT INTO f4 SELECT body FROM f5;)sql");
+  std::string many_terms;
+  for (int i = 0; i < 500; ++i) many_terms += (i ? " OR w" : "w") + std::to_string(i);
+  const std::vector<std::pair<std::string, std::string>> calls = {
+      {"SELECT length(snippet(f5, 0, '[', ']', '...', 64)) FROM f5 WHERE f5 MATCH 'w1'", "refused"},
+      {"SELECT length(snippet(f4)) FROM f4 WHERE f4 MATCH 'w1'", "refused"},
+      {"SELECT length(highlight(f5, 0, '[', ']')) FROM f5 WHERE f5 MATCH '" + many_terms + "'", "done"},
+      {"SELECT bm25(f5) FROM f5 WHERE f5 MATCH '" + many_terms + "'", "done"},
+      {"SELECT length(offsets(f4)) FROM f4 WHERE f4 MATCH '" + many_terms + "'", "done"},
+      {"SELECT length(matchinfo(f4, 'pcnalxy')) FROM f4 WHERE f4 MATCH '" + many_terms + "'", "done"},
+      {"SELECT count(*) FROM f5 WHERE f5 MATCH 'NEAR(w1 w2 w3 w4 w5 w6 w7 w8, 100000)'", "done"},
+  };
+  for (const auto& [sql, expected] : calls) {
+    const relmem_test::ChildQuery child = relmem_test::run_query_in_child(path, sql, kTimeLimit);
+    const std::string call = sql.substr(0, 80);
+    EXPECT_EQ(child.signal, 0) << call;
+    EXPECT_LT(child.seconds, kTimeLimit + kSlack) << call << " -> " << child.outcome;
+    EXPECT_LT(child.max_rss_bytes, kMaxMemoryBytes) << call;
+    if (expected == "refused")
+      EXPECT_EQ(child.outcome.rfind("refused:", 0), 0u) << call << " -> " << child.outcome;
+    else
+      expect_outcome(expected, child.outcome);
+  }
+}
+
+}  // namespace
