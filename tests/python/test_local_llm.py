@@ -63,6 +63,18 @@ def test_the_kv_cache_is_reused_for_a_shared_prefix(model):
     assert model.stats.reused_prompt_tokens - before >= 200
 
 
+def test_a_snapshot_serves_a_prefix_after_another_prompt(model):
+    llm = model.as_llm()
+    first = {"role": "system", "content": "You decide whether a question needs a database. " * 30}
+    other = {"role": "system", "content": "You write SQL for the user and nothing else. " * 30}
+    llm.chat([first, {"role": "user", "content": "How many singers?"}], max_tokens=2)
+    llm.chat([other, {"role": "user", "content": "Count the singers."}], max_tokens=2)
+    before, restored = model.stats.reused_prompt_tokens, model._decoder.restored
+    llm.chat([first, {"role": "user", "content": "How many cities?"}], max_tokens=2)
+    assert model._decoder.restored == restored + 1
+    assert model.stats.reused_prompt_tokens - before >= 250
+
+
 def test_constrained_sql_names_only_the_schema(model, demo_dir):
     catalog = relmem.Catalog(str(demo_dir))
     schema = {t.name: [c.name for c in t.columns] for t in catalog.schema("singers").tables}

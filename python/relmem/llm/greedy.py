@@ -5,15 +5,33 @@ for Qwen2.5): most of a step's time. Greedy decoding needs only the best token t
 checks the TOP most likely tokens first and the whole vocabulary only when none of them is allowed. The result is
 the same token the full check would pick: every token outside the top ones is less likely than any inside.
 
-The KV cache keeps the previous prompt; a new prompt that shares a prefix with it evaluates only the rest.
+The KV cache keeps the previous prompt, and snapshots of the KV cache keep the last prompts of each kind (one per
+family of prompts that share a prefix: a stage's system prompt, a question's schemas). A new prompt starts from
+whichever shares the longest prefix with it and evaluates only the rest.
 """
 import ctypes
+from dataclasses import dataclass
 
 import numpy as np
 
 from .._relmem import Error
 
 TOP = 64  # tokens checked before the whole vocabulary; chosen so a step rarely needs the full check
+SNAPSHOTS = 8  # KV-cache snapshots kept: about the LLM stages of one question
+MIN_GAIN = 32  # tokens a snapshot must save over the live cache to be restored
+
+
+@dataclass
+class _Snapshot:
+    tokens: np.ndarray
+    data: object  # ctypes bytes of llama.cpp's sequence state
+
+
+def _shared(a, b):
+    """The length of the common prefix of two token arrays."""
+    n = min(len(a), len(b))
+    differ = np.flatnonzero(a[:n] != b[:n])
+    return int(differ[0]) if len(differ) else n
 
 
 class GreedyDecoder:
@@ -27,6 +45,8 @@ class GreedyDecoder:
         self._top = (llama_cpp.llama_token_data * TOP)()
         self.constrained_steps = 0  # steps decoded under a grammar
         self.full_checks = 0        # of which checked the whole vocabulary
+        self.snapshots = []         # _Snapshot, least recently used first
+        self.restored = 0           # prompts started from a snapshot
 
     def complete(self, tokens, max_tokens, stop=(), grammar=None):
         """Decodes after the prompt `tokens`. Returns (text, completion tokens, finish reason, reused prompt
@@ -34,9 +54,11 @@ class GreedyDecoder:
         if len(tokens) >= self.llama.n_ctx():
             raise Error(f"the prompt has {len(tokens)} tokens; the model's context holds {self.llama.n_ctx()}")
         max_tokens = min(max_tokens, self.llama.n_ctx() - len(tokens))
-        reused = self._prefix(tokens)
+        tokens = np.asarray(tokens, dtype=np.intc)
+        reused = self._start(tokens)
         self.llama.n_tokens = reused
-        self.llama.eval(tokens[reused:])
+        self.llama.eval(tokens[reused:].tolist())
+        self._save(tokens)
         sampler = self._grammar_sampler(grammar) if grammar else None
         try:
             return (*self._decode(max_tokens, stop, sampler), reused)
@@ -44,14 +66,35 @@ class GreedyDecoder:
             if sampler is not None:
                 self.lib.llama_sampler_free(sampler)
 
-    def _prefix(self, tokens):
-        cached = self.llama.input_ids[:self.llama.n_tokens]
-        shared = 0
-        for a, b in zip(cached, tokens):
-            if a != b:
-                break
-            shared += 1
-        return min(shared, len(tokens) - 1)  # the last prompt token is evaluated again for its logits
+    def _start(self, tokens):
+        """Tokens of the prompt already in the KV cache: the live cache's, or a snapshot's when it shares more."""
+        live = _shared(self.llama.input_ids[:self.llama.n_tokens], tokens)
+        best = max(self.snapshots, key=lambda s: _shared(s.tokens, tokens), default=None)
+        if best is not None and _shared(best.tokens, tokens) >= live + MIN_GAIN:
+            ctx = self.llama._ctx.ctx
+            if self.lib.llama_state_seq_set_data(ctx, best.data, len(best.data), 0):
+                self.llama.input_ids[:len(best.tokens)] = best.tokens
+                self.llama.n_tokens = len(best.tokens)
+                self.snapshots.remove(best)
+                self.snapshots.append(best)
+                self.restored += 1
+                live = _shared(best.tokens, tokens)
+        return min(live, len(tokens) - 1)  # the last prompt token is evaluated again for its logits
+
+    def _save(self, tokens):
+        """Keeps the KV cache of this prompt, in place of the snapshot of the same family (sharing at least half of
+        the shorter prompt), else of the least recently used one."""
+        ctx = self.llama._ctx.ctx
+        size = self.lib.llama_state_seq_get_size(ctx, 0)
+        data = (ctypes.c_uint8 * size)()
+        if self.lib.llama_state_seq_get_data(ctx, data, size, 0) != size:
+            return
+        family = [s for s in self.snapshots if _shared(s.tokens, tokens) * 2 >= min(len(s.tokens), len(tokens))]
+        for old in family:
+            self.snapshots.remove(old)
+        if len(self.snapshots) >= SNAPSHOTS:
+            self.snapshots.pop(0)
+        self.snapshots.append(_Snapshot(tokens.copy(), data))
 
     def _grammar_sampler(self, grammar):
         sampler = self.lib.llama_sampler_init_grammar(self.vocab, grammar.encode("utf-8"), b"root")
