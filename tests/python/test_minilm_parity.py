@@ -92,6 +92,9 @@ def test_registered_and_named_by_spec(model_dir):
     assert encoder.name == "minilm" and encoder.dim == 384
     vectors = encoder.encode(["How many singers do we have?", ""])
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    elsewhere = relmem.load_encoder(f"minilm:{model_dir}")
+    assert elsewhere.name == f"minilm:{model_dir}" and np.allclose(elsewhere.encode(["How many singers do we have?"]),
+                                                                 vectors[:1])
 
 
 def test_token_ids_match_the_fast_tokenizer(model_dir, reference):
