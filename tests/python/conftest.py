@@ -65,4 +65,10 @@ def _isolated_relmem_home(tmp_path, monkeypatch):
     models = os.path.join(home, "models", "use-lite")
     if os.path.isdir(models) and "RELMEM_USE_LITE_DIR" not in os.environ:
         monkeypatch.setenv("RELMEM_USE_LITE_DIR", models)
-    monkeypatch.setenv("RELMEM_HOME", str(tmp_path / "relmem-home"))
+    isolated = tmp_path / "relmem-home"
+    for name in ("minilm",):
+        installed = os.path.join(home, "models", name)
+        if os.path.isdir(installed):
+            (isolated / "models").mkdir(parents=True, exist_ok=True)
+            (isolated / "models" / name).symlink_to(installed)
+    monkeypatch.setenv("RELMEM_HOME", str(isolated))

@@ -28,7 +28,8 @@ TOKENIZER_TEXTS = SENTENCES + [
     "我爱北京天安门 and 東京タワー",
     "don't stop-believing... U.S.A. $100.50 @user #tag ^caret `tick` ~tilde",
     "tabs\tand\nnewlines\r\n  spaces\u00a0nbsp\u2003emspace\u2028line",
-    "zero\u200bwidth, control\x07chars, NUL\x00 and \ufffd replacement",
+    "zero\u200bwidth, control\x07chars, NUL\x00 and \ufffd replacement, private\ue000use\U000f0000",
+    "\U0002b830x x\U0002b930",
     "emoji 😀 and 🤖 robots",
     "a" * 101 + " " + "b" * 100,
     "Straße İstanbul ΑΘΗΝΑ σοφία",
@@ -50,7 +51,7 @@ def is_whitespace(ch):
 
 
 def is_control(ch):
-    return ch not in "\t\n\r" and unicodedata.category(ch) in ("Cc", "Cf")
+    return ch not in "\t\n\r" and unicodedata.category(ch) in ("Cc", "Cf", "Co")
 
 
 def is_punctuation(ch):
@@ -62,7 +63,7 @@ def is_punctuation(ch):
 
 def is_cjk(cp):
     return any(a <= cp <= b for a, b in [(0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
-                                         (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0xF900, 0xFAFF),
+                                         (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF),
                                          (0x2F800, 0x2FA1F)])
 
 

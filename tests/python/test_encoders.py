@@ -69,3 +69,13 @@ def test_relmem_home_defaults_to_the_user_cache(monkeypatch, tmp_path):
     monkeypatch.delenv("RELMEM_HOME")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert encoders.relmem_home() == str(tmp_path / ".cache" / "relmem")
+
+
+def test_minilm_is_looked_for_in_relmem_home_only(monkeypatch, tmp_path):
+    monkeypatch.setenv("RELMEM_HOME", str(tmp_path / "empty-home"))
+    assert encoders.installed_model_dir("minilm") is None
+    with pytest.raises(relmem.Error, match=re.escape(f"not installed in {tmp_path / 'empty-home'}/models/minilm")):
+        relmem.load_encoder("minilm")
+    # A folder without the installer's INSTALLED file is an interrupted install, not a model.
+    (tmp_path / "empty-home" / "models" / "minilm").mkdir(parents=True)
+    assert encoders.installed_model_dir("minilm") is None

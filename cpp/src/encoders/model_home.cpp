@@ -35,4 +35,11 @@ std::string find_use_lite_dir() {
   return "";
 }
 
+std::string find_installed_model_dir(const std::string& name) {
+  const std::string home = relmem_home();
+  if (home.empty()) return "";
+  const std::filesystem::path folder = std::filesystem::path(home) / "models" / name;
+  return std::filesystem::exists(folder / "INSTALLED") ? folder.string() : "";
+}
+
 }  // namespace relmem

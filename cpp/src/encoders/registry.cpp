@@ -4,10 +4,24 @@
 #include "relmem/encoders/bert_encoder.hpp"
 #include "relmem/encoders/encoder.hpp"
 #include "relmem/encoders/hashing_encoder.hpp"
+#include "relmem/encoders/model_home.hpp"
 #include "relmem/encoders/use_lite.hpp"
 
 namespace relmem {
 namespace {
+
+// A sentence-transformers model installed by scripts/install_models.sh, or the directory given after the colon.
+std::unique_ptr<Encoder> installed_bert(const std::string& name, const std::string& model_dir) {
+  std::string dir = model_dir;
+  if (dir.empty()) dir = find_installed_model_dir(name);
+  if (dir.empty()) {
+    throw Error("encoder '" + name + "' is not installed in " + relmem_home() +
+                "/models/" + name + " (run scripts/install_models.sh)");
+  }
+  BertEncoderOptions options;
+  options.spec = model_dir.empty() ? name : name + ":" + model_dir;
+  return std::make_unique<BertEncoder>(dir, options);
+}
 
 // Built-in encoders are registered here, explicitly, so a static library cannot drop them at link time.
 std::map<std::string, EncoderFactory> builtin_encoders() {
@@ -19,6 +33,8 @@ std::map<std::string, EncoderFactory> builtin_encoders() {
     if (model_dir.empty()) throw Error("encoder 'bert' needs a model directory: bert:/path/to/model_dir");
     return std::make_unique<BertEncoder>(model_dir);
   };
+  // all-MiniLM-L6-v2: mean pooling and L2 normalization, as its modules.json and model card say.
+  factories["minilm"] = [](const std::string& model_dir) { return installed_bert("minilm", model_dir); };
   factories["use-lite"] = [](const std::string& model_dir) { return std::make_unique<UseLiteEncoder>(model_dir); };
   factories["use-lite-int8"] = [](const std::string& model_dir) {
     return std::make_unique<UseLiteEncoder>(model_dir, UseLitePrecision::kInt8);

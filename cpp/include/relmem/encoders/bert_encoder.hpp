@@ -23,6 +23,8 @@ struct BertEncoderOptions {
   // Most sentences per forward pass. Texts are sorted by length and cut into batches, at least one per thread, and
   // each thread runs whole batches; only a single text spreads its matrix products over the threads.
   int batch_size = 32;
+  // What name() returns, a spec that load_encoder() resolves to this model again; "" gives "bert:<model_dir>".
+  std::string spec;
 };
 
 class BertEncoder : public Encoder {
@@ -32,7 +34,7 @@ class BertEncoder : public Encoder {
 
   RowMatrix encode(const std::vector<std::string>& texts) const override;
   int dim() const override { return hidden_size_ * static_cast<int>(pooling_.size()); }
-  std::string name() const override { return "bert:" + model_dir_; }
+  std::string name() const override { return options_.spec.empty() ? "bert:" + model_dir_ : options_.spec; }
 
   // Pooled (and, per options, normalized) embeddings of already tokenized sequences, [CLS] ... [SEP] included.
   RowMatrix encode_ids(const std::vector<std::vector<int32_t>>& sequences) const;

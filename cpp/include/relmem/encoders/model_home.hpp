@@ -16,4 +16,8 @@ std::vector<std::string> use_lite_search_path();
 // The first folder of use_lite_search_path() holding a model.json; "" when none does.
 std::string find_use_lite_dir();
 
+// relmem_home()/models/<name> when scripts/install_models.sh has completed an install there (an INSTALLED file);
+// "" otherwise.
+std::string find_installed_model_dir(const std::string& name);
+
 }  // namespace relmem

@@ -351,6 +351,7 @@ const ClassRange kClassRanges[] = {
     {0xABE8, 0xABE8, 4},
     {0xABEB, 0xABEB, 3},
     {0xABED, 0xABED, 4},
+    {0xE000, 0xF8FF, 2},
     {0xFB1E, 0xFB1E, 4},
     {0xFD3E, 0xFD3F, 3},
     {0xFE00, 0xFE0F, 4},
@@ -560,8 +561,10 @@ const ClassRange kClassRanges[] = {
     {0xE0001, 0xE0001, 2},
     {0xE0020, 0xE007F, 2},
     {0xE0100, 0xE01EF, 4},
+    {0xF0000, 0xFFFFD, 2},
+    {0x100000, 0x10FFFD, 2},
 };
-const std::size_t kClassRangeCount = 556;
+const std::size_t kClassRangeCount = 559;
 
 const CaseMapping kLowerCase[] = {
     {0x41, {0x61}},
