@@ -66,7 +66,7 @@ def _isolated_relmem_home(tmp_path, monkeypatch):
     if os.path.isdir(models) and "RELMEM_USE_LITE_DIR" not in os.environ:
         monkeypatch.setenv("RELMEM_USE_LITE_DIR", models)
     isolated = tmp_path / "relmem-home"
-    for name in ("minilm",):
+    for name in ("minilm", "llm"):
         installed = os.path.join(home, "models", name)
         if os.path.isdir(installed):
             (isolated / "models").mkdir(parents=True, exist_ok=True)
