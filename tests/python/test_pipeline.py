@@ -176,6 +176,16 @@ def test_self_correction_gives_up_after_its_retries(catalog, memories):
     assert "no such column: nmee" in state.answer
 
 
+def test_self_correction_stops_when_the_repair_repeats_the_query(catalog, memories):
+    broken = "SELECT nme FROM singer"
+    rules = [YES, Rule(stage="plan", reply=plan(("names", broken, "singers"))),
+             Rule(stage="self_correct", reply=sql_block(broken))]
+    with FakeLLMServer(rules) as server:
+        _, state = ask(server, catalog, memories, "List the singers.", config={"self_correct_retries": 4})
+    assert server.stages().count("self_correct") == 1
+    assert "no such column: nme" in state.answer
+
+
 def test_follow_up_question_resolved_through_conversation_memory(demo_dir, catalog, memories):
     first = "How many Italian restaurants are in Los Angeles?"
     follow_up = "And how many are in San Francisco?"

@@ -21,7 +21,7 @@ SNAPSHOTS = 8  # KV-cache snapshots kept: about the LLM stages of one question
 MIN_GAIN = 32  # tokens a snapshot must save over the live cache to be restored
 
 
-@dataclass
+@dataclass(eq=False)  # one snapshot is one object: list.remove() must not compare token arrays
 class _Snapshot:
     tokens: np.ndarray
     data: object  # ctypes bytes of llama.cpp's sequence state

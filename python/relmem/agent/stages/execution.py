@@ -59,6 +59,10 @@ class SelfCorrect(LLMStage):
             except StageFailure as failure:
                 step.fail(failure)
                 return False
+            if repaired.strip() == target.sql.strip():  # the same query fails the same way: no retry helps
+                step.decide(retry=retry, sql=repaired)
+                step.fail("the repair repeats the query that failed")
+                return False
             target.revise(self.name, repaired)
             _, reused = execution(self.catalog, target, self.config)
             step.decide(retry=retry, sql=repaired, **outcome(target), **reuse_note(result=reused))
