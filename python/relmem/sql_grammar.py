@@ -6,10 +6,9 @@
 Decoding under such a grammar (llama.cpp) cannot name a table or column the prompt did not show, nor write anything
 but one read-only query: SELECT with DISTINCT, joins, subqueries, WHERE, GROUP BY, HAVING, ORDER BY, LIMIT/OFFSET,
 UNION/INTERSECT/EXCEPT, CASE, CAST, and SQLite's common functions. Keywords and function names are upper or lower
-case. Table aliases are T1-T9
-or one or two lower-case letters; output aliases (AS name) are free, and ORDER BY may name one. Names are the
-schema's in any letter case (SQLite compares them so), bare when they are plain identifiers, else (and optionally)
-in double quotes.
+case. Table aliases are T1-T9 (t1-t9) or one lower-case letter, so a word such as "of" cannot pass for one; output
+aliases (AS name) are free, and ORDER BY may name one. Names are the schema's in any letter case (SQLite compares
+them so), bare when they are plain identifiers, else (and optionally) in double quotes.
 """
 import re
 
@@ -45,7 +44,7 @@ P-case ::= "CASE" (P-ws P-expr)? (P-ws "WHEN" P-ws P-expr P-ws "THEN" P-ws P-exp
 P-type ::= "INTEGER" | "INT" | "REAL" | "FLOAT" | "TEXT" | "NUMERIC"
 P-column-ref ::= (P-qual ".")? P-column
 P-qual ::= P-table | P-alias
-P-alias ::= "T" [1-9] | [a-z] [a-z0-9]?
+P-alias ::= [Tt] [1-9] | [a-z]
 P-label ::= [A-Za-z_] [A-Za-z0-9_]{0,30} | "\"" [^"\n]{1,40} "\""
 P-literal ::= P-number | "'" ([^'\n] | "''"){0,200} "'" | "NULL"
 P-number ::= P-int ("." [0-9]{1,10})?

@@ -95,6 +95,7 @@ def test_the_sql_grammar_accepts_the_dialect(sql):
     "SELECT Name FROM singers",                   # no such table
     "DELETE FROM singer",                         # not a query
     "SELECT Name FROM singer; DROP TABLE singer",  # two statements
+    "SELECT COUNT(*) FROM concert WHERE Year-of.Year > 2000",  # "of" is no table alias
     "SELECT Name FROM singer WHERE Country = \"France\"",  # a string must be single-quoted
 ])
 def test_the_sql_grammar_refuses_the_rest(sql):
