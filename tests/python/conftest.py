@@ -59,13 +59,13 @@ def concert_db(tmp_path):
 
 
 @pytest.fixture(autouse=True)
-def _isolated_relmem_home(tmp_path, monkeypatch):
+def _isolated_relmem_home(tmp_path_factory, monkeypatch):
     """Tests never write into the user's cache, but still see installed models."""
     home = os.environ.get("RELMEM_HOME", os.path.join(os.path.expanduser("~"), ".cache", "relmem"))
     models = os.path.join(home, "models", "use-lite")
     if os.path.isdir(models) and "RELMEM_USE_LITE_DIR" not in os.environ:
         monkeypatch.setenv("RELMEM_USE_LITE_DIR", models)
-    isolated = tmp_path / "relmem-home"
+    isolated = tmp_path_factory.mktemp("relmem-home")  # beside the test's tmp_path, whose listing stays its own
     for name in ("minilm", "llm"):
         installed = os.path.join(home, "models", name)
         if os.path.isdir(installed):
