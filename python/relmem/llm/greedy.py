@@ -27,7 +27,7 @@ class _Snapshot:
     data: object  # ctypes bytes of llama.cpp's sequence state
 
 
-def _shared(a, b):
+def shared_prefix(a, b):
     """The length of the common prefix of two token arrays."""
     n = min(len(a), len(b))
     differ = np.flatnonzero(a[:n] != b[:n])
@@ -68,9 +68,9 @@ class GreedyDecoder:
 
     def _start(self, tokens):
         """Tokens of the prompt already in the KV cache: the live cache's, or a snapshot's when it shares more."""
-        live = _shared(self.llama.input_ids[:self.llama.n_tokens], tokens)
-        best = max(self.snapshots, key=lambda s: _shared(s.tokens, tokens), default=None)
-        if best is not None and _shared(best.tokens, tokens) >= live + MIN_GAIN:
+        live = shared_prefix(self.llama.input_ids[:self.llama.n_tokens], tokens)
+        best = max(self.snapshots, key=lambda s: shared_prefix(s.tokens, tokens), default=None)
+        if best is not None and shared_prefix(best.tokens, tokens) >= live + MIN_GAIN:
             ctx = self.llama._ctx.ctx
             if self.lib.llama_state_seq_set_data(ctx, best.data, len(best.data), 0):
                 self.llama.input_ids[:len(best.tokens)] = best.tokens
@@ -78,7 +78,7 @@ class GreedyDecoder:
                 self.snapshots.remove(best)
                 self.snapshots.append(best)
                 self.restored += 1
-                live = _shared(best.tokens, tokens)
+                live = shared_prefix(best.tokens, tokens)
         return min(live, len(tokens) - 1)  # the last prompt token is evaluated again for its logits
 
     def _save(self, tokens):
@@ -89,7 +89,7 @@ class GreedyDecoder:
         data = (ctypes.c_uint8 * size)()
         if self.lib.llama_state_seq_get_data(ctx, data, size, 0) != size:
             return
-        family = [s for s in self.snapshots if _shared(s.tokens, tokens) * 2 >= min(len(s.tokens), len(tokens))]
+        family = [s for s in self.snapshots if shared_prefix(s.tokens, tokens) * 2 >= min(len(s.tokens), len(tokens))]
         for old in family:
             self.snapshots.remove(old)
         if len(self.snapshots) >= SNAPSHOTS:

@@ -15,12 +15,14 @@ import os
 import threading
 import time
 import weakref
+
+import numpy as np
 from dataclasses import dataclass, field
 
 from .._relmem import Error
 from .._relmem import llm as _core
 from ..gbnf import Grammar
-from .greedy import GreedyDecoder
+from .greedy import GreedyDecoder, shared_prefix
 
 ENV_GGUF = "RELMEM_LLM_GGUF"
 ENV_THREADS = "RELMEM_LLM_THREADS"
@@ -210,7 +212,7 @@ class LocalModel:
 
     def _sampled(self, messages, tokens, temperature, max_tokens, stop, grammar):
         from llama_cpp import LlamaGrammar
-        previous = list(self._model._input_ids)
+        previous = np.array(self._model._input_ids)
         options = {"temperature": temperature, "max_tokens": max_tokens, "seed": self.seed, "stop": list(stop or [])}
         if grammar:
             options["grammar"] = LlamaGrammar.from_string(grammar, verbose=False)
@@ -219,8 +221,9 @@ class LocalModel:
         except ValueError as error:  # e.g. a prompt longer than the context
             raise Error(f"{self.description}: {error}") from None
         choice = result["choices"][0]
+        reused = min(shared_prefix(previous, np.asarray(tokens)), len(tokens) - 1)  # the last token is evaluated again
         return (choice["message"]["content"] or "", int(result["usage"]["completion_tokens"]),
-                choice.get("finish_reason") or "stop", _common_prefix(previous, tokens))
+                choice.get("finish_reason") or "stop", reused)
 
     def __repr__(self):
         return f"LocalModel({self.description}, context {self.context}, {self.threads} threads)"
@@ -248,12 +251,3 @@ def _json_schema_text(schema):
     except (ValueError, KeyError, TypeError, RecursionError) as error:
         raise Error(f"the JSON schema cannot be turned into a grammar: {error}") from None
 
-
-def _common_prefix(previous, current):
-    count = 0
-    for a, b in zip(previous, current):
-        if a != b:
-            break
-        count += 1
-    # llama.cpp re-evaluates the last prompt token even when all of it is cached.
-    return min(count, max(len(current) - 1, 0))
