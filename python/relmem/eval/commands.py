@@ -4,7 +4,8 @@
     relmem eval run --set SET.jsonl --dbs DIR [--memory MEMDIR] [--llm gold-simulator | LLM flags]
                     [--condition relmem|llm-only|gold-ddl|top20-ddl] [--free] [--kind K] [--per-kind N]
                     [--disable SWITCH] [--top-k K] [--all-schemas] [--concurrency N] [--resume OUT] --out OUT
-    relmem eval report OUT... [--markdown] [--plots DIR]
+    relmem eval judge OUT --out JUDGED.jsonl [LLM flags]
+    relmem eval report OUT... [--judged JUDGED.jsonl ...] [--markdown] [--plots DIR]
 """
 import json
 import os
@@ -16,6 +17,7 @@ from ..agent.config import DECOMPOSERS
 from .compose import build_set, parse_counts
 from .gold_simulator import NAME as SIMULATOR, GoldSimulator
 from .items import load_set, write_set
+from .judge import judge_run
 from .report import markdown, plot, report
 from .runner import CONDITIONS, make_pipeline, run_items
 
@@ -75,8 +77,17 @@ def register(commands):
     p.add_argument("--out", required=True, metavar="OUT.jsonl")
     p.set_defaults(func=run_run)
 
+    p = subcommands.add_parser("judge", help="judge a run's answers with an LLM (strict; the paper used GPT-4)")
+    p.add_argument("output", metavar="OUT", help="the output of `relmem eval run`")
+    p.add_argument("--out", required=True, metavar="JUDGED.jsonl",
+                   help="judgements, one line per item; an existing file of the same judge is continued")
+    llms.add_llm_arguments(p)
+    p.set_defaults(func=run_judge)
+
     p = subcommands.add_parser("report", help="tables (and plots) from run outputs, side by side")
     p.add_argument("outputs", nargs="+", metavar="OUT")
+    p.add_argument("--judged", action="append", default=[], metavar="JUDGED.jsonl",
+                   help="judgements of `relmem eval judge` for these outputs (repeatable)")
     p.add_argument("--markdown", action="store_true", help="markdown tables instead of JSON")
     p.add_argument("--plots", default=None, metavar="DIR", help="also write bar plots (PNG) into DIR")
     p.set_defaults(func=run_report)
@@ -160,10 +171,21 @@ def select_items(items, kinds=(), per_kind=None):
     return chosen
 
 
+def run_judge(args):
+    outputs.refuse_overlap(args.out, {"OUT": args.output}, "--out")
+    model = llms.from_args(args)
+    if model is None:
+        raise Error("no judge LLM: install the local model (make setup), pass --llm-gguf, or --llm-base-url and "
+                    "--llm-model")
+    summary = judge_run(model, args.output, args.out, llms.describe(model))
+    print(json.dumps({"out": args.out, "judge": llms.describe(model), **summary}))
+    return 0
+
+
 def run_report(args):
     if args.plots:
-        outputs.refuse_overlap(args.plots, {"OUT": args.outputs}, "--plots")
-    result = report(args.outputs)
+        outputs.refuse_overlap(args.plots, {"OUT": args.outputs, "--judged": args.judged}, "--plots")
+    result = report(args.outputs, args.judged)
     if args.plots:
         result["plots"] = plot(result, args.plots)
     print(markdown(result) if args.markdown else json.dumps(result, indent=1))

@@ -55,6 +55,7 @@ def _selection(scores, which):
 def _group_metrics(scores):
     return {"n": len(scores),
             "answer_accuracy": _mean([float(s["answer"]) for s in scores]),
+            "judged_accuracy": _mean([None if s.get("judged") is None else float(s["judged"]) for s in scores]),
             "execution_accuracy": _mean([float(ok) for s in scores for ok in s["parts"]]),
             "selection_before": _selection(scores, "before"),
             "selection_after": _selection(scores, "after"),
@@ -90,10 +91,19 @@ def _stage_tokens(scores):
             for stage, total in sorted(stages.items())}
 
 
-def summarize(path):
-    """One run's figures: {"file", "label", "simulated", "groups": {group: metrics}, "stages": {stage: per question}}."""
+def summarize(path, judgements=None):
+    """One run's figures: {"file", "label", "simulated", "judge", "groups": {group: metrics}, "stages": {stage: per
+    question}}. `judgements`: {(label, id): judgement} of relmem.eval.judge; a judged record also scores
+    "judged_accuracy", and "judge" names the judge."""
     records = load_run(path)
     scores = [score(record) for record in records]
+    judges = set()
+    for record, scored in zip(records, scores):
+        label = (record.get("run") or {}).get("label") or os.path.basename(path)
+        judgement = (judgements or {}).get((label, record["id"]))
+        scored["judged"] = judgement["correct"] if judgement else None
+        if judgement:
+            judges.add(judgement["judge"])
     groups = {}
     for s in scores:
         groups.setdefault(s["group"], []).append(s)
@@ -101,6 +111,7 @@ def summarize(path):
     run = records[0].get("run") or {}
     return {"file": path, "label": run.get("label") or os.path.basename(path),
             "simulated": any((r.get("run") or {}).get("llm") == SIMULATOR for r in records),
+            "judge": ", ".join(sorted(judges)) or None,
             "groups": {g: _group_metrics(groups[g]) for g in sorted(groups, key=_group_rank)},
             "stages": _stage_tokens(scores)}
 
@@ -114,8 +125,13 @@ def title(runs):
     return f"{head} ({SIMULATOR_NOTE})" if any(run["simulated"] for run in runs) else head
 
 
-def report(paths):
-    runs = [summarize(path) for path in paths]
+def report(paths, judged=()):
+    """The figures of each run output in `paths`; `judged`: judgement files of `relmem eval judge` for them."""
+    from .judge import load_judgements
+    judgements = {}
+    for path in judged:
+        judgements.update(load_judgements(path))
+    runs = [summarize(path, judgements) for path in paths]
     return {"title": title(runs), "runs": runs}
 
 
@@ -181,7 +197,9 @@ def markdown(result):
     out += ["Runs: " + "; ".join(f"**{run['label']}** (`{run['file']}`)" for run in runs), ""]
     if len(runs) > 1:
         out += [f"Differences in brackets are from the first run, **{runs[0]['label']}**.", ""]
-    sections = [("Answer accuracy", "answer_accuracy", 3), ("Execution accuracy (each part's SQL against its gold)",
+    judges = sorted({run["judge"] for run in runs if run["judge"]})
+    judged = [(f"Answer accuracy, LLM judge ({'; '.join(judges)})", "judged_accuracy", 3)] if judges else []
+    sections = [("Answer accuracy (exact and numeric match)", "answer_accuracy", 3), *judged, ("Execution accuracy (each part's SQL against its gold)",
                                                             "execution_accuracy", 3),
                 ("Context-switch accuracy", "context_switch_accuracy", 3),
                 ("Database selection F1 before the LLM's refinement", "selection_before", 3),
