@@ -10,10 +10,9 @@ from its --questions (dev) and evaluates them.
 """
 import argparse
 import json
-import pathlib
 import sys
 
-from relmem import Catalog
+from relmem import Catalog, outputs
 from relmem.bench.selection import load_questions
 from relmem.bench.synonyms import synonym_questions
 
@@ -29,7 +28,7 @@ def main(argv=None):
     out = synonym_questions(questions, Catalog(args.dbs), args.seed)
     rows = [{"question": text, "db_id": dbs[0], "original": original, "replaced": replaced}
             for text, dbs, original, replaced in out]
-    pathlib.Path(args.out).write_text(json.dumps(rows, indent=1))
+    outputs.write_file(args.out, json.dumps(rows, indent=1))
     print(f"{len(rows)} of {len(questions)} questions with schema words replaced "
           f"({sum(len(r['replaced']) for r in rows)} words) -> {args.out}", file=sys.stderr)
 

@@ -477,6 +477,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     import relmem
+    from relmem import outputs
     catalog = relmem.Catalog(str(pathlib.Path(args.spider) / "database"))
     categories = [c for c in args.categories.split(",") if c]
     unknown = set(categories) - set(CATEGORIES)
@@ -484,9 +485,7 @@ def main(argv=None):
         parser.error(f"unknown categories: {', '.join(sorted(unknown))}")
     cases = make_cases(catalog, args.spider, seed=args.seed, per_category=args.per_category, categories=categories,
                        heldout_share=args.heldout_share)
-    with open(args.out, "w", encoding="utf-8") as out:
-        for case in cases:
-            out.write(json.dumps(case, ensure_ascii=False) + "\n")
+    outputs.write_file(args.out, "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in cases))
     counts = {c: sum(case["category"] == c for case in cases) for c in categories}
     heldout = sum(case["fold"] == "heldout" for case in cases)
     print(f"{len(cases)} cases ({heldout} held out) -> {args.out}: {json.dumps(counts)}", file=sys.stderr)

@@ -52,7 +52,7 @@ def main():
         offset += len(raw)
     header_bytes = json.dumps(entries).encode()
     header_bytes += b" " * (-len(header_bytes) % 8)
-    with open(out / "model.safetensors", "wb") as f:
+    with open(out / "model.safetensors", "xb") as f:
         f.write(struct.pack("<Q", len(header_bytes)) + header_bytes)
         for raw in chunks:
             f.write(raw)

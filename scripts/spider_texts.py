@@ -8,6 +8,8 @@ import json
 import pathlib
 import sqlite3
 
+from relmem import outputs
+
 
 def spider_texts(spider, limit):
     lines, seen = [], set()
@@ -47,7 +49,7 @@ def main():
     parser.add_argument("--limit", type=int, default=101_034, help="lines: 100,000 rows after dev's 1,034 questions")
     args = parser.parse_args()
     lines = spider_texts(args.spider, args.limit)
-    args.out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    outputs.write_file(str(args.out), "".join(line + "\n" for line in lines))
     print(f"{len(lines)} texts in {args.out}")
 
 

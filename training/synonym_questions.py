@@ -10,7 +10,7 @@ import json
 import random
 import sys
 
-from relmem import Catalog
+from relmem import Catalog, outputs
 from relmem.bench.selection import load_questions
 from relmem.bench.synonyms import synonym_questions
 
@@ -38,8 +38,7 @@ def main(argv=None):
     if not 0.0 <= args.share <= 1.0:
         parser.error("--share must be between 0 and 1")
     out = augmented(questions, catalog, args.seed, args.share)
-    with open(args.out, "w") as f:
-        json.dump(out, f)
+    outputs.write_file(args.out, json.dumps(out))
     print(f"{len(questions)} questions, {len(out) - len(questions)} synonym versions -> {args.out}", file=sys.stderr)
 
 

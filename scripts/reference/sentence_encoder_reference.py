@@ -34,12 +34,13 @@ def embed(args):
     with open(args.texts, encoding="utf-8") as f:
         texts = json.load(f)
     vectors = model.encode(texts, batch_size=32, convert_to_numpy=True, normalize_embeddings=False)
-    np.save(args.out, vectors.astype(np.float32))
+    with open(args.out, "xb") as f:
+        np.save(f, vectors.astype(np.float32))
     if args.tokens:
         ids = [[int(i) for i, keep in zip(row, mask) if keep]
                for text in texts
                for row, mask in zip(*(model.tokenize([text])[k].tolist() for k in ("input_ids", "attention_mask")))]
-        with open(args.tokens, "w", encoding="utf-8") as f:
+        with open(args.tokens, "x", encoding="utf-8") as f:
             json.dump(ids, f)
 
 

@@ -20,6 +20,12 @@ def test_questions_come_first_then_distinct_text_cells(tmp_path):
     assert done.returncode == 0, done.stderr
     # Spaces collapsed, duplicates and texts under 3 characters left out, numbers ignored.
     assert out.read_text().splitlines() == ["How many singers?", "Who won?", "Joe Sharp"]
+    first = tmp_path / "first.txt"
+    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path), str(first), "--limit", "1"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and first.read_text().splitlines() == ["How many singers?"]
+    # An existing file is never written over.
     done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path), str(out), "--limit", "1"], capture_output=True,
                           text=True)
-    assert done.returncode == 0 and out.read_text().splitlines() == ["How many singers?"]
+    assert done.returncode != 0 and "exists" in done.stderr
+    assert out.read_text().splitlines() == ["How many singers?", "Who won?", "Joe Sharp"]
