@@ -174,3 +174,33 @@ def test_a_killed_run_resumes_without_losing_or_repeating_items(tmp_path, catalo
     assert summary["skipped"] == len(finished) and summary["done"] == len(items) - len(finished)
     ids = read_ids(out)
     assert sorted(ids) == sorted(item.id for item in items) and ids[:len(finished)] == finished
+
+
+class CountingLocalModel:
+    """Stands in for a LocalModel's statistics: each question evaluates 100 prompt tokens and reuses 900."""
+
+    class Stats:
+        def __init__(self):
+            self.questions = 0
+
+        def to_dict(self):
+            self.questions += 0.5  # read once before and once after each question
+            n = int(self.questions)
+            return {"calls": 2 * n, "prompt_tokens": 1000 * n, "reused_prompt_tokens": 900 * n,
+                    "completion_tokens": 30 * n, "seconds": 1.5 * n}
+
+    def __init__(self):
+        self.stats = self.Stats()
+
+
+def test_records_count_the_local_models_kv_cache_reuse(tmp_path, catalog, memories, items):
+    pipeline = make_pipeline(catalog, memories, CallableLLM(GoldSimulator(items), name="gold-simulator"))
+    out = str(tmp_path / "local.jsonl")
+    run_items(pipeline, items[:2], out, {"label": "local"}, progress=False, local=CountingLocalModel())
+    records = [json.loads(line) for line in open(out)]
+    assert [r["local_model"]["reused_prompt_tokens"] for r in records] == [900, 900]
+    assert report([out])["runs"][0]["groups"]["single"]["evaluated_prompt_tokens"] == 100
+    several = str(tmp_path / "several.jsonl")
+    run_items(pipeline, items[:2], several, {"label": "several"}, concurrency=2, progress=False,
+              local=CountingLocalModel())
+    assert not any("local_model" in json.loads(line) for line in open(several))

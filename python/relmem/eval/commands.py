@@ -153,7 +153,7 @@ def run_run(args):
            "disable": sorted(args.disable), "top_k": args.top_k, "all_schemas": args.all_schemas,
            "context": args.context, "decompose": args.decompose, "set": args.set_path}
     summary = run_items(pipeline, items, args.out, run, args.concurrency, args.resume, args.full_trace,
-                        progress=sys.stderr.isatty(), catalog=catalog)
+                        progress=sys.stderr.isatty(), catalog=catalog, local=llms.local_model_of(model))
     print(json.dumps({"out": args.out, "label": run["label"], **summary}))
     return 0
 

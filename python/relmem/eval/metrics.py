@@ -50,7 +50,8 @@ def score(record):
               "parts": part_executions(item, record.get("results") or []), "before": None, "after": None,
               "context_switch": None, "seconds": record.get("seconds", 0.0),
               "llm_calls": sum(t["calls"] for t in record.get("tokens", {}).values()),
-              "tokens": record.get("tokens", {}), "checks": record.get("checks")}
+              "tokens": record.get("tokens", {}), "checks": record.get("checks"),
+              "local_model": record.get("local_model")}
     if item.parts and record.get("candidates") is not None and (record.get("candidates") or record.get("planned")):
         scored["before"] = selection_scores(item.databases, record["candidates"])
         scored["after"] = selection_scores(item.databases, record.get("planned") or [])

@@ -64,8 +64,13 @@ def _group_metrics(scores):
             "llm_calls": _mean([s["llm_calls"] for s in scores]),
             "prompt_tokens": _mean([sum(t["prompt_tokens"] for t in s["tokens"].values()) for s in scores]),
             "completion_tokens": _mean([sum(t["completion_tokens"] for t in s["tokens"].values()) for s in scores]),
+            "evaluated_prompt_tokens": _mean([_evaluated(s["local_model"]) for s in scores if s.get("local_model")]),
             "seconds": _mean([s["seconds"] for s in scores]),
             **_check_rates(scores)}
+
+
+def _evaluated(local_model):
+    return local_model["prompt_tokens"] - local_model["reused_prompt_tokens"]
 
 
 def _check_rates(scores):
@@ -199,12 +204,14 @@ def markdown(result):
         out += [f"Differences in brackets are from the first run, **{runs[0]['label']}**.", ""]
     judges = sorted({run["judge"] for run in runs if run["judge"]})
     judged = [(f"Answer accuracy, LLM judge ({'; '.join(judges)})", "judged_accuracy", 3)] if judges else []
-    sections = [("Answer accuracy (exact and numeric match)", "answer_accuracy", 3), *judged, ("Execution accuracy (each part's SQL against its gold)",
-                                                            "execution_accuracy", 3),
+    sections = [("Answer accuracy (exact and numeric match)", "answer_accuracy", 3), *judged,
+                ("Execution accuracy (each part's SQL against its gold)", "execution_accuracy", 3),
                 ("Context-switch accuracy", "context_switch_accuracy", 3),
                 ("Database selection F1 before the LLM's refinement", "selection_before", 3),
                 ("Database selection F1 after the LLM's refinement", "selection_after", 3),
                 ("LLM calls per question", "llm_calls", 2), ("Prompt tokens per question", "prompt_tokens", 0),
+                ("Prompt tokens the local model evaluated per question (the rest reused from its KV cache)",
+                 "evaluated_prompt_tokens", 0),
                 ("Completion tokens per question", "completion_tokens", 0), ("Seconds per question", "seconds", 3),
                 ("LLM replies that did not parse (share of calls)", "unparseable_rate", 4),
                 ("Queries that failed to execute (share of queries)", "failed_query_rate", 4),

@@ -164,19 +164,27 @@ def output_checks(records, results, catalog=None):
     return checks
 
 
-def evaluate_item(pipeline, item, run, full_trace=False, catalog=None):
-    """One output record: the item (with its gold), what the pipeline answered and did, and its cost."""
+def evaluate_item(pipeline, item, run, full_trace=False, catalog=None, local=None):
+    """One output record: the item (with its gold), what the pipeline answered and did, and its cost. `local`: the
+    LocalModel answering, alone (one question in flight), whose prompt tokens evaluated and reused from its KV
+    cache are recorded as "local_model"."""
+    before = local.stats.to_dict() if local else None
     start = time.perf_counter()
     state = pipeline.ask(item.question, remember=False)
     seconds = time.perf_counter() - start
     records = state.trace.to_list()
     results = state.results()
-    return {"id": item.id, "kind": item.kind, "run": run, "item": item.to_dict(), "answer": state.answer or "",
-            "results": results, "candidates": [c.database for c in state.candidates],
-            "planned": list(dict.fromkeys(t.database for t in state.targets)), "needs_data": state.needs_data,
-            "seconds": round(seconds, 6), "tokens": _tokens_by_stage(records),
-            "checks": output_checks(records, results, catalog),
-            "trace": records if full_trace else _compact(records)}
+    record = {"id": item.id, "kind": item.kind, "run": run, "item": item.to_dict(), "answer": state.answer or "",
+              "results": results, "candidates": [c.database for c in state.candidates],
+              "planned": list(dict.fromkeys(t.database for t in state.targets)), "needs_data": state.needs_data,
+              "seconds": round(seconds, 6), "tokens": _tokens_by_stage(records),
+              "checks": output_checks(records, results, catalog),
+              "trace": records if full_trace else _compact(records)}
+    if local:
+        after = local.stats.to_dict()
+        record["local_model"] = {key: round(after[key] - before[key], 3) for key in
+                                 ("calls", "prompt_tokens", "reused_prompt_tokens", "completion_tokens", "seconds")}
+    return record
 
 
 class _Output:
@@ -214,10 +222,12 @@ class _Output:
         self.file.close()
 
 
-def run_items(pipeline, items, out, run, concurrency=1, resume=None, full_trace=False, progress=True, catalog=None):
+def run_items(pipeline, items, out, run, concurrency=1, resume=None, full_trace=False, progress=True, catalog=None,
+              local=None):
     """Evaluates the items not yet in `out` with `concurrency` questions in flight. `resume`: a previous output
     whose finished items are kept (copied into `out` when it is another file) and not run again. `catalog`: the
-    databases, for the check of the names the queries use (output_checks). Returns
+    databases, for the check of the names the queries use (output_checks). `local`: the LocalModel answering,
+    whose KV-cache reuse each record counts when one question is in flight. Returns
     {"done", "skipped", "seconds", "answer_accuracy"} of this call."""
     if concurrency < 1:
         raise Error("--concurrency must be at least 1")
@@ -231,13 +241,14 @@ def run_items(pipeline, items, out, run, concurrency=1, resume=None, full_trace=
     if resume is not None and not continued:
         output.copy_finished(resume)
     todo = [item for item in items if item.id not in done_ids]
+    alone_local = local if concurrency == 1 else None
     bar = tqdm(total=len(todo), desc="eval", unit="q", disable=not progress, file=sys.stderr)
     correct = finished = 0
     start = time.perf_counter()
     pending = iter(todo)
     try:
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
-            running = {pool.submit(evaluate_item, pipeline, item, run, full_trace, catalog)
+            running = {pool.submit(evaluate_item, pipeline, item, run, full_trace, catalog, alone_local)
                        for item in _take(pending, concurrency)}
             while running:
                 ready, running = wait(running, return_when=FIRST_COMPLETED)
@@ -248,7 +259,7 @@ def run_items(pipeline, items, out, run, concurrency=1, resume=None, full_trace=
                     correct += score(record)["answer"]
                     bar.update(1)
                     bar.set_postfix(answer_accuracy=f"{correct / finished:.3f}", refresh=False)
-                running |= {pool.submit(evaluate_item, pipeline, item, run, full_trace, catalog)
+                running |= {pool.submit(evaluate_item, pipeline, item, run, full_trace, catalog, alone_local)
                             for item in _take(pending, len(ready))}
     finally:
         bar.close()

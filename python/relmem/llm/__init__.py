@@ -81,18 +81,28 @@ def from_config(base_url=None, model=None, api_key_env=None, cache=None, gguf=No
     return CachedLLM(llm, os.fspath(cache)) if cache else llm
 
 
+def _innermost(llm):
+    while isinstance(llm, (CachedLLM, MeteredLLM)):
+        llm = llm.inner
+    return llm
+
+
+def local_model_of(llm):
+    """The LocalModel behind `llm` (through caches and meters), or None for endpoints and other LLMs."""
+    inner = _innermost(llm)
+    if isinstance(inner, OpenAIChat):
+        return None
+    from .local import LocalModel
+    return next((model for model in LocalModel.opened() if model.identity == inner.identity), None)
+
+
 def describe(llm):
     """A line naming the LLM: the local model's name and quantization, or the endpoint's model and URL."""
-    inner = llm
-    while isinstance(inner, (CachedLLM, MeteredLLM)):
-        inner = inner.inner
+    inner = _innermost(llm)
     if isinstance(inner, OpenAIChat):
         return f"{inner.model} at {inner.url}"
-    from .local import LocalModel
-    for model in LocalModel.opened():
-        if model.identity == inner.identity:
-            return model.description
-    return inner.identity
+    local = local_model_of(inner)
+    return local.description if local else inner.identity
 
 
 def add_llm_arguments(parser):
