@@ -13,7 +13,7 @@
 
 #include "relmem/catalog/catalog.hpp"
 #include "relmem/encoders/encoder.hpp"
-#include "relmem/memories/relevance/relevance_training.hpp"
+#include "relmem/memories/training/relevance_training.hpp"
 #include "relmem/memories/selection/selection_memory.hpp"
 
 namespace {

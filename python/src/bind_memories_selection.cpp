@@ -9,7 +9,7 @@
 
 #include "bindings.hpp"
 #include "relmem/memories/relevance/labeled_questions.hpp"
-#include "relmem/memories/relevance/relevance_training.hpp"
+#include "relmem/memories/training/relevance_training.hpp"
 #include "relmem/memories/relevance/selection_metrics.hpp"
 #include "relmem/memories/selection/selection_memory.hpp"
 #include "relmem/memories/text/question_parts.hpp"

@@ -9,7 +9,7 @@
 
 #include "relmem/catalog/catalog.hpp"
 #include "relmem/encoders/use_lite.hpp"
-#include "relmem/memories/relevance/relevance_training.hpp"
+#include "relmem/memories/training/relevance_training.hpp"
 #include "relmem/memories/selection/selection_memory.hpp"
 #include "test_util.hpp"
 

@@ -1,4 +1,4 @@
-#include "relmem/memories/relevance/relevance_training.hpp"
+#include "relmem/memories/training/relevance_training.hpp"
 
 #include <omp.h>
 
