@@ -139,6 +139,12 @@ def open_catalog(sources, snapshots=None):
     return EngineCatalog([os.fspath(s) if not is_server_url(s) else s for s in sources], snapshots)
 
 
+def local_sources(sources):
+    """The files and folders among `sources` (a source or a list of them): what a command reads from disk."""
+    sources = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources or ())
+    return [s for s in sources if not is_server_url(s)]
+
+
 def engine_of(catalog, db):
     """The engine of `db` in any catalog ("sqlite" for a plain relmem.Catalog)."""
     return catalog.engine(db) if isinstance(catalog, EngineCatalog) else SQLITE

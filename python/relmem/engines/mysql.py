@@ -68,10 +68,7 @@ class MySQLDatabase(ServerDatabase):
         cursor = connection.cursor(pymysql.cursors.SSCursor)
         columns, rows, truncated = readonly_rows(cursor, sql, max_rows, max_bytes)
         if truncated:
-            # A statement with its own larger LIMIT has more rows: they go with the connection, unread (PyMySQL
-            # would read them all on closing the cursor).
-            cursor._result.unbuffered_active = False
-            self.close()
+            self.close()  # a statement with its own larger LIMIT has more rows: they go with the connection
         else:
             cursor.close()
             connection.rollback()
@@ -95,6 +92,14 @@ class MySQLDatabase(ServerDatabase):
     def _message(self, error):
         text = error.args[1] if len(getattr(error, "args", ())) > 1 else error
         return " ".join(str(text).split())
+
+    def close(self):
+        # PyMySQL reads the rest of an unbuffered result when it is closed or collected, even from a closed
+        # connection: the rest is dropped with the connection instead.
+        result = getattr(self._connection, "_result", None)
+        if result is not None:
+            result.unbuffered_active = False
+        super().close()
 
     def quote(self, identifier):
         return "`" + identifier.replace("`", "``") + "`"

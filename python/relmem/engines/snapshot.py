@@ -15,7 +15,7 @@ import tempfile
 
 from .. import Error
 
-FULL_COPY_ROWS = 20000
+FULL_COPY_ROWS = 100000
 VALUES_PER_COLUMN = 10000
 MANIFEST_SUFFIX = ".source.json"
 _PLAIN_TYPE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_ ]*)(\(\s*[+-]?\d+\s*(,\s*[+-]?\d+\s*)?\))?")
