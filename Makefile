@@ -7,15 +7,19 @@ NVCC := $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=/usr/bin/python3 \
 	$(if $(NVCC),-DCMAKE_CUDA_COMPILER=$(NVCC),)
 
-.PHONY: setup deps models build build-all venv llm mcp-client demo test test-cpp test-python notebooks clean
+.PHONY: setup deps models build build-all venv engines llm mcp-client demo test test-cpp test-python notebooks clean
 
-setup: deps models build venv llm mcp-client
+setup: deps models build venv engines llm mcp-client
 
 deps:
 	@bash scripts/install_deps.sh
 
 models:
 	@bash scripts/install_models.sh
+
+# The server engines' drivers (psycopg, PyMySQL) and the SQL gate's parser (sqlglot), pinned, into the venv.
+engines: venv
+	@bash scripts/install_engines.sh $(PY)
 
 # The local LLM: llama-cpp-python into the venv, the default GGUF model into $RELMEM_HOME/models/llm.
 # RELMEM_SKIP_LOCAL_LLM=1 skips it (for users who bring an OpenAI-compatible endpoint).

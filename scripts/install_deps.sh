@@ -9,6 +9,7 @@ packages=(
   python3-nbclient python3-nbformat python3-ipykernel jupyter-nbconvert
   clang libfuzzer-14-dev
   iso-codes wordnet-base
+  libpq5 postgresql mariadb-server
 )
 missing=()
 for p in "${packages[@]}"; do

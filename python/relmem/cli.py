@@ -5,10 +5,11 @@ import json
 import os
 import sys
 
-from . import Catalog, Error, execute_readonly
+from . import Error, execute_readonly
 from .agent import commands as agent_commands
 from .bench import BENCHMARKS
 from .demo import job as demo_job
+from .engines import is_server_url, open_catalog
 from .eval import commands as eval_commands
 from .mcp import commands as mcp_commands
 from . import values_cli
@@ -16,7 +17,7 @@ from .typed_json import json_rows, text_value
 
 
 def _catalog(args):
-    catalog = Catalog(args.dir)
+    catalog = open_catalog(args.dir)
     for path, reason in catalog.skipped:
         print(f"skipped {path}: {reason}", file=sys.stderr)
     for db in catalog.databases:
@@ -36,8 +37,16 @@ def _print_rows(columns, rows, limit):
 
 
 def _sql(args):
-    result = execute_readonly(args.db_path, args.sql, timeout=args.timeout, max_rows=args.max_rows,
-                              max_bytes=args.max_bytes)
+    if is_server_url(args.db_path):
+        catalog = open_catalog([args.db_path])
+        if len(catalog) != 1:
+            raise Error(f"{args.db_path} names {len(catalog)} databases; name one in the URL's path")
+        result = catalog.execute(catalog.databases[0], args.sql, timeout=args.timeout, max_rows=args.max_rows,
+                                 max_bytes=args.max_bytes)
+        catalog.close()
+    else:
+        result = execute_readonly(args.db_path, args.sql, timeout=args.timeout, max_rows=args.max_rows,
+                                  max_bytes=args.max_bytes)
     if not result.ok:
         _fail("sql", f"{result.error_kind}: {result.error}")
         return 1
@@ -64,12 +73,13 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="relmem", description="Relational databases as external memory for LLMs")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    p = commands.add_parser("catalog", help="list the databases and tables of a folder")
-    p.add_argument("dir")
+    p = commands.add_parser("catalog", help="list the databases and tables of folders, files and server URLs")
+    p.add_argument("dir", nargs="+", metavar="SOURCE",
+                   help="a folder of SQLite databases, a SQLite file, or postgresql://... / mysql://...")
     p.set_defaults(func=_catalog)
 
-    p = commands.add_parser("sql", help="run one read-only SELECT on a SQLite file")
-    p.add_argument("db_path")
+    p = commands.add_parser("sql", help="run one read-only SELECT on a SQLite file or a server database")
+    p.add_argument("db_path", metavar="DATABASE", help="a SQLite file, or a server URL naming one database")
     p.add_argument("sql")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds")
     p.add_argument("--max-rows", type=int, default=10000)

@@ -16,7 +16,7 @@ import json
 import os
 from dataclasses import dataclass
 
-from . import Error, VectorIndex
+from . import Catalog, Error, VectorIndex
 from .encoders import load_encoder
 from .memory import DatabaseFile, Memory, database_file, plan_refresh
 from .memory_files import atomic_folder, read_manifest
@@ -96,7 +96,8 @@ class RowMemory(Memory):
 
     def _read_rows(self, catalog, db, table):
         names = ", ".join(_quote(c.name) for c in table.columns)
-        result = catalog.execute(db, f"SELECT {names} FROM {_quote(table.name)} LIMIT {self.rows_per_table}",
+        # The catalog's own file, as every memory reads it (a server database's snapshot), in SQLite's dialect.
+        result = Catalog.execute(catalog, db, f"SELECT {names} FROM {_quote(table.name)} LIMIT {self.rows_per_table}",
                                  max_rows=self.rows_per_table)
         if not result.ok:
             raise Error(f"row memory: cannot read {db}.{table.name}: {result.error}")

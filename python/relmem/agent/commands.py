@@ -8,7 +8,8 @@ The CLI registers them with add_index_arguments/run_index and add_ask_arguments/
 import json
 import sys
 
-from .. import Catalog, Error, outputs
+from .. import Error, outputs
+from ..engines import local_sources, open_catalog
 from ..examples import load_records
 from ..llm import add_llm_arguments, from_args
 from ..typed_json import json_default
@@ -20,7 +21,9 @@ from .trace import format_trace
 
 
 def _add_collection_arguments(parser):
-    parser.add_argument("--dbs", required=True, metavar="DIR", help="folder of SQLite databases")
+    parser.add_argument("--dbs", required=True, action="append", metavar="SOURCE",
+                        help="a folder of SQLite databases, a SQLite file, or a server URL (postgresql://..., "
+                             "mysql://...); repeat it to span several")
     parser.add_argument("--encoder", default=None, metavar="SPEC",
                         help="encoder spec for building memories (default: use-lite when installed, else hashing)")
     parser.add_argument("--examples", default=None, metavar="FILE",
@@ -66,12 +69,12 @@ def register(commands):
     p.set_defaults(func=run_ask)
 
 
-def _open_catalog(folder):
-    catalog = Catalog(folder)
+def _open_catalog(sources):
+    catalog = open_catalog(sources)
     for path, reason in catalog.skipped:
         print(f"skipped {path}: {reason}", file=sys.stderr)
     if not len(catalog):
-        raise Error(f"no SQLite databases found in {folder}")
+        raise Error(f"no databases found in {', '.join(sources)}")
     return catalog
 
 
@@ -96,7 +99,7 @@ def _build(args, catalog, progress):
 
 
 def run_index(args):
-    outputs.refuse_overlap(args.out, {"--dbs": args.dbs, "--examples": args.examples,
+    outputs.refuse_overlap(args.out, {"--dbs": local_sources(args.dbs), "--examples": args.examples,
                                       "--descriptions": args.descriptions}, "--out")
     catalog = _open_catalog(args.dbs)
     if args.strict and catalog.skipped:

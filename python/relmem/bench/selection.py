@@ -50,7 +50,8 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from .. import Catalog, Error, RelevanceModel, SelectionMemory, outputs
+from .. import Error, RelevanceModel, SelectionMemory, outputs
+from ..engines import open_catalog
 from .._relmem import LabeledQuestion, load_labeled_questions
 from .._relmem import make_composites as _make_composites
 from .._relmem import ranking_metrics, set_metrics as _set_metrics
@@ -327,7 +328,7 @@ def run(args):
     model = RelevanceModel.load(args.model) if args.model else None
     encoder = load_encoder(args.encoder or (model.config.encoder if model and model.config.encoder else None)
                            or default_encoder_name())
-    catalog = Catalog(args.dbs)
+    catalog = open_catalog(args.dbs)
     memory, build_seconds = build_memory(catalog, encoder, model, progress, args.column_dtype, not args.no_synonyms,
                                          not args.no_split, args.table_dtype)
 

@@ -13,7 +13,7 @@ import collections
 import json
 import time
 
-from .. import Catalog
+from ..engines import open_catalog
 from ..encoders import default_encoder_name, load_encoder
 from ..values import CORRECTION_DEFAULTS, ValueMemory
 
@@ -113,7 +113,7 @@ def report(rows):
 
 def run(args):
     encoder = load_encoder(args.encoder or default_encoder_name())
-    catalog = Catalog(args.dbs)
+    catalog = open_catalog(args.dbs)
     options = {}
     if args.max_vectors_per_column is not None:
         options["max_vectors_per_column"] = args.max_vectors_per_column

@@ -11,7 +11,8 @@ import json
 import os
 import sys
 
-from .. import Catalog, Error, llm as llms, outputs
+from .. import Error, llm as llms, outputs
+from ..engines import local_sources, open_catalog
 from ..agent import SWITCHES, Memories
 from ..agent.config import DECOMPOSERS
 from .compose import build_set, parse_counts
@@ -42,7 +43,8 @@ def register(commands):
 
     p = subcommands.add_parser("run", help="run the pipeline on every item of a set")
     p.add_argument("--set", required=True, metavar="SET.jsonl", dest="set_path")
-    p.add_argument("--dbs", required=True, metavar="DIR", help="folder of SQLite databases")
+    p.add_argument("--dbs", required=True, action="append", metavar="SOURCE",
+                   help="a folder of SQLite databases, a SQLite file, or a server URL; repeat it to span several")
     p.add_argument("--memory", default=None, metavar="MEMDIR",
                    help="memories saved by `relmem index` (default: built now from --dbs)")
     p.add_argument("--llm", choices=("endpoint", SIMULATOR), default="endpoint",
@@ -133,13 +135,13 @@ def run_run(args):
     if args.top_k < 1:
         raise Error("--top-k must be at least 1")
     resumed_elsewhere = args.resume and os.path.realpath(args.resume) != os.path.realpath(args.out)
-    outputs.refuse_overlap(args.out, {"--set": args.set_path, "--dbs": args.dbs, "--memory": args.memory,
+    outputs.refuse_overlap(args.out, {"--set": args.set_path, "--dbs": local_sources(args.dbs), "--memory": args.memory,
                                       "--resume": args.resume if resumed_elsewhere else None}, "--out")
     items = select_items(load_set(args.set_path), args.kind, args.per_kind)[:args.limit]
-    catalog = Catalog(args.dbs)
+    catalog = open_catalog(args.dbs)
     missing = sorted({db for item in items for db in item.databases} - set(catalog.databases))
     if missing:
-        raise Error(f"the set needs databases that {args.dbs} lacks: {', '.join(missing[:5])}")
+        raise Error(f"the set needs databases that {', '.join(args.dbs)} lacks: {', '.join(missing[:5])}")
     if args.memory:
         memories = Memories.load(args.memory)
         memories.check_catalog(catalog)
