@@ -99,6 +99,23 @@ __global__ void __launch_bounds__(kThreads) merge_topk_kernel(MergeParams p) {
   const uint64_t* base_list = p.lists + blockIdx.x * p.query_stride + first_list * p.list_step;
   const int64_t total = static_cast<int64_t>(lists) * k;
   topk.reset();
+  // Each list holds k keys at least as large as its k-th: every slot may skip keys below the largest k-th key.
+  __shared__ uint64_t warp_bound[kWarps];
+  uint64_t bound = 0;
+  for (int l = threadIdx.x; l < lists; l += kThreads) {
+    const uint64_t kth = base_list[l * p.list_step + k - 1];
+    bound = kth > bound ? kth : bound;
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const uint64_t other = __shfl_xor_sync(0xFFFFFFFFu, bound, offset);
+    bound = other > bound ? other : bound;
+  }
+  if (lane == 0) warp_bound[warp] = bound;
+  __syncthreads();
+  if (threadIdx.x < kWarps) {
+    for (int w = 0; w < kWarps; ++w) bound = warp_bound[w] > bound ? warp_bound[w] : bound;
+    if (bound > 0) topk.seed(threadIdx.x, bound - 1);
+  }
   __syncthreads();
   for (int64_t base = 0; base < total; base += kWarps * kTileRows) {
     for (int part = 0; part < kTileRows; part += 32) {
