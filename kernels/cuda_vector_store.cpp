@@ -232,7 +232,9 @@ class CudaVectorStore : public VectorStore {
       if (k > kMaxSelectK && !masked) {
         algorithm = SearchAlgorithm::GemmSort;  // the only one without a k limit
       } else {
-        algorithm = n_queries <= kFusedMaxQueries ? SearchAlgorithm::Fused : SearchAlgorithm::GemmSelect;
+        const bool streams = kernels::stream_applies(k, n_queries, precision_, ld_);
+        algorithm = n_queries <= (streams ? kStreamFusedMaxQueries : kFusedMaxQueries) ? SearchAlgorithm::Fused
+                                                                                      : SearchAlgorithm::GemmSelect;
       }
     }
     if (algorithm == SearchAlgorithm::GemmSort) {
