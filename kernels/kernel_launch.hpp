@@ -16,7 +16,7 @@ constexpr int kThreads = 256;       // threads per block of the selection kernel
 constexpr int kMaxGroup = 64;       // most queries one selection block keeps a top-k for
 constexpr int kTileRows = 64;       // rows scored (or score columns read) between two merges
 constexpr int kMergeFanIn = 16;    // lists one merge block takes in the first of two rounds
-constexpr int kMergeRoundKeys = 4096;     // keys one merge block reads in a single round
+constexpr int kMergeRoundLists = 128;     // lists one merge block takes in a single round
 constexpr int kMergeRankCapacity = 1024;  // candidates a merge block ranks directly (shared memory)
 constexpr int kSlotBudget = 8192;   // queries per block * slot length: 64 KiB of keys in shared memory
 
