@@ -12,6 +12,27 @@
 
 namespace relmem::gpu::kernels {
 
+// One warp sorts n keys in shared memory (n a power of two), largest first: a bitonic network, a pair per lane
+// per step. Ends with __syncwarp().
+__device__ inline void warp_sort_descending(uint64_t* a, int n, int lane) {
+  for (int size = 2; size <= n; size <<= 1) {
+    for (int stride = size >> 1; stride > 0; stride >>= 1) {
+      for (int i = lane; i < n / 2; i += 32) {
+        const int lo = 2 * i - (i & (stride - 1));
+        const int hi = lo + stride;
+        const uint64_t x = a[lo];
+        const uint64_t y = a[hi];
+        const bool descending = (lo & size) == 0;
+        if (descending ? x < y : x > y) {
+          a[lo] = y;
+          a[hi] = x;
+        }
+      }
+      __syncwarp();
+    }
+  }
+}
+
 struct BlockTopK {
   uint64_t* keys;        // [group][slot_length]
   int* counts;           // [group] candidates in each buffer
@@ -89,25 +110,9 @@ struct BlockTopK {
   // One warp: pads the buffer, sorts the slot best first, resets the buffer.
   __device__ void merge(int slot, int count, int lane) {
     uint64_t* a = keys + static_cast<size_t>(slot) * slot_length;
-    const int n = slot_length;
-    for (int i = list_length + count + lane; i < n; i += 32) a[i] = 0;
+    for (int i = list_length + count + lane; i < slot_length; i += 32) a[i] = 0;
     __syncwarp();
-    for (int size = 2; size <= n; size <<= 1) {
-      for (int stride = size >> 1; stride > 0; stride >>= 1) {
-        for (int i = lane; i < n / 2; i += 32) {
-          const int lo = 2 * i - (i & (stride - 1));
-          const int hi = lo + stride;
-          const uint64_t x = a[lo];
-          const uint64_t y = a[hi];
-          const bool descending = (lo & size) == 0;
-          if (descending ? x < y : x > y) {
-            a[lo] = y;
-            a[hi] = x;
-          }
-        }
-        __syncwarp();
-      }
-    }
+    warp_sort_descending(a, slot_length, lane);
     if (lane == 0) {
       thresholds[slot] = a[k - 1] > thresholds[slot] ? a[k - 1] : thresholds[slot];  // a seed may be higher
       counts[slot] = 0;

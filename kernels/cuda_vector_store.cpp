@@ -232,7 +232,9 @@ class CudaVectorStore : public VectorStore {
       if (k > kMaxSelectK && !masked) {
         algorithm = SearchAlgorithm::GemmSort;  // the only one without a k limit
       } else {
-        algorithm = n_queries <= kFusedMaxQueries ? SearchAlgorithm::Fused : SearchAlgorithm::GemmSelect;
+        const bool streams = kernels::stream_applies(k, n_queries, precision_, ld_);
+        algorithm = n_queries <= (streams ? kStreamFusedMaxQueries : kFusedMaxQueries) ? SearchAlgorithm::Fused
+                                                                                      : SearchAlgorithm::GemmSelect;
       }
     }
     if (algorithm == SearchAlgorithm::GemmSort) {
@@ -274,10 +276,10 @@ class CudaVectorStore : public VectorStore {
   void search_fused(int64_t n_queries, int k, int64_t begin, int64_t end, const uint8_t* mask,
                     bool tensor_cores) const {
     const SelectLayout layout = kernels::select_layout(k);
-    const int group = kernels::fused_group(k, n_queries, tensor_cores && precision_ != Precision::FP32);
+    const int group = kernels::fused_group(k, n_queries, precision_, ld_, tensor_cores);
     const int64_t groups = (n_queries + group - 1) / group;
     // One wave: every block streams its split once, and a second wave would only lengthen the merge.
-    const int resident = kernels::fused_blocks_per_multiprocessor(k, n_queries, precision_, tensor_cores);
+    const int resident = kernels::fused_blocks_per_multiprocessor(k, n_queries, precision_, ld_, tensor_cores);
     const int splits = plan_splits(groups, end - begin, layout, resident, 1);
     partial_.reserve(static_cast<size_t>(n_queries) * splits * k * sizeof(uint64_t), "partial top-k lists");
     kernels::FusedTopkArgs args;

@@ -16,6 +16,8 @@ constexpr int kThreads = 256;       // threads per block of the selection kernel
 constexpr int kMaxGroup = 64;       // most queries one selection block keeps a top-k for
 constexpr int kTileRows = 64;       // rows scored (or score columns read) between two merges
 constexpr int kMergeFanIn = 16;    // lists one merge block takes in the first of two rounds
+constexpr int kMergeRoundLists = 128;     // lists one merge block takes in a single round
+constexpr int kMergeRankCapacity = 1024;  // candidates a merge block ranks directly (shared memory)
 constexpr int kSlotBudget = 8192;   // queries per block * slot length: 64 KiB of keys in shared memory
 
 // Per query, a slot of keys: its best `list_length` so far (a power of two >= k, at least 16), then a buffer of
@@ -68,14 +70,22 @@ struct FusedTopkArgs {
 };
 // One pass over the rows: every block scores a tile of rows against its group of queries (tensor
 // cores for fp16/bf16 when tensor_cores, CUDA cores otherwise) and keeps each query's top-k in
-// shared memory; the score matrix never reaches global memory. Reference: fused_topk_reference
-// (per split).
+// shared memory; the score matrix never reaches global memory. fp16/bf16 rows with k <= kStreamMaxK
+// take the streaming kernel (topk_stream.cu). Reference: fused_topk_reference (per split).
 cudaError_t fused_topk(const FusedTopkArgs& args, Precision precision, bool tensor_cores,
                        cudaStream_t stream);
 // Queries per block of fused_topk (blocks cover the queries in groups of this many), and how many of its blocks
 // one multiprocessor runs at once.
-int fused_group(int k, int64_t n_queries, bool tensor_cores);
-int fused_blocks_per_multiprocessor(int k, int64_t n_queries, Precision precision, bool tensor_cores);
+int fused_group(int k, int64_t n_queries, Precision precision, int64_t ld, bool tensor_cores);
+int fused_blocks_per_multiprocessor(int k, int64_t n_queries, Precision precision, int64_t ld, bool tensor_cores);
+
+// topk_stream.cu --------------------------------------------------------------------------------
+constexpr int kStreamMaxK = 16;
+// Whether fused_topk takes the streaming kernel: fp16/bf16 rows, k <= kStreamMaxK, and its shared memory fits.
+bool stream_applies(int k, int64_t n_queries, Precision precision, int64_t ld);
+int stream_group(int64_t n_queries);
+int stream_blocks_per_multiprocessor(int64_t n_queries, Precision precision, int64_t ld);
+cudaError_t stream_topk(const FusedTopkArgs& args, Precision precision, cudaStream_t stream);
 
 // topk_select.cu --------------------------------------------------------------------------------
 struct TileSelectArgs {

@@ -43,15 +43,21 @@ int resident(const SelectLayout& layout, int group) {
 
 }  // namespace
 
-int fused_group(int k, int64_t n_queries, bool tensor_cores) {
+int fused_group(int k, int64_t n_queries, Precision precision, int64_t ld, bool tensor_cores) {
+  tensor_cores = tensor_cores && precision != Precision::FP32;
+  if (tensor_cores && stream_applies(k, n_queries, precision, ld)) return stream_group(n_queries);
   const SelectLayout layout = select_layout(k);
   const int64_t group = std::min<int64_t>(tensor_cores ? layout.group : std::min(layout.group, kSimtGroup), n_queries);
   return static_cast<int>(std::max<int64_t>(group, 1));
 }
 
-int fused_blocks_per_multiprocessor(int k, int64_t n_queries, Precision precision, bool tensor_cores) {
+int fused_blocks_per_multiprocessor(int k, int64_t n_queries, Precision precision, int64_t ld, bool tensor_cores) {
+  tensor_cores = tensor_cores && precision != Precision::FP32;
+  if (tensor_cores && stream_applies(k, n_queries, precision, ld)) {
+    return stream_blocks_per_multiprocessor(n_queries, precision, ld);
+  }
   const SelectLayout layout = select_layout(k);
-  const int group = fused_group(k, n_queries, tensor_cores);
+  const int group = fused_group(k, n_queries, precision, ld, tensor_cores);
   switch (precision) {
     case Precision::FP32: return resident<float, false>(layout, group);
     case Precision::FP16:
@@ -69,6 +75,9 @@ cudaError_t fused_topk(const FusedTopkArgs& args, Precision precision, bool tens
     return cudaErrorInvalidValue;
   }
   tensor_cores = tensor_cores && precision != Precision::FP32;
+  if (tensor_cores && stream_applies(args.k, args.n_queries, precision, args.ld)) {
+    return stream_topk(args, precision, stream);
+  }
   const int64_t rows = args.row_end - args.row_begin;
   const int64_t per_split = (rows + args.n_splits - 1) / args.n_splits;
   FusedParams p;
@@ -81,7 +90,7 @@ cudaError_t fused_topk(const FusedTopkArgs& args, Precision precision, bool tens
   p.rows_per_split = (per_split + kTileRows - 1) / kTileRows * kTileRows;
   p.mask = args.mask;
   p.layout = select_layout(args.k);
-  p.group = fused_group(args.k, args.n_queries, tensor_cores);
+  p.group = fused_group(args.k, args.n_queries, precision, args.ld, tensor_cores);
   p.n_splits = args.n_splits;
   p.partial = args.partial;
   const int64_t groups = (args.n_queries + p.group - 1) / p.group;

@@ -72,9 +72,9 @@ __global__ void __launch_bounds__(kThreads) tile_select_kernel(TileParams p) {
 }
 
 // Block (q, g) merges lists g * lists_per_block .. + lists_per_block - 1 (at most n_lists) of query q, list l at
-// lists + q * query_stride + l * list_step, into out + q * out_query_stride + g * out_group_step. Each warp keeps
-// the best of its own share of the lists in its own slot (kTileRows candidates per step), then slot 0 takes the
-// best of the others.
+// lists + q * query_stride + l * list_step, into out + q * out_query_stride + g * out_group_step. Keys below the
+// largest k-th key of the lists are skipped; up to kMergeRankCapacity remaining keys are ranked directly, more go
+// through per-warp slots (kTileRows candidates per step) of which slot 0 takes the best of the others.
 struct MergeParams {
   const uint64_t* lists;
   int64_t query_stride;
@@ -98,7 +98,61 @@ __global__ void __launch_bounds__(kThreads) merge_topk_kernel(MergeParams p) {
   const int lists = min(p.lists_per_block, p.n_lists - first_list);
   const uint64_t* base_list = p.lists + blockIdx.x * p.query_stride + first_list * p.list_step;
   const int64_t total = static_cast<int64_t>(lists) * k;
+  // Every read of this block's lists happens before its first write, so out may alias its first list.
+  uint64_t* out = p.out + blockIdx.x * p.out_query_stride + blockIdx.y * p.out_group_step;
+
+  // Each list holds k keys at least as large as its k-th: only keys at least the largest k-th key can be in the
+  // top-k.
+  __shared__ uint64_t warp_bound[kWarps];
+  uint64_t bound = 0;
+  for (int l = threadIdx.x; l < lists; l += kThreads) {
+    const uint64_t kth = base_list[l * p.list_step + k - 1];
+    bound = kth > bound ? kth : bound;
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const uint64_t other = __shfl_xor_sync(0xFFFFFFFFu, bound, offset);
+    bound = other > bound ? other : bound;
+  }
+  if (lane == 0) warp_bound[warp] = bound;
+  __shared__ uint64_t candidates[kMergeRankCapacity];
+  __shared__ int n_candidates;
+  if (threadIdx.x == 0) n_candidates = 0;
+  __syncthreads();
+  for (int w = 0; w < kWarps; ++w) bound = warp_bound[w] > bound ? warp_bound[w] : bound;
+
+  // The candidates, read four keys per thread at a time; when they are few, each one's rank among them is its place.
+  constexpr int kUnroll = 4;
+  for (int64_t first = threadIdx.x; first < total; first += kUnroll * kThreads) {
+    uint64_t keys[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int64_t i = first + u * kThreads;
+      keys[u] = i < total ? base_list[(i / k) * p.list_step + i % k] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (keys[u] != 0 && keys[u] >= bound) {
+        const int at = atomicAdd(&n_candidates, 1);
+        if (at < kMergeRankCapacity) candidates[at] = keys[u];
+      }
+    }
+  }
+  __syncthreads();
+  const int count = n_candidates;
+  if (count <= kMergeRankCapacity) {
+    for (int i = threadIdx.x; i < count; i += kThreads) {
+      const uint64_t key = candidates[i];
+      int rank = 0;
+      for (int j = 0; j < count; ++j) rank += candidates[j] > key || (candidates[j] == key && j < i);
+      if (rank < k) out[rank] = key;
+    }
+    for (int j = count + threadIdx.x; j < k; j += kThreads) out[j] = 0;
+    return;
+  }
+
+  // Many candidates: a slot per warp, each seeded with the bound; then slot 0 takes the best of the others.
   topk.reset();
+  if (threadIdx.x < kWarps && bound > 0) topk.seed(threadIdx.x, bound - 1);
   __syncthreads();
   for (int64_t base = 0; base < total; base += kWarps * kTileRows) {
     for (int part = 0; part < kTileRows; part += 32) {
@@ -121,8 +175,6 @@ __global__ void __launch_bounds__(kThreads) merge_topk_kernel(MergeParams p) {
     }
   }
   topk.flush(kTileRows, true);
-  // Every read of this block's lists happened before the flushes above, so out may alias its first list.
-  uint64_t* out = p.out + blockIdx.x * p.out_query_stride + blockIdx.y * p.out_group_step;
   for (int j = threadIdx.x; j < k; j += kThreads) out[j] = topk.best(0)[j];
 }
 

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Builds relmem with its CUDA kernels on a machine with a GPU, runs the GPU tests and the GPU benchmarks, and writes
-# every log and JSON into OUTDIR. Steps (comma separated, default all): build, tests, similarity, kernels (per-kernel
-# times under Nsight Compute), training, selection.
+# every log and JSON into OUTDIR. Steps (comma separated, default all): kernelbench (kernel-level times and memory
+# ceilings, kernels/bench_kernels.cu; needs nvcc alone), build, tests, similarity, kernels (per-kernel times under
+# Nsight Compute), training, selection.
 #
 #   scripts/gpu_checks.sh OUTDIR [STEPS]
 #
 # Environment: DEPS_PREFIX, a prefix holding Eigen, nlohmann_json, GoogleTest and SQLite where the system lacks them;
-# SPIDER, the Spider folder (default ../shared/data/spider); BUILD (default build-gpu); PYTHON (default python3).
+# SPIDER, the Spider folder (default ../shared/data/spider); BUILD (default build-gpu); PYTHON (default python3);
+# KERNEL_BENCH, a bench_kernels already built for this machine (else kernelbench builds one with nvcc);
+# CPU_MAX_QUERIES, the largest batch the similarity benchmark also times on the CPU index (default 1024).
 set -uo pipefail
 
 OUT=${1:?usage: scripts/gpu_checks.sh OUTDIR [STEPS]}
-STEPS=${2:-build,tests,similarity,kernels,training,selection}
+STEPS=${2:-kernelbench,build,tests,similarity,kernels,training,selection}
 BUILD=${BUILD:-build-gpu}
 PYTHON=${PYTHON:-python3}
 SPIDER=${SPIDER:-../shared/data/spider}
@@ -20,6 +23,25 @@ export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 has_step() { [[ ",$STEPS," == *",$1,"* ]]; }
 stamp() { echo "[$(date +%T)] $*"; }
 relmem_cli() { "$PYTHON" -m relmem.cli "$@"; }
+
+if has_step kernelbench; then
+  stamp "kernel benchmark"
+  bench=${KERNEL_BENCH:-}
+  if [[ -z "$bench" ]] || ! "$bench" 1000 64 1 10 1 > /dev/null 2>&1; then
+    bench="$BUILD/bench_kernels"
+    mkdir -p "$BUILD/bench-objects"
+    eigen=${DEPS_PREFIX:+$DEPS_PREFIX/include/eigen3}
+    flags=(-O3 -std=c++17 -arch=sm_90 -Ikernels -Icpp/include -I"${eigen:-/usr/include/eigen3}")
+    for f in kernels/bench_kernels.cu kernels/topk_fused.cu kernels/topk_select.cu kernels/topk_stream.cu \
+             kernels/normalize_convert.cu cpp/src/index/gpu/reference_kernels.cpp cpp/src/index/gpu/precision.cpp; do
+      nvcc "${flags[@]}" -c "$f" -o "$BUILD/bench-objects/$(basename "$f").o" &
+    done
+    wait
+    nvcc -arch=sm_90 "$BUILD"/bench-objects/*.o -o "$bench" > "$OUT/bench_kernels_build.log" 2>&1 ||
+      { tail -20 "$OUT/bench_kernels_build.log"; exit 1; }
+  fi
+  "$bench" 1000000 512 1,8,64 10 20 2>&1 | tee "$OUT/kernel_bench.txt"
+fi
 
 if has_step build; then
   stamp "configure"
@@ -34,8 +56,10 @@ if has_step build; then
   cmake "${cmake_args[@]}" > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
   grep -E "CUDA kernels" "$OUT/configure.log"
   stamp "build"
-  cmake --build "$BUILD" -j "$(nproc)" --target _relmem relmem-train-relevance test_gpu_reference \
-    test_gpu_vector_index test_gpu_gemm test_selection_gpu > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+  targets=(_relmem test_gpu_reference test_gpu_vector_index test_gpu_gemm test_selection_gpu)
+  has_step training && targets+=(relmem-train-relevance)
+  cmake --build "$BUILD" -j "$(nproc)" --target "${targets[@]}" > "$OUT/build.log" 2>&1 ||
+    { tail -40 "$OUT/build.log"; exit 1; }
   stamp "built"
 fi
 
@@ -54,11 +78,12 @@ if has_step similarity; then
   # Small batches against every path (the GEMM + sort baseline included); large ones on the GEMM paths only (the
   # sort baseline would sort 8 billion scores per batch).
   stamp "similarity benchmark"
+  cpu_max=(--cpu-max-queries "${CPU_MAX_QUERIES:-1024}")
   relmem_cli bench similarity --n 1000000 --dim 512 --queries 1,8,64 --k 10 --device cuda --dtype fp16 \
-    --algorithms fused,gemm_select,gemm_sort,auto --repeats 20 --json > "$OUT/similarity_small.json" \
+    --algorithms fused,gemm_select,gemm_sort,auto --repeats 20 "${cpu_max[@]}" --json > "$OUT/similarity_small.json" \
     2> "$OUT/similarity_small.err" || tail -5 "$OUT/similarity_small.err"
   relmem_cli bench similarity --n 1000000 --dim 512 --queries 1024,8192 --k 10 --device cuda --dtype fp16 \
-    --algorithms gemm_select,auto --repeats 10 --json > "$OUT/similarity_large.json" \
+    --algorithms gemm_select,auto --repeats 10 "${cpu_max[@]}" --json > "$OUT/similarity_large.json" \
     2> "$OUT/similarity_large.err" || tail -5 "$OUT/similarity_large.err"
   "$PYTHON" scripts/similarity_table.py "$OUT"/similarity_small.json "$OUT"/similarity_large.json
 fi

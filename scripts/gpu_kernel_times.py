@@ -35,7 +35,7 @@ def summarize(path):
     rows = list(csv.reader(open(path)))
     start = next(i for i, row in enumerate(rows) if row and row[0] == "ID")
     head = {name: i for i, name in enumerate(rows[start])}
-    scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}
+    scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "ns": 1e-3, "us": 1.0, "ms": 1e3}
     for row in rows[start + 1:]:
         if len(row) == len(head) and row[head["Metric Name"]] == "gpu__time_duration.sum":
             us = float(row[head["Metric Value"]].replace(",", "")) * scale[row[head["Metric Unit"]]]

@@ -41,6 +41,7 @@ void bind_gpu(py::module_& m) {
         return gpu::cuda_device_count(&why) > 0 ? std::string() : why;
       }, "Why no CUDA device is usable, or '' when one is.");
   m.attr("GPU_FUSED_MAX_QUERIES") = gpu::kFusedMaxQueries;
+  m.attr("GPU_STREAM_FUSED_MAX_QUERIES") = gpu::kStreamFusedMaxQueries;
   m.attr("GPU_MAX_K") = gpu::kMaxSelectK;
   m.def("cuda_device_info", [](int device) { return device_info_to_python(gpu::cuda_device_info(device)); },
         py::arg("device") = 0);

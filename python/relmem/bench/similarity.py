@@ -171,6 +171,7 @@ def run(args):
             "index_bytes": args.n * args.dim * element_bytes,
             "peak": {"memory_bandwidth_gbs": peak_gbs, "tflops": peak_tflops, "tflops_source": peak_source},
             "auto_uses_fused_up_to_queries": _relmem.GPU_FUSED_MAX_QUERIES,
+            "auto_uses_streaming_fused_up_to_queries": _relmem.GPU_STREAM_FUSED_MAX_QUERIES,
             "results": [],
         }
         for batch in batches:
