@@ -49,3 +49,20 @@ def test_urls_are_parsed_and_never_show_their_password():
         with pytest.raises(relmem.Error) as raised:
             parse_server_url(bad)
         assert "pw" not in str(raised.value).replace("bad database URL", "")
+
+
+def test_sqlite_alone_needs_neither_sqlglot_nor_the_server_drivers(tmp_path):
+    import sqlite3
+    import subprocess
+    import sys
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE item (name TEXT)")
+    code = ("import sys\n"
+            "for name in ('sqlglot', 'psycopg', 'pymysql'): sys.modules[name] = None\n"
+            "import relmem.cli, relmem.bench.selection, relmem.eval.commands\n"
+            "from relmem.engines import open_catalog\n"
+            f"print(open_catalog([{str(path)!r}]).databases)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['shop']"

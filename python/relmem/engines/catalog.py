@@ -12,14 +12,22 @@ import os
 import warnings
 
 from .. import Catalog, Error
-from .mysql import MySQLDatabase
-from .postgres import PostgresDatabase
 from .snapshot import write_snapshot
 from .urls import MYSQL, POSTGRES, is_server_url, parse_server_url
-
-ENGINES = {POSTGRES: PostgresDatabase, MYSQL: MySQLDatabase}
 SQLITE = "sqlite"
 DIALECTS = {SQLITE: "SQLite"}
+
+
+def _database_class(engine):
+    """The server database class of `engine`, imported when a URL names it: a catalog of SQLite files alone needs
+    neither the drivers nor sqlglot."""
+    if engine == POSTGRES:
+        from .postgres import PostgresDatabase
+        return PostgresDatabase
+    if engine == MYSQL:
+        from .mysql import MySQLDatabase
+        return MySQLDatabase
+    raise Error(f"no server engine {engine!r}")
 
 
 class WritableRoleWarning(UserWarning):
@@ -55,7 +63,7 @@ class EngineCatalog(Catalog):
             raise
 
     def _add_server(self, url, snapshots):
-        engine = ENGINES[url.engine]
+        engine = _database_class(url.engine)
         if url.database:
             urls = [url]
         else:
