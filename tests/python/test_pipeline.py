@@ -53,6 +53,29 @@ def test_question_answered_from_its_own_context_runs_no_sql(catalog, memories):
     assert_no_errors(state)
 
 
+def test_a_question_no_database_holds_is_answered_without_data(catalog, memories):
+    question = "Passage: The Eiffel Tower stands in Paris. Question: In which city is the Eiffel Tower?"
+    rules = [Rule(stage="context_switch", reply="Reasoning: it names a place.\nAnswer: (YES)"),
+             Rule(stage="plan", reply="No relevant database"),
+             Rule(stage="hybrid", reply='{"columns": [], "sql": ""}'),
+             Rule(stage="answer_without_data", contains="Eiffel Tower stands in Paris", reply="Answer: Paris")]
+    with FakeLLMServer(rules) as server:
+        _, state = ask(server, catalog, memories, question)
+    assert state.answer == "Paris" and state.targets == [] and state.needs_data is True
+    assert server.stages()[-1] == "answer_without_data"
+    assert records(state, "answer_without_data")[0]["decision"] == {"answer": "Paris"}
+
+
+def test_a_refused_question_with_queries_is_not_answered_without_data(catalog, memories):
+    question = "What is the average rating of Italian restaurants in Los Angeles?"
+    rules = [Rule(stage="context_switch", reply="Answer: (YES)"),
+             Rule(stage="plan", reply=plan(("ratings", "SELECT AVG(nope) FROM restaurant", "restaurants"))),
+             Rule(stage="answer_without_data", reply="Answer: 4.5")]
+    with FakeLLMServer(rules) as server:
+        _, state = ask(server, catalog, memories, question, disable={"self_correction", "refinement", "hybrid"})
+    assert "answer_without_data" not in server.stages() and state.answer != "4.5"
+
+
 LA_PLAN = plan(("average rating of Italian restaurants in Los Angeles",
                 "SELECT AVG(rating) FROM restaurant WHERE food_type = 'Italian' AND city = 'Los Angeles'",
                 "restaurants"))
@@ -328,7 +351,7 @@ def test_without_llm_only_the_llm_free_stages_run(catalog, memories):
 
 
 @pytest.mark.parametrize("switch, removed", [
-    ("context_switch", {"context_switch", "answer_directly"}),
+    ("context_switch", {"context_switch", "answer_directly", "answer_without_data"}),
     ("value_memory", {"link_values", "correct_values", "postprocess_values", "learn_values"}),
     ("refinement", {"refine"}), ("self_correction", {"self_correct"}), ("return_type", {"return_type"}),
     ("conversation", {"rephrase"}),

@@ -11,7 +11,7 @@ from .conversation import ConversationMemory
 from .memories import Memories
 from .pipeline import Pipeline
 from .stages.base import Stage
-from .stages.context import AnswerDirectly, ContextSwitch, Rephrase
+from .stages.context import AnswerDirectly, AnswerWithoutData, ContextSwitch, Rephrase
 from .stages.execution import Execute, SelfCorrect
 from .stages.inspection import InspectAndRefine
 from .stages.output import DescribeWithoutLLM, GenerateOutput, ReturnType
@@ -22,7 +22,7 @@ from .state import Candidate, QueryTarget, State, Turn
 from .trace import Trace, format_trace
 
 __all__ = [
-    "AnswerDirectly", "Candidate", "ContextSwitch", "ConversationMemory", "CorrectValues", "DecomposeQuestion",
+    "AnswerDirectly", "AnswerWithoutData", "Candidate", "ContextSwitch", "ConversationMemory", "CorrectValues", "DecomposeQuestion",
     "DescribeWithoutLLM",
     "Execute", "GenerateOutput", "InspectAndRefine", "LinkQuestionValues", "LinkValues", "Memories", "Pipeline",
     "LearnValues", "PipelineConfig", "Plan", "PostProcessValues", "QueryTarget", "Rephrase", "RetrieveExamples", "ReturnType",

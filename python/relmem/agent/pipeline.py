@@ -15,7 +15,7 @@ from dataclasses import fields
 from .config import PipelineConfig, check_switches
 from .conversation import ConversationMemory
 from .state import QueryTarget, State
-from .stages.context import AnswerDirectly, ContextSwitch, Rephrase
+from .stages.context import AnswerDirectly, AnswerWithoutData, ContextSwitch, Rephrase
 from .stages.execution import Execute, SelfCorrect
 from .stages.hybrid import HybridAnswer
 from .stages.inspection import InspectAndRefine
@@ -74,7 +74,8 @@ class Pipeline:
                        PostProcessValues(values, catalog, config)]
         stages += [InspectAndRefine(llm, catalog, config, values if use_values else None, descriptions),
                    Execute(catalog, config), SelfCorrect(llm, catalog, config, descriptions),
-                   HybridAnswer(llm, catalog, config, config.hybrid_store, descriptions)]
+                   HybridAnswer(llm, catalog, config, config.hybrid_store, descriptions),
+                   AnswerWithoutData(llm, config)]
         if use_values:
             stages.append(LearnValues(values, catalog, config))
         stages += [ReturnType(llm, config), GenerateOutput(llm, config)]

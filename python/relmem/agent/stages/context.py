@@ -3,6 +3,7 @@ from ...parsers import StageFailure, parse_answer, parse_rephrase, parse_verdict
 from ..conversation import conversation_text
 from ..schemas import overview_text
 from .base import LLMStage
+from .planning import NO_DATABASE_ANSWER
 
 
 class Rephrase(LLMStage):
@@ -64,8 +65,11 @@ class AnswerDirectly(LLMStage):
     def __init__(self, llm, config):
         super().__init__(llm, None, config)
 
+    def wanted(self, state):
+        return state.needs_data is False
+
     def run(self, state):
-        if state.needs_data is not False:
+        if not self.wanted(state):
             return
         with state.trace.step(self.name) as step:
             try:
@@ -78,3 +82,16 @@ class AnswerDirectly(LLMStage):
                 return
             step.decide(answer=answer)
             state.stop(answer)
+
+
+class AnswerWithoutData(AnswerDirectly):
+    """Answers, as AnswerDirectly does, a question the context switch sent to the databases when planning found none
+    that holds its data and no virtual column could supply it: the LLM's own knowledge, or the facts the question
+    states, are then all there is (a passage-reading question the context switch misjudged, say)."""
+    name = "answer_without_data"
+    runs_when_stopped = True
+    reads = ("needs_data", "targets", "answer", "standalone_question", "history")
+
+    def wanted(self, state):
+        return (bool(state.needs_data) and state.stopped and not state.targets
+                and (state.answer or "").startswith(NO_DATABASE_ANSWER))

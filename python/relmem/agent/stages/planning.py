@@ -62,8 +62,10 @@ class Plan(LLMStage):
                              for i, t in enumerate(targets)]
             step.decide(targets=[{"goal": t.goal, "database": t.database, "sql": t.sql} for t in state.targets])
             if not targets:
-                state.stop("could not answer: none of the databases holds data for this question "
-                           f"(looked at {', '.join(known)})")
+                state.stop(f"{NO_DATABASE_ANSWER} (looked at {', '.join(known)})")
+
+
+NO_DATABASE_ANSWER = "could not answer: none of the databases holds data for this question"
 
 
 def examples_text(examples):
