@@ -2,7 +2,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_resources.hpp"
-#include "relmem/index/gpu/cuda_device.hpp"
+#include "relmem/device/cuda_device.hpp"
 
 namespace relmem::gpu {
 

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "cuda_resources.hpp"
-#include "relmem/index/gpu/cuda_device.hpp"
+#include "relmem/device/cuda_device.hpp"
 #include "relmem/linalg/matrix_multiplier.hpp"
 
 namespace relmem::gpu {

@@ -11,7 +11,7 @@
 
 #include "cuda_resources.hpp"
 #include "kernel_launch.hpp"
-#include "relmem/index/gpu/cuda_device.hpp"
+#include "relmem/device/cuda_device.hpp"
 #include "relmem/index/gpu/topk_keys.hpp"
 #include "relmem/index/gpu/vector_store.hpp"
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "relmem/index/gpu/precision.hpp"
+#include "relmem/device/precision.hpp"
 
 namespace relmem::gpu::kernels {
 

@@ -33,7 +33,7 @@ if has_step kernelbench; then
     eigen=${DEPS_PREFIX:+$DEPS_PREFIX/include/eigen3}
     flags=(-O3 -std=c++17 -arch=sm_90 -Ikernels -Icpp/include -I"${eigen:-/usr/include/eigen3}")
     for f in kernels/bench_kernels.cu kernels/topk_fused.cu kernels/topk_select.cu kernels/topk_stream.cu \
-             kernels/normalize_convert.cu cpp/src/index/gpu/reference_kernels.cpp cpp/src/index/gpu/precision.cpp; do
+             kernels/normalize_convert.cu cpp/src/index/gpu/reference_kernels.cpp cpp/src/device/precision.cpp; do
       nvcc "${flags[@]}" -c "$f" -o "$BUILD/bench-objects/$(basename "$f").o" &
     done
     wait

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "bind_index_methods.hpp"
-#include "relmem/index/gpu/cuda_device.hpp"
+#include "relmem/device/cuda_device.hpp"
 #include "relmem/index/gpu/gpu_vector_index.hpp"
 
 namespace py = pybind11;

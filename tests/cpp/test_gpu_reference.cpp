@@ -8,7 +8,7 @@
 #include <numeric>
 
 #include "relmem/common.hpp"
-#include "relmem/index/gpu/precision.hpp"
+#include "relmem/device/precision.hpp"
 #include "relmem/index/gpu/reference_kernels.hpp"
 #include "relmem/index/gpu/topk_keys.hpp"
 #include "relmem/index/row_store.hpp"

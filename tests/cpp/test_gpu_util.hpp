@@ -8,8 +8,8 @@
 #include <string>
 
 #include "relmem/common.hpp"
-#include "relmem/index/gpu/cuda_device.hpp"
-#include "relmem/index/gpu/precision.hpp"
+#include "relmem/device/cuda_device.hpp"
+#include "relmem/device/precision.hpp"
 #include "test_random_rows.hpp"
 
 namespace relmem_test {

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "../../cpp/src/memories/relevance/relevance_features.hpp"
-#include "relmem/index/gpu/cuda_device.hpp"
+#include "relmem/device/cuda_device.hpp"
 #include "relmem/memories/relevance/relevance_model.hpp"
 #include "test_util.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "relmem/index/gpu/cuda_device.hpp"
+#include "relmem/device/cuda_device.hpp"
 #include "relmem/index/vector_index.hpp"
 #include "test_gpu_util.hpp"
 #include "test_util.hpp"

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "relmem/common.hpp"
-#include "relmem/index/gpu/precision.hpp"
+#include "relmem/device/precision.hpp"
 
 namespace relmem {
 

@@ -1,6 +1,6 @@
 #include "relmem/linalg/matrix_multiplier.hpp"
 
-#include "relmem/index/gpu/cuda_device.hpp"
+#include "relmem/device/cuda_device.hpp"
 
 namespace relmem::gpu {
 namespace {

@@ -2,7 +2,7 @@
 // Where a VectorIndex keeps its vectors: on the CPU in fp32, fp16 or int8, or on a CUDA device in fp32, fp16 or bf16.
 #include <string>
 
-#include "relmem/index/gpu/precision.hpp"
+#include "relmem/device/precision.hpp"
 #include "relmem/index/row_store.hpp"
 
 namespace relmem {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "relmem/common.hpp"
-#include "relmem/index/gpu/precision.hpp"
+#include "relmem/device/precision.hpp"
 #include "relmem/index/id_rows.hpp"
 #include "relmem/index/row_store.hpp"
 #include "relmem/index/topk.hpp"

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "relmem/index/gpu/precision.hpp"
+#include "relmem/device/precision.hpp"
 #include "relmem/index/gpu/vector_store.hpp"
 #include "relmem/index/vector_index.hpp"
 

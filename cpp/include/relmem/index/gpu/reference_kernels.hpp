@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "relmem/index/gpu/precision.hpp"
+#include "relmem/device/precision.hpp"
 
 namespace relmem::gpu {
 

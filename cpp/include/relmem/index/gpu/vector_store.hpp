@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "relmem/index/gpu/precision.hpp"
+#include "relmem/device/precision.hpp"
 
 namespace relmem::gpu {
 

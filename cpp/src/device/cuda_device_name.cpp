@@ -1,7 +1,7 @@
 #include <cctype>
 
 #include "relmem/common.hpp"
-#include "relmem/index/gpu/cuda_device.hpp"
+#include "relmem/device/cuda_device.hpp"
 
 namespace relmem::gpu {
 

@@ -1,4 +1,4 @@
-#include "relmem/index/gpu/precision.hpp"
+#include "relmem/device/precision.hpp"
 
 #include <cfloat>
 #include <cmath>

@@ -5,6 +5,10 @@
 
 namespace relmem::gpu {
 
+// What every CUDA entry point of a build without CUDA says.
+inline constexpr const char* kCudaNotBuilt =
+    "relmem was built without CUDA support (nvcc was not found at configure time, or RELMEM_WITH_CUDA=OFF)";
+
 // True when relmem was compiled with the CUDA kernels.
 bool built_with_cuda();
 
