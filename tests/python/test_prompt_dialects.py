@@ -1,5 +1,5 @@
-"""The dialect slot of the SQL prompts: a SQLite collection gets today's prompts byte for byte (recorded in
-tests/fixtures/sqlite_prompts.json), a server database gets its engine's name and notes."""
+"""The dialect of the SQL prompts and grammars: a SQLite collection gets today's prompts byte for byte (recorded in
+tests/fixtures/sqlite_prompts.json), a server database its engine's name, notes and grammar."""
 import json
 import pathlib
 
@@ -7,7 +7,12 @@ import pytest
 from pipeline_fixtures import catalog, memories, plan, sql_block  # noqa: F401 (fixtures)
 
 from relmem.agent import Pipeline
+from relmem.contracts import CONTRACTS
+from relmem.engines import EngineCatalog
+from relmem.engines.dialects import plan_prompt_fields, sql_prompt_fields
+from relmem.gbnf import Grammar
 from relmem.llm import ScriptedLLM, ScriptRule
+from relmem.prompt_templates import load_prompt, render_prompt
 
 SQLITE_PROMPTS = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "sqlite_prompts.json"
 SQL_STAGES = ("plan", "correct_values", "refine", "self_correct", "hybrid")
@@ -47,3 +52,75 @@ def test_sqlite_prompts_are_unchanged(catalog, memories):
     rendered = sql_prompts(catalog, memories)
     assert {stage for requests in rendered.values() for stage, _ in requests} == set(SQL_STAGES)
     assert rendered == recorded
+
+
+class EngineStub(EngineCatalog):
+    """SQLite files read as if some were on servers: {database: engine}."""
+
+    def __init__(self, paths, engines):
+        super().__init__(paths)
+        self.engines = engines
+
+    def engine(self, db):
+        return self.engines.get(db, "sqlite")
+
+
+@pytest.fixture(scope="module")
+def stub(demo_dir):
+    return lambda engines: EngineStub([str(demo_dir)], engines)
+
+
+def system_text(messages):
+    return messages[0]["content"]
+
+
+def test_server_prompts_name_their_engine_and_dialect(stub):
+    postgres = stub({"singers": "postgresql", "restaurants": "postgresql"})
+    plan_text = system_text(render_prompt("plan", schemas="s", question="q",
+                                          **plan_prompt_fields(postgres, ["singers", "restaurants"])))
+    assert "SQLite" not in plan_text
+    assert "a collection of PostgreSQL databases" in plan_text and "a single PostgreSQL SELECT statement" in plan_text
+    assert "ILIKE ignores it" in plan_text and "quote names that contain spaces with double quotes." in plan_text
+    mysql = stub({"singers": "mysql"})
+    for prompt in ("correct_values", "refine", "self_correct"):
+        slots = {slot: "x" for slot in load_prompt(prompt).slots}
+        text = system_text(render_prompt(prompt, **{**slots, **sql_prompt_fields(mysql, "singers")}))
+        assert "SQLite" not in text and "a MySQL/MariaDB query" in text and "in backticks" in text, prompt
+    mixed = plan_prompt_fields(mysql, ["singers", "restaurants"])
+    assert mixed["engines"] == "MySQL/MariaDB and SQLite"
+    assert "its database's dialect: singers: MySQL/MariaDB; restaurants: SQLite." in mixed["dialect_notes"]
+    assert mixed["quote"] == "double quotes (backticks on MySQL/MariaDB)"
+
+
+def test_the_stages_send_the_database_engine(stub, memories):
+    catalog = stub({"singers": "postgresql"})
+    _, rules = SCRIPTS["refined, then repaired"]
+    llm = ScriptedLLM(rules)
+    Pipeline.default(catalog, llm, memories.selection, memories.values, disable={"value_memory"}).ask(
+        "List the names of the singers from Japan.")
+    prompts = {r.stage: r.prompt for r in llm.requests}
+    assert "You refine a PostgreSQL query" in prompts["refine"]
+    assert "You fix a PostgreSQL query" in prompts["self_correct"]
+    assert "PostgreSQL" in prompts["plan"]
+
+
+@pytest.mark.parametrize("dialect, accepted, refused", [
+    ("postgresql", ['SELECT "Name" FROM singer WHERE Country ILIKE \'fr%\'', "SELECT name || ' ' || country FROM singer",
+                    "SELECT STRING_AGG(name, ',') FROM singer", "SELECT CAST(age AS NUMERIC) FROM singer"],
+     ['SELECT "name" FROM singer', "SELECT name FROM singer WHERE age == 3", "SELECT name FROM singer WHERE name GLOB 'a*'",
+      "SELECT STRFTIME('%Y', birthday) FROM singer"]),
+    ("mysql", ["SELECT `Name` FROM singer", "SELECT CONCAT(name, ' ', country) FROM singer",
+               "SELECT CAST(age AS SIGNED) FROM singer", "SELECT name AS `the name` FROM singer"],
+     ['SELECT "Name" FROM singer', "SELECT name || country FROM singer", "SELECT `name` FROM singer",
+      "SELECT CAST(age AS TEXT) FROM singer"]),
+])
+def test_server_grammars_follow_their_dialect(dialect, accepted, refused):
+    schema = {"singer": ["Name", "Country", "age", "birthday"]}
+    grammar = Grammar(CONTRACTS["sql"].grammar(schema=schema, dialect=dialect))
+    for sql in accepted:
+        assert grammar.matches(sql_block(sql)), sql
+    for sql in refused:
+        assert not grammar.matches(sql_block(sql)), sql
+    plan_grammar = Grammar(CONTRACTS["plan"].grammar(schemas={"a": schema, "b": schema}, dialects={"b": dialect}))
+    assert plan_grammar.matches(plan(("g", accepted[0], "b")))
+    assert not plan_grammar.matches(plan(("g", accepted[0], "a")))
