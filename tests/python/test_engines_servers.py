@@ -7,9 +7,8 @@ import time
 import warnings
 
 import pytest
-from conftest import SPIDER
-from engine_servers import (admin_arguments, grant_reader, mariadb_missing, mariadb_server, postgres_missing,
-                            postgres_server)
+from engine_fixtures import catalog, server, sqlite_path  # noqa: F401 (fixtures)
+from engine_servers import DEV_DBS, admin_arguments, grant_reader
 
 import relmem
 from relmem.agent import Memories
@@ -17,44 +16,6 @@ from relmem.cli import main as relmem_main
 from relmem.engines import EngineCatalog, WritableRoleWarning, open_catalog
 from relmem.engines import server as server_module
 from relmem.engines.loader import load_sqlite
-
-DEV_DBS = ("battle_death car_1 concert_singer course_teach cre_Doc_Template_Mgt dog_kennels employee_hire_evaluation "
-           "flight_2 museum_visit network_1 orchestra pets_1 poker_player real_estate_properties singer "
-           "student_transcripts_tracking tvshow voter_1 world_1 wta_1").split()
-DATABASES = SPIDER / "database"
-
-
-def sqlite_path(db):
-    return str(DATABASES / db / f"{db}.sqlite")
-
-
-@pytest.fixture(scope="module", params=["postgresql", "mysql"])
-def server(request):
-    missing = postgres_missing() if request.param == "postgresql" else mariadb_missing()
-    if missing:
-        pytest.skip(missing)
-    if not DATABASES.exists():
-        pytest.skip(f"{DATABASES} is absent")
-    start = postgres_server if request.param == "postgresql" else mariadb_server
-    with start() as running:
-        for db in DEV_DBS:
-            load_sqlite(sqlite_path(db), running.admin_url)
-            grant_reader(running, db)
-        if running.engine == "postgresql":
-            import psycopg
-            with psycopg.connect(running.admin_url + "concert_singer", autocommit=True) as connection:
-                connection.execute("CREATE SEQUENCE s")
-        yield running
-
-
-@pytest.fixture(scope="module")
-def catalog(server, tmp_path_factory):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", WritableRoleWarning)  # the reader role can write nothing
-        opened = open_catalog([server.reader_url], snapshots=str(tmp_path_factory.mktemp("snapshots")))
-    yield opened
-    opened.close()
-
 
 def admin_state(server, db):
     """Every table of `db` with its row count, and the server-wide things a query could leave behind."""
