@@ -34,7 +34,8 @@ class Dialect:
 
 
 DIALECTS = {
-    "sqlite": Dialect(FUNCTIONS, '"=" | "==" | "!=" | "<>" | "<=" | ">=" | "<" | ">" | "+" | "-" | "*" | "/" | "%" | "||"',
+    "sqlite": Dialect(FUNCTIONS,
+                      '"=" | "==" | "!=" | "<>" | "<=" | ">=" | "<" | ">" | "+" | "-" | "*" | "/" | "%" | "||"',
                       '"LIKE" | "GLOB"', '"INTEGER" | "INT" | "REAL" | "FLOAT" | "TEXT" | "NUMERIC"', '"', False),
     "postgresql": Dialect(
         ("COUNT", "SUM", "AVG", "MIN", "MAX", "STRING_AGG", "ABS", "ROUND", "LENGTH", "LOWER", "UPPER", "SUBSTR",

@@ -142,7 +142,7 @@ def mariadb_server():
 
 
 def load_dev_databases(server, databases_dir):
-    """Copies the dev databases (DEV_DBS, from `databases_dir`/<db>/<db>.sqlite) into `server`, readable by the reader."""
+    """Copies the dev databases (DEV_DBS, from `databases_dir`/<db>/<db>.sqlite) into `server`, for the reader."""
     from relmem.engines.loader import load_sqlite
     for db in DEV_DBS:
         load_sqlite(os.path.join(databases_dir, db, f"{db}.sqlite"), server.admin_url)

@@ -76,7 +76,8 @@ def test_dates_and_exact_numbers_are_stored_as_the_engine_compares_them(server, 
     assert sorted(catalog.distinct_values("typed_values", "sale", "at", 5)) == ["2020-01-05 08:30:00",
                                                                                "2021-03-01 17:00:00"]
     values = ValueMemory.build(catalog, encoder="hashing")
-    for sql in ("SELECT city FROM sale WHERE day = '2020-01-05'", "SELECT city FROM sale WHERE at = '2020-01-05 08:30:00'",
+    for sql in ("SELECT city FROM sale WHERE day = '2020-01-05'",
+                "SELECT city FROM sale WHERE at = '2020-01-05 08:30:00'",
                 "SELECT city FROM sale WHERE amount = 12.5", "SELECT city FROM sale WHERE amount = 7"):
         assert catalog.execute("typed_values", sql).rows == [("Lyon",) if "7" not in sql else ("Oslo",)], sql
     assert statuses(values, catalog, "typed_values", "SELECT city FROM sale WHERE day = '2020-01-05'")[0] == ["found"]

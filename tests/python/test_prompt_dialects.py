@@ -105,10 +105,11 @@ def test_the_stages_send_the_database_engine(stub, memories):
 
 
 @pytest.mark.parametrize("dialect, accepted, refused", [
-    ("postgresql", ['SELECT "Name" FROM singer WHERE Country ILIKE \'fr%\'', "SELECT name || ' ' || country FROM singer",
-                    "SELECT STRING_AGG(name, ',') FROM singer", "SELECT CAST(age AS NUMERIC) FROM singer"],
-     ['SELECT "name" FROM singer', "SELECT name FROM singer WHERE age == 3", "SELECT name FROM singer WHERE name GLOB 'a*'",
-      "SELECT STRFTIME('%Y', birthday) FROM singer"]),
+    ("postgresql", ['SELECT "Name" FROM singer WHERE Country ILIKE \'fr%\'',
+                    "SELECT name || ' ' || country FROM singer", "SELECT STRING_AGG(name, ',') FROM singer",
+                    "SELECT CAST(age AS NUMERIC) FROM singer"],
+     ['SELECT "name" FROM singer', "SELECT name FROM singer WHERE age == 3",
+      "SELECT name FROM singer WHERE name GLOB 'a*'", "SELECT STRFTIME('%Y', birthday) FROM singer"]),
     ("mysql", ["SELECT `Name` FROM singer", "SELECT CONCAT(name, ' ', country) FROM singer",
                "SELECT CAST(age AS SIGNED) FROM singer", "SELECT name AS `the name` FROM singer"],
      ['SELECT "Name" FROM singer', "SELECT name || country FROM singer", "SELECT `name` FROM singer",

@@ -78,9 +78,10 @@ def _adjust(check, engine, catalog, db, lookup):
         return EngineValueCheck.of(check, status=FOUND, case_matches=[])
     if engine == MYSQL and check.status == NOT_FOUND and _on_server(catalog, db, check, engine):
         return EngineValueCheck.of(check, status=FOUND, similar=[])
-    if engine == POSTGRES and is_pattern(check) and check.status == FOUND and not _on_server(catalog, db, check, engine):
-        return EngineValueCheck.of(check, status=NOT_FOUND, similar=list(lookup(check.table, check.column,
-                                                                                check.value.strip("%_"))))
+    if (engine == POSTGRES and is_pattern(check) and check.status == FOUND
+            and not _on_server(catalog, db, check, engine)):
+        similar = lookup(check.table, check.column, check.value.strip("%_"))
+        return EngineValueCheck.of(check, status=NOT_FOUND, similar=list(similar))
     return check
 
 
