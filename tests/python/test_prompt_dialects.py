@@ -104,6 +104,19 @@ def test_the_stages_send_the_database_engine(stub, memories):
     assert "PostgreSQL" in prompts["plan"]
 
 
+def test_a_malformed_plan_is_reminded_of_the_engines_sql(stub, memories):
+    catalog = stub({})
+    catalog.engines = dict.fromkeys(catalog.databases, "postgresql")
+    llm = ScriptedLLM([YES, ScriptRule(stage="plan", reply="I would look at the singer table.")])
+    Pipeline.default(catalog, llm, memories.selection, memories.values).ask("List the names of the singers from Japan.")
+    reminders = [r.messages[-1]["content"] for r in llm.requests if r.stage == "plan"][1:]
+    assert reminders and "<one PostgreSQL SELECT statement>" in reminders[0]
+    catalog.engines = {}
+    llm = ScriptedLLM([YES, ScriptRule(stage="plan", reply="I would look at the singer table.")])
+    Pipeline.default(catalog, llm, memories.selection, memories.values).ask("List the names of the singers from Japan.")
+    assert [r.messages[-1]["content"] for r in llm.requests if r.stage == "plan"][1:] == [CONTRACTS["plan"].reminder]
+
+
 @pytest.mark.parametrize("dialect, accepted, refused", [
     ("postgresql", ['SELECT "Name" FROM singer WHERE Country ILIKE \'fr%\'',
                     "SELECT name || ' ' || country FROM singer", "SELECT STRING_AGG(name, ',') FROM singer",

@@ -45,10 +45,12 @@ class LLMStage(Stage):
         self.config = config
         self.descriptions = descriptions or {}
 
-    def ask(self, step, prompt, parse, constraints=None, **fields):
-        """`constraints`: chat() keywords that constrain decoding (see constraints()); {} or None for none."""
+    def ask(self, step, prompt, parse, constraints=None, reminder=None, **fields):
+        """`constraints`: chat() keywords that constrain decoding (see constraints()); {} or None for none.
+        `reminder`: the format reminder of a malformed reply, when not the output contract's."""
         messages = render_prompt(prompt, **fields) if isinstance(prompt, str) else prompt
-        return step.ask(self.llm, messages, parse, temperature=self.config.temperature, **(constraints or {}))
+        extra = {"reminder": reminder} if reminder else {}
+        return step.ask(self.llm, messages, parse, temperature=self.config.temperature, **extra, **(constraints or {}))
 
     def constraints(self, contract, **context):
         """The grammar (or JSON schema) of output contract `contract` for `context`, when the pipeline constrains
