@@ -237,3 +237,23 @@ def test_the_pipeline_answers_from_the_server_with_the_gold_simulator(server, tm
     assert groups["all"]["execution_accuracy"] == 1.0
     assert {"concert_singer", "world_1", "pets_1"} <= set(on_server)
     catalog.close()
+
+
+GRAMMAR_QUERIES = {
+    "postgresql": ['SELECT "Name" FROM singer WHERE Country ILIKE \'fr%\'', "SELECT Name || ' ' || Country FROM singer",
+                   "SELECT STRING_AGG(Name, ',') FROM singer", "SELECT CAST(Age AS NUMERIC) FROM singer",
+                   "SELECT STRPOS(Name, 'a') FROM singer"],
+    "mysql": ["SELECT `Name` FROM singer", "SELECT CONCAT(Name, ' ', Country) FROM singer",
+              "SELECT CAST(Age AS SIGNED) FROM singer", "SELECT Name AS `the name` FROM singer",
+              "SELECT GROUP_CONCAT(Name) FROM singer"],
+}
+
+
+def test_queries_of_the_engines_grammar_run_on_it(server, catalog):
+    from relmem.contracts import CONTRACTS, write_sql
+    from relmem.gbnf import Grammar
+    schema = {t.name: [c.name for c in t.columns] for t in catalog.schema("concert_singer").tables}
+    grammar = Grammar(CONTRACTS["sql"].grammar(schema=schema, dialect=server.engine))
+    for sql in GRAMMAR_QUERIES[server.engine]:
+        assert grammar.matches(write_sql(sql)), sql
+        assert catalog.execute("concert_singer", sql).ok, (sql, catalog.execute("concert_singer", sql).error)
