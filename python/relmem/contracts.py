@@ -96,16 +96,18 @@ def write_parts(parts):
 
 # --- grammars --------------------------------------------------------------------------------------------------
 
-def _sql_reply_grammar(schema=None):
-    """One SQL query between Begin SQL and End SQL, naming only the tables and columns of `schema`."""
+def _sql_reply_grammar(schema=None, dialect="sqlite"):
+    """One SQL query between Begin SQL and End SQL in `dialect` (relmem.sql_grammar), naming only the tables and
+    columns of `schema`."""
     if not schema:
         return None
-    return 'root ::= "Begin SQL\\n" sql-query ";"? "\\nEnd SQL"\n' + sql_rules(schema, "sql")
+    return 'root ::= "Begin SQL\\n" sql-query ";"? "\\nEnd SQL"\n' + sql_rules(schema, "sql", dialect)
 
 
-def _plan_grammar(schemas=None):
+def _plan_grammar(schemas=None, dialects=None):
     """Targets whose SQL names only its own database's tables and columns, followed by that database's name; or
-    NO_DATABASE. `schemas`: {database: {table: [column, ...]}} of the candidates the prompt shows."""
+    NO_DATABASE. `schemas`: {database: {table: [column, ...]}} of the candidates the prompt shows; `dialects`:
+    {database: engine} ("sqlite" where absent)."""
     if not schemas:
         return None
     names = list(schemas)
@@ -114,7 +116,8 @@ def _plan_grammar(schemas=None):
     rules = [f'root ::= target ("\\n" target){{0,{max(len(names) - 1, 0)}}} | {_literal(NO_DATABASE)}',
              f'target ::= "Goal: " goal "\\nBegin SQL\\n" ({by_database})',
              f"goal ::= [^\\n]{{1,200}}"]
-    return "\n".join(rules) + "\n" + "".join(sql_rules(schemas[name], f"d{i}") for i, name in enumerate(names))
+    return "\n".join(rules) + "\n" + "".join(sql_rules(schemas[name], f"d{i}", (dialects or {}).get(name, "sqlite"))
+                                              for i, name in enumerate(names))
 
 
 def _fixed(grammar):

@@ -73,11 +73,15 @@ def load_prompt(name):
 
 def render_prompt(name, **values):
     """load_prompt(name).render(**values): the chat messages for one stage. The slot {output_form}, when the
-    template has it and it is not given, is the form of the stage's output contract (relmem.contracts)."""
+    template has it and it is not given, is the form of the stage's output contract (relmem.contracts); the dialect
+    slots not given are SQLite's (relmem.engines.dialects)."""
     template = load_prompt(name)
     if "output_form" in template.slots and "output_form" not in values:
         from .contracts import contract_of_prompt
         contract = contract_of_prompt(name)
         if contract is not None:
             values["output_form"] = contract.form
+    from .engines.dialects import SQLITE_FIELDS
+    values.update({slot: SQLITE_FIELDS[slot] for slot in template.slots
+                   if slot in SQLITE_FIELDS and slot not in values})
     return template.render(**values)

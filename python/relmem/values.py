@@ -97,8 +97,11 @@ class ValueMemory(Memory):
     def check_values(self, sql, db, catalog, k=5):
         """The database retriever: (checks, feedback). One ValueCheck per string literal compared with a column:
         status "found", "found_ignoring_case" or "not_found" (checked on the database itself), with the most
-        similar stored values; feedback is the text to hand an LLM ("" when every literal is stored)."""
-        return self._core.check_values(sql, db, catalog, k)
+        similar stored values; feedback is the text to hand an LLM ("" when every literal is stored). A server
+        database's literals have the status its engine gives them (relmem.engines.value_checks)."""
+        from .engines.value_checks import engine_checks
+        checks, feedback = self._core.check_values(sql, db, catalog, k)
+        return engine_checks(checks, feedback, catalog, db, self._similar(db, k))
 
     def feedback(self, sql, db, catalog, k=5):
         return self.check_values(sql, db, catalog, k)[1]
@@ -109,7 +112,12 @@ class ValueMemory(Memory):
         confidence of that match (ValueReplacement.confidence) reaches min_confidence (CORRECTION_DEFAULTS: the
         fitted threshold), it scores >= min_score (0.3) and beats the runner-up by >= min_margin (0.01); stored
         literals, LIKE patterns and weak matches are left as written."""
-        return self._core.correct_values(sql, db, catalog, **thresholds)
+        from .engines.value_checks import engine_correction
+        result = self._core.correct_values(sql, db, catalog, **thresholds)
+        return engine_correction(result, catalog, db, self._similar(db, thresholds.get("k", CORRECTION_DEFAULTS["k"])))
+
+    def _similar(self, db, k):
+        return lambda table, column, text: self.lookup(db, table, column, text, k) if k > 0 else []
 
     def add_alias(self, db, table, column, written, stored, source="user", evidence=""):
         """Teaches the memory that `written` means the stored value `stored` in db.table.column: the next lookup

@@ -15,6 +15,10 @@ import time
 POSTGRES_BIN = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
 MARIADB_SERVER = shutil.which("mariadbd") or shutil.which("mariadbd", path="/usr/sbin")
 MARIADB_INSTALL = shutil.which("mariadb-install-db")
+# The 20 databases of the Spider dev set.
+DEV_DBS = ("battle_death car_1 concert_singer course_teach cre_Doc_Template_Mgt dog_kennels employee_hire_evaluation "
+           "flight_2 museum_visit network_1 orchestra pets_1 poker_player real_estate_properties singer "
+           "student_transcripts_tracking tvshow voter_1 world_1 wta_1").split()
 ADMIN_PASSWORD = "admin-secret"
 READER_PASSWORD = "reader-secret"
 
@@ -135,6 +139,14 @@ def mariadb_server():
                 process.kill()
                 process.wait()
         shutil.rmtree(root, ignore_errors=True)
+
+
+def load_dev_databases(server, databases_dir):
+    """Copies the dev databases (DEV_DBS, from `databases_dir`/<db>/<db>.sqlite) into `server`, for the reader."""
+    from relmem.engines.loader import load_sqlite
+    for db in DEV_DBS:
+        load_sqlite(os.path.join(databases_dir, db, f"{db}.sqlite"), server.admin_url)
+        grant_reader(server, db)
 
 
 def grant_reader(server, database):

@@ -74,6 +74,18 @@ def test_plan_writes_only_parts_whose_schema_is_shown_with_the_questions_spellin
     assert parse_plan(other_table) == []  # the part's table is not shown: a perfect writer could not write it
 
 
+def test_plan_writes_strings_in_single_quotes_for_a_server_engine():
+    quoted = Part("How many airports are in Aberdeen?", "flight_2",
+                  'SELECT count(*) FROM airports WHERE City = "Aberdeen"', [[2]])
+    simulator = GoldSimulator([Item("single-2", "single", quoted.question, {"type": "rows"}, [quoted])])
+    shown = f"Database: flight_2\nCREATE TABLE airports (City TEXT)\n\nQuestion: {quoted.question}"
+    for system, sql in [("You plan ... a single SQLite SELECT statement", quoted.sql),
+                        ("You plan ... a single PostgreSQL SELECT statement",
+                         "SELECT count(*) FROM airports WHERE City = 'Aberdeen'")]:
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": shown}]
+        assert [t.sql for t in parse_plan(simulator(messages, stage="plan"))] == [sql]
+
+
 @pytest.mark.parametrize("candidates", [
     "Candidate stored values for each string literal:\n'Los Angeles' (restaurant.city =): 'LA', 'SF'",
     "Retriever:\nValue 'Los Angeles' not found in restaurant.city; similar stored values: 'LA', 'SF'.",

@@ -13,10 +13,11 @@ from relmem.prompt_templates import PromptTemplate, available_prompts, load_prom
 
 SLOTS = {
     "context_switch": ["output_form", "databases", "question"],
-    "plan": ["output_form", "schemas", "question"],
-    "correct_values": ["output_form", "schema", "question", "sql", "candidates"],
-    "self_correct": ["output_form", "schema", "question", "sql", "error"],
-    "refine": ["output_form", "schema", "question", "sql", "retriever_feedback", "detector_feedback"],
+    "plan": ["engines", "query_kind", "quote", "dialect_notes", "output_form", "schemas", "question"],
+    "correct_values": ["engine", "dialect_notes", "output_form", "schema", "question", "sql", "candidates"],
+    "self_correct": ["engine", "dialect_notes", "output_form", "schema", "question", "sql", "error"],
+    "refine": ["engine", "dialect_notes", "output_form", "schema", "question", "sql", "retriever_feedback",
+               "detector_feedback"],
     "return_type": ["output_form", "question", "results"],
     "generate_output": ["output_form", "question", "results"],
     "rephrase": ["output_form", "context", "question"],
@@ -64,7 +65,8 @@ def test_render_fills_every_slot(name):
 def test_missing_and_unknown_slots_are_clear_errors():
     with pytest.raises(relmem.Error, match="prompt 'plan' is missing slot\\(s\\): schemas"):
         render_prompt("plan", question="q")
-    with pytest.raises(relmem.Error, match="has no slot\\(s\\) schema \\(its slots: output_form, schemas, question\\)"):
+    with pytest.raises(relmem.Error, match="has no slot\\(s\\) schema \\(its slots: engines, query_kind, quote, "
+                                           "dialect_notes, output_form, schemas, question\\)"):
         render_prompt("plan", question="q", schemas="s", schema="typo")
     with pytest.raises(relmem.Error, match="given None"):
         render_prompt("plan", question="q", schemas=None)

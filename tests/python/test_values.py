@@ -166,6 +166,7 @@ def test_spider_cases_and_benchmark(tmp_path):
     out = bench_values.report(rows)
     assert out["n"] == len(cases) and out["recall@10"] >= 0.9 and out["ex_after"] > out["ex_before"]
     assert out["by_category"]["unchanged"]["ex_after"] == out["by_category"]["unchanged"]["ex_before"] == 1.0
+    assert out["gold_runs"] == 1.0 and out["ex_after_where_gold_runs"] == out["ex_after"]
 
     assert {c["fold"] for c in cases} <= {"tune", "heldout"}
     for db in {c["db_id"] for c in cases}:  # the fold splits databases, not cases

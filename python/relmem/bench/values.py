@@ -65,11 +65,16 @@ def _summary(rows):
     for key in ("ex_before", "ex_after"):
         out[key] = sum(r[key] for r in rows) / len(rows) if rows else None
     out["replaced"] = sum(r["replaced"] for r in rows) / len(rows) if rows else None
+    # A server runs the gold SQL in its own dialect: where it fails, neither query can match it.
+    runs = [r for r in rows if r["gold_runs"]]
+    out["gold_runs"] = len(runs) / len(rows) if rows else None
+    for key in ("ex_before", "ex_after"):
+        out[key + "_where_gold_runs"] = sum(r[key] for r in runs) / len(runs) if runs else None
     return out
 
 
 def evaluate(memory, catalog, cases, k=10, **thresholds):
-    """Per-case rows: recall@1/@10 (None without a gold value), ex_before, ex_after, replaced, seconds.
+    """Per-case rows: recall@1/@10 (None without a gold value), ex_before, ex_after, replaced, gold_runs, seconds.
     `thresholds`: min_confidence / min_score / min_margin for correct_values (its defaults when absent)."""
     thresholds = {key: value for key, value in thresholds.items() if value is not None}
     rows = []
@@ -92,6 +97,7 @@ def evaluate(memory, catalog, cases, k=10, **thresholds):
             "ex_before": same_result(catalog, db, case["perturbed_sql"], gold_key, ordered),
             "ex_after": same_result(catalog, db, corrected.sql, gold_key, ordered),
             "replaced": bool(corrected.replacements),
+            "gold_runs": gold_key is not None,
             "seconds": seconds,
         })
     return rows

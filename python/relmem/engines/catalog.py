@@ -8,6 +8,7 @@
 It is a relmem.Catalog: a server database appears in it through its introspection snapshot (relmem.engines.snapshot),
 so every memory builds, saves and refreshes from it unchanged, while execute() sends SQL to the server itself.
 Opening the catalog again re-reads the servers; a memory's refresh() then sees what changed."""
+import concurrent.futures
 import os
 import warnings
 
@@ -16,6 +17,7 @@ from .snapshot import write_snapshot
 from .urls import MYSQL, POSTGRES, is_server_url, parse_server_url
 SQLITE = "sqlite"
 DIALECTS = {SQLITE: "SQLite"}
+INTROSPECTION_THREADS = 4  # databases read at once; chosen on the 20 Spider dev databases (docs/engines.md)
 
 
 def _database_class(engine):
@@ -74,28 +76,34 @@ class EngineCatalog(Catalog):
                 lister.close()
             if not urls:
                 raise Error(f"{url.redacted}: the server shows no database this role can read")
-        for one in urls:
-            database = engine(one)
-            try:
-                self._warn_if_writable(database)
-                tables = database.tables()
-                if not url.database and not tables:
-                    self._skipped.append((one.redacted, "no tables the role can see"))
+        folder = os.path.join(snapshots, url.engine, f"{url.host}_{url.port}_{url.user or 'default'}")
+        with concurrent.futures.ThreadPoolExecutor(min(INTROSPECTION_THREADS, len(urls))) as pool:
+            futures = [pool.submit(_introspect, engine, one, folder, not url.database) for one in urls]
+        introspected = [future.result() for future in futures if not future.exception()]
+        try:
+            failed = next((future.exception() for future in futures if future.exception()), None)
+            if failed:
+                raise failed
+            while introspected:
+                database, privileges, tables, path = introspected[0]
+                self._warn_if_writable(database, privileges)
+                if path is None:
+                    self._skipped.append((database.url.redacted, "no tables the role can see"))
                     database.close()
-                    continue
-                folder = os.path.join(snapshots, one.engine, f"{one.host}_{one.port}_{one.user or 'default'}")
-                path = write_snapshot(database, tables, folder)
-                if database.name in self:
-                    raise Error(f"duplicate database name '{database.name}': {one.redacted} and {self.source(database.name)}")
-                self.add(path)
-            except BaseException:
+                elif database.name in self:
+                    raise Error(f"duplicate database name '{database.name}': {database.url.redacted} and "
+                                f"{self.source(database.name)}")
+                else:
+                    self.add(path)
+                    database.set_names([t.name for t in tables] + [c.name for t in tables for c in t.columns])
+                    self._servers[database.name] = database
+                introspected.pop(0)
+        except BaseException:
+            for database, *_ in introspected:
                 database.close()
-                raise
-            database.set_names([t.name for t in tables] + [c.name for t in tables for c in t.columns])
-            self._servers[database.name] = database
+            raise
 
-    def _warn_if_writable(self, database):
-        privileges = database.write_privileges()
+    def _warn_if_writable(self, database, privileges):
         if privileges:
             message = (f"{database.url.redacted}: the role can write ({'; '.join(privileges)}); relmem runs every "
                        "statement read-only, but a SELECT-only role is safer (see README, Server databases)")
@@ -136,6 +144,20 @@ class EngineCatalog(Catalog):
 
     def __repr__(self):
         return f"EngineCatalog({len(self)} databases, {len(self._servers)} on servers)"
+
+
+def _introspect(engine, url, folder, listing):
+    """(database, its write privileges, its tables, its snapshot's path) of one server database; the path is None
+    for a database without tables found by listing the server."""
+    database = engine(url)
+    try:
+        privileges = database.write_privileges()
+        tables = database.tables()
+        path = None if listing and not tables else write_snapshot(database, tables, folder)
+        return database, privileges, tables, path
+    except BaseException:
+        database.close()
+        raise
 
 
 def open_catalog(sources, snapshots=None):

@@ -6,6 +6,8 @@ a larger one holds the VALUES_PER_COLUMN most frequent values of each column, on
 The file is rewritten only when what it would hold changed (the digest in its manifest beside it), so a memory's
 refresh sees an unchanged server as unchanged, and a changed schema or data as updated. Generated SQL never runs
 on a snapshot: the catalog sends it to the server."""
+import datetime
+import decimal
 import hashlib
 import json
 import os
@@ -62,7 +64,7 @@ def _fill(path, database, tables):
         for table in tables:
             create = _create_table(connection, table)
             digest.update(create.encode("utf-8", "surrogatepass"))
-            rows = _rows(database, table)
+            rows = [tuple(map(sqlite_value, row)) for row in _rows(database, table)]
             placeholders = ", ".join("?" * len(table.columns))
             connection.executemany(f"INSERT INTO {_quote(table.name)} VALUES ({placeholders})", rows)
             for row in rows:
@@ -85,6 +87,25 @@ def _rows(database, table):
                for name in names]
     height = max((len(values) for values in columns), default=0)
     return [tuple(values[i] if i < len(values) else None for values in columns) for i in range(height)]
+
+
+def sqlite_value(value):
+    """A server's value as the snapshot stores it, in the text both engines compare a literal of its type with:
+    dates and times in ISO form ('2020-01-31', '2020-01-31 08:00:00'), exact numbers as integers when whole, else
+    as floats; other types the driver returns (UUID, JSON, intervals) as their text."""
+    if value is None or isinstance(value, (int, float, str, bytes)):
+        return value
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value.is_finite() and value == value.to_integral_value() else float(value)
+    if isinstance(value, datetime.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
 
 
 def _create_table(connection, table):

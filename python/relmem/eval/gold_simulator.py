@@ -10,8 +10,9 @@ Per stage (recognised by the request's `stage`; the prompt is read by prompt_rea
     decompose        the item's part questions (its question whole when it has one part or none): a perfect split
     plan             one target per part whose database's schema the prompt shows, with every table the part's
                      gold SQL reads (when the schema is written as CREATE TABLE statements), with the gold SQL whose
-                     string literals are written the way the question writes them (literal_spans); "No relevant
-                     database" when no part's schema is shown
+                     string literals are written the way the question writes them (literal_spans), in single quotes
+                     when the prompt asks for a server engine's SQL; "No relevant database" when no part's schema is
+                     shown
     correct_values,  a literal is changed to its gold value only when the prompt offers that value for it;
     refine           anything else stays as it is
     self_correct     the query unchanged (the gold SQL itself needs no repair)
@@ -66,6 +67,8 @@ class GoldSimulator:
             (self._stages[name] for name in ("answer", "correct", "refine", "plan") if name in (stage or "")), None)
         if handler is None:
             raise Error(f"the gold simulator does not know stage {stage!r}")
+        if handler == self.plan:
+            return handler(item, text, prompt_reading.names_a_server_dialect(messages))
         return handler(item, text)
 
     def item_for(self, text):
@@ -87,10 +90,10 @@ class GoldSimulator:
     def decompose(self, item, text):
         return write_parts([part.question for part in item.parts] if len(item.parts) > 1 else [item.question])
 
-    def plan(self, item, text):
+    def plan(self, item, text, server_dialect=False):
         shown = set(prompt_reading.shown_databases(text, self.known_databases))
-        return write_plan([(part.question, self.written_sql(part, item.question), part.database) for part in item.parts
-                           if part.database in shown and self.tables_shown(part, text)])
+        return write_plan([(part.question, self.written_sql(part, item.question, server_dialect), part.database)
+                           for part in item.parts if part.database in shown and self.tables_shown(part, text)])
 
     def correct_values(self, item, text):
         current = prompt_reading.query_in(text)
@@ -141,13 +144,17 @@ class GoldSimulator:
             return item.answer["choices"][item.answer["key"]]
         return "This needs data from the databases."
 
-    def written_sql(self, part, question):
-        """The gold SQL with each string literal spelled as the question spells it (kept when it does not)."""
+    def written_sql(self, part, question, server_dialect=False):
+        """The gold SQL with each string literal spelled as the question spells it (kept when it does not). For a
+        server engine every string is written in single quotes: Spider's gold writes many in double quotes, which
+        SQLite alone reads as strings."""
         replacements, counts = {}, dict.fromkeys(self.stats, 0)
         for literal in _string_literals(part.sql):
             prefix, core, suffix = _wildcards(literal.value)
             spelled = question_span(core, question)
             counts["literals"] += 1
+            if server_dialect:
+                replacements[literal.index] = literal.value
             if spelled is None:
                 counts["not_in_question"] += 1
             elif spelled == core:

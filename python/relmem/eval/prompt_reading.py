@@ -18,11 +18,17 @@ _QUOTED = re.compile(r"'((?:[^'\n]|'')*)'")
 _RESULT_HEAD = re.compile(r"^[ \t#>*\-]*(?:query|result)[ \t]*(\d+)?[^\n]*?\bdatabase[ \t:]+[`'\"]?([\w][\w.\-]*)",
                           re.I | re.M)
 _RESULT_LABEL = re.compile(r"^[ \t]*result[s]?[ \t]*:[ \t]*\n", re.I | re.M)
+_SERVER_DIALECT = re.compile(r"\b(?:PostgreSQL|MySQL|MariaDB)\b")
 
 
 def user_text(messages):
     """The user messages of a chat, joined: what the pipeline showed about this question."""
     return "\n\n".join(str(m.get("content", "")) for m in messages if m.get("role", "user") == "user")
+
+
+def names_a_server_dialect(messages):
+    """Whether the system prompt asks for SQL of a server engine (PostgreSQL, MySQL/MariaDB) rather than SQLite."""
+    return any(_SERVER_DIALECT.search(str(m.get("content", ""))) for m in messages if m.get("role") == "system")
 
 
 def shown_databases(text, known=()):

@@ -1,6 +1,8 @@
 """What every stage is: a named object that reads and updates the question's State; and what every stage that asks
 the LLM shares."""
 from ...contracts import CONTRACTS
+from ...engines.catalog import engine_of
+from ...engines.dialects import sql_prompt_fields
 from ...prompt_templates import render_prompt
 from ..schemas import database_schema, shown_columns
 
@@ -43,10 +45,12 @@ class LLMStage(Stage):
         self.config = config
         self.descriptions = descriptions or {}
 
-    def ask(self, step, prompt, parse, constraints=None, **fields):
-        """`constraints`: chat() keywords that constrain decoding (see constraints()); {} or None for none."""
+    def ask(self, step, prompt, parse, constraints=None, reminder=None, **fields):
+        """`constraints`: chat() keywords that constrain decoding (see constraints()); {} or None for none.
+        `reminder`: the format reminder of a malformed reply, when not the output contract's."""
         messages = render_prompt(prompt, **fields) if isinstance(prompt, str) else prompt
-        return step.ask(self.llm, messages, parse, temperature=self.config.temperature, **(constraints or {}))
+        extra = {"reminder": reminder} if reminder else {}
+        return step.ask(self.llm, messages, parse, temperature=self.config.temperature, **extra, **(constraints or {}))
 
     def constraints(self, contract, **context):
         """The grammar (or JSON schema) of output contract `contract` for `context`, when the pipeline constrains
@@ -54,8 +58,14 @@ class LLMStage(Stage):
         return CONTRACTS[contract].constraints(**context) if self.config.constrained else {}
 
     def sql_constraints(self, state, database):
-        """Constraints for one SQL query on `database`: its reply form, naming only what the prompt shows."""
-        return self.constraints("sql", schema=shown_columns(state, self.catalog, database))
+        """Constraints for one SQL query on `database`: its reply form in the database's dialect, naming only what
+        the prompt shows."""
+        return self.constraints("sql", schema=shown_columns(state, self.catalog, database),
+                                dialect=engine_of(self.catalog, database))
+
+    def dialect_fields(self, database):
+        """The prompt slots naming the engine and dialect of `database` (relmem.engines.dialects)."""
+        return sql_prompt_fields(self.catalog, database)
 
     def schema(self, state, database):
         return database_schema(state, self.catalog, database, self.descriptions)

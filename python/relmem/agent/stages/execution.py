@@ -55,7 +55,8 @@ class SelfCorrect(LLMStage):
             try:
                 repaired = self.ask(step, "self_correct", parse_sql, self.sql_constraints(state, target.database),
                                     schema=self.schema(state, target.database),
-                                    question=state.standalone_question, sql=target.sql, error=target.result.error)
+                                    question=state.standalone_question, sql=target.sql, error=target.result.error,
+                                    **self.dialect_fields(target.database))
             except StageFailure as failure:
                 step.fail(failure)
                 return False

@@ -86,7 +86,7 @@ class InspectAndRefine(LLMStage):
                 refined = self.ask(step, "refine", parse_sql, self.sql_constraints(state, target.database),
                                    schema=self.schema(state, target.database),
                                    question=state.standalone_question, sql=target.sql, retriever_feedback=retriever,
-                                   detector_feedback=detector)
+                                   detector_feedback=detector, **self.dialect_fields(target.database))
             except StageFailure as failure:
                 step.fail(failure)
                 step.decide(kept=target.sql)

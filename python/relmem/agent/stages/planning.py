@@ -1,6 +1,9 @@
 """Planning: few-shot examples for the question, then one target (goal, SQL, database) per database needed."""
 import functools
 
+from ...contracts import CONTRACTS
+from ...engines.catalog import engine_of
+from ...engines.dialects import plan_prompt_fields
 from ...parsers import StageFailure, parse_plan
 from ...prompt_templates import render_prompt
 from ..conversation import conversation_text
@@ -35,11 +38,19 @@ class Plan(LLMStage):
     optional_reads = ("examples", "context")
     writes = ("targets",)
 
+    def reminder(self, databases):
+        """The plan's format reminder, naming the SQL the candidates' engines read (the contract's on SQLite)."""
+        fields = plan_prompt_fields(self.catalog, databases)
+        if fields["engines"] == "SQLite":
+            return CONTRACTS["plan"].reminder
+        return CONTRACTS["plan"].reminder.replace("<one SQLite SELECT query>", f"<one {fields['query_kind']}>")
+
     def messages(self, state):
         names = [c.database for c in state.candidates]
         schemas = (state.context.text if state.context is not None else
                    "\n\n".join(schema_text(self.catalog, db, self.descriptions.get(db, "")) for db in names))
-        messages = render_prompt("plan", schemas=schemas, question=state.standalone_question)
+        messages = render_prompt("plan", schemas=schemas, question=state.standalone_question,
+                                 **plan_prompt_fields(self.catalog, names))
         context = []
         if state.examples:
             context += render_prompt("plan_examples", examples=examples_text(state.examples))
@@ -53,7 +64,9 @@ class Plan(LLMStage):
             try:
                 schemas = {db: shown_columns(state, self.catalog, db) for db in known}
                 targets = self.ask(step, self.messages(state), functools.partial(parse_plan, known_databases=known),
-                                   self.constraints("plan", schemas=schemas))
+                                   self.constraints("plan", schemas=schemas,
+                                                    dialects={db: engine_of(self.catalog, db) for db in known}),
+                                   self.reminder(known))
             except StageFailure as failure:
                 step.fail(failure)
                 state.stop(f"could not answer: no usable plan ({failure.reason})")

@@ -77,7 +77,8 @@ class CorrectValues(LLMStage):
                                          self.sql_constraints(state, target.database),
                                          schema=self.schema(state, target.database),
                                          question=state.standalone_question, sql=target.sql,
-                                         candidates=candidates_text(target.value_checks))
+                                         candidates=candidates_text(target.value_checks),
+                                         **self.dialect_fields(target.database))
                 except StageFailure as failure:
                     step.fail(failure)
                     step.decide(kept=target.sql)
