@@ -41,8 +41,11 @@ def test_every_llm_stage_has_its_own_template(demo_dir):
                                 config={"decompose": "llm"})
     # The hybrid stage asks under several names: hybrid_propose (this template) and the fill and SQL-function
     # requests relmem's C++ hybrid layer builds itself.
-    llm_stages = [stage.name for stage in pipeline.stages if hasattr(stage, "llm") and stage.name != "hybrid"]
-    assert sorted(llm_stages + ["hybrid_propose"]) == sorted(name for name in SLOTS if not name.startswith("plan_"))
+    # answer_without_data asks with answer_directly's template (its `prompt`).
+    llm_stages = {getattr(stage, "prompt", stage.name) for stage in pipeline.stages
+                  if hasattr(stage, "llm") and stage.name != "hybrid"}
+    assert "answer_without_data" in pipeline.names
+    assert sorted(llm_stages | {"hybrid_propose"}) == sorted(name for name in SLOTS if not name.startswith("plan_"))
 
 
 @pytest.mark.parametrize("name", sorted(SLOTS))

@@ -58,6 +58,7 @@ class ContextSwitch(LLMStage):
 class AnswerDirectly(LLMStage):
     """Answers a question the context switch found needs no database, from the question and the conversation."""
     name = "answer_directly"
+    prompt = "answer_directly"  # the template; AnswerWithoutData asks with it too
     group = "context_switch"
     reads = ("needs_data", "standalone_question", "history")
     writes = ("answer",)
@@ -73,7 +74,7 @@ class AnswerDirectly(LLMStage):
             return
         with state.trace.step(self.name) as step:
             try:
-                answer = self.ask(step, "answer_directly", parse_answer, self.constraints("answer"),
+                answer = self.ask(step, self.prompt, parse_answer, self.constraints("answer"),
                                   conversation=conversation_text(state.history) or "(none)",
                                   question=state.standalone_question)
             except StageFailure as failure:
