@@ -75,6 +75,21 @@ def test_a_snapshot_serves_a_prefix_after_another_prompt(model):
     assert model.stats.reused_prompt_tokens - before >= 250
 
 
+def test_a_new_process_starts_a_long_prompt_from_the_disk_cache(tmp_path):
+    facts = " ".join(f"Box {i} holds {i * 7 % 13} marbles." for i in range(150))
+    system = {"role": "system", "content": "Answer from these facts in a few words. " + facts}
+    asked = [system, {"role": "user", "content": "How many marbles does box 12 hold?"}]
+    first = local.LocalModel(GGUF, context=4096, prompt_cache=str(tmp_path))
+    first.as_llm().chat([system, {"role": "user", "content": "How many marbles does box 3 hold?"}], max_tokens=6)
+    assert first.stats.prompt_tokens > 1024 and first._decoder.disk.stored == 1
+    later = local.LocalModel(GGUF, context=4096, prompt_cache=str(tmp_path))
+    warm = later.as_llm().chat(asked, max_tokens=12).text
+    assert later.stats.reused_prompt_tokens > 1000 and later._decoder.disk.loaded == 1
+    cold = local.LocalModel(GGUF, context=4096, prompt_cache=False)
+    assert cold.as_llm().chat(asked, max_tokens=12).text == warm
+    assert cold.stats.reused_prompt_tokens == 0
+
+
 def test_constrained_sql_names_only_the_schema(model, demo_dir):
     catalog = relmem.Catalog(str(demo_dir))
     schema = {t.name: [c.name for c in t.columns] for t in catalog.schema("singers").tables}

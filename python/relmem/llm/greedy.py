@@ -7,7 +7,8 @@ the same token the full check would pick: every token outside the top ones is le
 
 The KV cache keeps the previous prompt, and snapshots of the KV cache keep the last prompts of each kind (one per
 family of prompts that share a prefix: a stage's system prompt, a question's schemas). A new prompt starts from
-whichever shares the longest prefix with it and evaluates only the rest.
+whichever shares the longest prefix with it and evaluates only the rest. With a PromptCache, the states of long
+prompts are also kept on disk, and a new process starts from them.
 """
 import ctypes
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._relmem import Error
+from .prompt_cache import shared_prefix
 
 TOP = 64  # tokens checked before the whole vocabulary; chosen so a step rarely needs the full check
 SNAPSHOTS = 8  # KV-cache snapshots kept: about the LLM stages of one question
@@ -27,15 +29,9 @@ class _Snapshot:
     data: object  # ctypes bytes of llama.cpp's sequence state
 
 
-def shared_prefix(a, b):
-    """The length of the common prefix of two token arrays."""
-    n = min(len(a), len(b))
-    differ = np.flatnonzero(a[:n] != b[:n])
-    return int(differ[0]) if len(differ) else n
-
-
 class GreedyDecoder:
-    def __init__(self, llama):
+    def __init__(self, llama, disk=None):
+        """`disk`: a relmem.llm.prompt_cache.PromptCache whose states of long prompts outlive the process."""
         import llama_cpp
         self.lib = llama_cpp
         self.llama = llama
@@ -47,6 +43,7 @@ class GreedyDecoder:
         self.full_checks = 0        # of which checked the whole vocabulary
         self.snapshots = []         # _Snapshot, least recently used first
         self.restored = 0           # prompts started from a snapshot
+        self.disk = disk
 
     def complete(self, tokens, max_tokens, stop=(), grammar=None):
         """Decodes after the prompt `tokens`. Returns (text, completion tokens, finish reason, reused prompt
@@ -79,7 +76,30 @@ class GreedyDecoder:
                 self.snapshots.append(best)
                 self.restored += 1
                 live = shared_prefix(best.tokens, tokens)
+        if self.disk is not None:
+            live = max(live, self._start_from_disk(tokens, live))
         return min(live, len(tokens) - 1)  # the last prompt token is evaluated again for its logits
+
+    def _start_from_disk(self, tokens, live):
+        """Loads the disk entry sharing the longest prefix with `tokens` when it saves MIN_GAIN tokens over `live`;
+        returns the tokens it shares (0 when none was loaded)."""
+        found = self.disk.best(tokens)
+        if found is None or found[1] < live + MIN_GAIN:
+            return 0
+        name, shared, kept = found
+        data = self.disk.load(name)
+        if data is None:
+            return 0
+        state = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+        if not self.lib.llama_state_seq_set_data(self.llama._ctx.ctx, state, len(data), 0):
+            return 0
+        self.llama.input_ids[:len(kept)] = kept
+        self.llama.n_tokens = len(kept)
+        self.snapshots.append(_Snapshot(np.asarray(kept, dtype=np.intc), state))
+        if len(self.snapshots) > SNAPSHOTS:
+            self.snapshots.pop(0)
+        self.restored += 1
+        return shared
 
     def _save(self, tokens):
         """Keeps the KV cache of this prompt, in place of the snapshot of the same family (sharing at least half of
@@ -95,6 +115,8 @@ class GreedyDecoder:
         if len(self.snapshots) >= SNAPSHOTS:
             self.snapshots.pop(0)
         self.snapshots.append(_Snapshot(tokens.copy(), data))
+        if self.disk is not None:
+            self.disk.store(tokens, data)
 
     def _grammar_sampler(self, grammar):
         sampler = self.lib.llama_sampler_init_grammar(self.vocab, grammar.encode("utf-8"), b"root")

@@ -6,8 +6,9 @@
     llm.chat("Say hi", grammar='root ::= "hi"')    # decoding constrained by a GBNF grammar (or json_schema=...)
 
 Prompts are formatted by the chat template stored in the GGUF file. Consecutive requests that share a prefix (the
-system prompt of a stage, the schemas of a question) reuse llama.cpp's KV cache for it; `stats` counts the prompt
-tokens evaluated and reused.
+system prompt of a stage, the schemas of a question) reuse llama.cpp's KV cache for it; the states of long prompts
+(the context switch's database overview) are also kept in $RELMEM_HOME/llm-prompt-cache for the next process
+(RELMEM_LLM_PROMPT_CACHE=0 turns that off); `stats` counts the prompt tokens evaluated and reused.
 """
 import functools
 import json
@@ -22,11 +23,13 @@ from dataclasses import dataclass, field
 from .._relmem import Error
 from .._relmem import llm as _core
 from ..gbnf import Grammar
-from .greedy import GreedyDecoder, shared_prefix
+from .greedy import GreedyDecoder
+from .prompt_cache import PromptCache, shared_prefix
 
 ENV_GGUF = "RELMEM_LLM_GGUF"
 ENV_THREADS = "RELMEM_LLM_THREADS"
 ENV_CONTEXT = "RELMEM_LLM_CONTEXT"
+ENV_PROMPT_CACHE = "RELMEM_LLM_PROMPT_CACHE"
 DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct-q4_k_m"
 DEFAULT_CONTEXT = 32768
 DEFAULT_MAX_TOKENS = 512
@@ -105,7 +108,9 @@ class LocalStats:
 class LocalModel:
     """A GGUF chat model in process. Calls are serialised (llama.cpp's context is not shared between threads)."""
 
-    def __init__(self, path, context=None, threads=None, seed=0, max_tokens=DEFAULT_MAX_TOKENS):
+    def __init__(self, path, context=None, threads=None, seed=0, max_tokens=DEFAULT_MAX_TOKENS, prompt_cache=None):
+        """`prompt_cache`: a folder for the KV-cache states of long prompts; default $RELMEM_HOME/llm-prompt-cache;
+        False (or $RELMEM_LLM_PROMPT_CACHE=0) for none."""
         if not runtime_available():
             raise Error("the local LLM needs llama-cpp-python: run `make setup` (or scripts/install_llm.sh "
                         ".venv/bin/python), or configure an OpenAI-compatible endpoint instead")
@@ -141,9 +146,21 @@ class LocalModel:
         self.size_bytes = os.path.getsize(path)
         self.stats = LocalStats()
         self._lock = threading.Lock()
-        self._decoder = GreedyDecoder(self._model)
+        self._decoder = GreedyDecoder(self._model, self._prompt_cache(prompt_cache))
         self._template = self._chat_template(metadata["tokenizer.chat_template"])
         _OPENED.add(self)
+
+    def _prompt_cache(self, folder):
+        if folder is False:
+            return None
+        if folder is None:
+            if os.environ.get(ENV_PROMPT_CACHE, "1") == "0":
+                return None
+            from ..encoders import relmem_home
+            folder = os.path.join(relmem_home(), "llm-prompt-cache")
+        import llama_cpp
+        return PromptCache.for_model(folder, os.path.realpath(self.path), self.size_bytes,
+                                     os.path.getmtime(self.path), self.context, llama_cpp.__version__)
 
     @classmethod
     def open(cls, path=None, **options):
