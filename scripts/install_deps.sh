@@ -7,7 +7,7 @@ packages=(
   python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pybind11
   python3-numpy python3-pytest python3-tqdm python3-matplotlib python3-jinja2 python3-typing-extensions
   python3-nbclient python3-nbformat python3-ipykernel jupyter-nbconvert
-  clang libfuzzer-14-dev
+  clang libfuzzer-14-dev libclang-rt-14-dev
   iso-codes wordnet-base
   libpq5 postgresql mariadb-server
 )
