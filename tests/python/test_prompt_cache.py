@@ -18,7 +18,7 @@ def prompt(prefix_seed, length, tail_seed=None):
 def test_a_long_prompt_is_kept_and_found_by_a_prompt_sharing_its_prefix(tmp_path):
     cache = PromptCache.for_model(str(tmp_path), "model.gguf", 123, 1.0, 4096, "0.3")
     first = prompt(1, 3000, tail_seed=10)
-    assert cache.store(first, b"state-bytes")
+    assert cache.store(first, b"state-bytes", 2980)
     name, shared, kept = cache.best(prompt(1, 3000, tail_seed=11))
     assert shared == 2980 and np.array_equal(kept, first)
     assert cache.load(name) == b"state-bytes"
@@ -26,18 +26,18 @@ def test_a_long_prompt_is_kept_and_found_by_a_prompt_sharing_its_prefix(tmp_path
     assert PromptCache.for_model(str(tmp_path), "model.gguf", 123, 1.0, 8192, "0.3").best(first) is None
 
 
-def test_short_prompts_and_prompts_of_a_kept_family_are_not_stored(tmp_path):
+def test_prompts_without_a_long_recurring_prefix_and_of_a_kept_family_are_not_stored(tmp_path):
     cache = PromptCache(str(tmp_path / "c"))
-    assert not cache.store(prompt(1, MIN_TOKENS - 1), b"x")
-    assert cache.store(prompt(1, 2000, tail_seed=1), b"x")
-    assert not cache.store(prompt(1, 2000, tail_seed=2), b"y")
+    assert not cache.store(prompt(1, 3000), b"x", MIN_TOKENS - 1)  # one question's own long prompt
+    assert cache.store(prompt(1, 2000, tail_seed=1), b"x", 1980)
+    assert not cache.store(prompt(1, 2000, tail_seed=2), b"y", 1980)
     assert cache.stored == 1 and len(os.listdir(tmp_path / "c")) == 2
 
 
 def test_a_prompt_sharing_too_little_starts_from_nothing(tmp_path):
     cache = PromptCache(str(tmp_path))
     kept = prompt(1, 2000)
-    cache.store(kept, b"x")
+    cache.store(kept, b"x", 2000)
     other = prompt(2, 2000)
     other[:MIN_SHARED - 1] = kept[:MIN_SHARED - 1]
     assert cache.best(other) is None
@@ -47,7 +47,7 @@ def test_the_least_recently_used_entries_go_beyond_the_limit(tmp_path):
     cache = PromptCache(str(tmp_path))
     prompts = [prompt(seed, 1500) for seed in range(ENTRIES + 2)]
     for age, tokens in enumerate(prompts):
-        assert cache.store(tokens, b"s%d" % age)
+        assert cache.store(tokens, b"s%d" % age, 1500)
         for name in os.listdir(tmp_path):
             if name.endswith(".state"):
                 path = tmp_path / name
@@ -65,5 +65,5 @@ def test_files_that_are_not_entries_are_skipped_and_kept(tmp_path):
     name, _, _ = cache.best(prompt(1, 2000))
     assert cache.load(name) is None
     for seed in range(4, 4 + ENTRIES + 1):
-        cache.store(prompt(seed, 1500), b"s")
+        cache.store(prompt(seed, 1500), b"s", 1500)
     assert (tmp_path / "notes.tokens").read_bytes() == b"my own file"

@@ -109,14 +109,15 @@ class GreedyDecoder:
         data = (ctypes.c_uint8 * size)()
         if self.lib.llama_state_seq_get_data(ctx, data, size, 0) != size:
             return
-        family = [s for s in self.snapshots if shared_prefix(s.tokens, tokens) * 2 >= min(len(s.tokens), len(tokens))]
+        shared = [shared_prefix(s.tokens, tokens) for s in self.snapshots]
+        family = [s for s, n in zip(self.snapshots, shared) if n * 2 >= min(len(s.tokens), len(tokens))]
         for old in family:
             self.snapshots.remove(old)
         if len(self.snapshots) >= SNAPSHOTS:
             self.snapshots.pop(0)
         self.snapshots.append(_Snapshot(tokens.copy(), data))
         if self.disk is not None:
-            self.disk.store(tokens, data)
+            self.disk.store(tokens, data, max(shared, default=0))
 
     def _grammar_sampler(self, grammar):
         sampler = self.lib.llama_sampler_init_grammar(self.vocab, grammar.encode("utf-8"), b"root")

@@ -5,7 +5,8 @@ question) is evaluated once per model, not once per `relmem ask`.
     cache = PromptCache.for_model(folder, identity)   # $RELMEM_HOME/llm/prompt-cache/<key>/
     name, shared, kept = cache.best(tokens)          # the entry sharing the longest prefix with `tokens` (or None)
     data = cache.load(name)                          # llama.cpp's sequence state, or None when unreadable
-    cache.store(tokens, data)                        # kept when long and of a family not kept yet
+    cache.store(tokens, data, repeated)              # kept when `repeated` (the prefix an earlier prompt of this
+                                                     # process shared) is long and its family is not kept yet
 
 Each entry is two files of relmem's own: <name>.tokens (the prompt's token ids) and <name>.state (the state bytes),
 written to temporary files and renamed into place. Entries beyond ENTRIES are removed, least recently used first;
@@ -18,7 +19,7 @@ import tempfile
 
 import numpy as np
 
-MIN_TOKENS = 1024  # prompts kept: shorter ones take seconds to evaluate again
+MIN_TOKENS = 1024  # prefixes kept: shorter ones take seconds to evaluate again
 MIN_SHARED = 512   # tokens an entry must share with a prompt to be loaded
 ENTRIES = 4        # per model: about the long prompt families of one collection
 MAGIC = b"RMKV1\n"
@@ -82,10 +83,12 @@ class PromptCache:
         self.loaded += 1
         return data
 
-    def store(self, tokens, data):
-        """Keeps the state of prompt `tokens` when it is long and no entry shares half of it already."""
+    def store(self, tokens, data, repeated):
+        """Keeps the state of prompt `tokens` when the prefix it shares with an earlier prompt (`repeated` tokens:
+        a prefix that recurs, such as a stage's instructions and the database overview, not one question's schemas)
+        is long, and no entry shares half of it already."""
         tokens = np.asarray(tokens, dtype=np.int32)
-        if len(tokens) < MIN_TOKENS:
+        if repeated < MIN_TOKENS:
             return False
         for name in self._names():
             kept = self._tokens(name)
