@@ -39,10 +39,11 @@ from .._relmem import Error
 from ..hybrid import FillStore, factuality, session
 from ..hybrid import swan as swan_data
 from ..hybrid.blendsql import translate
-from . import swan_runs
+from . import swan_blendsql, swan_runs
 
 MODES = ("hqdl", "lazy", "udf")
 ALONE = "lazy-alone"  # opt-in: lazy with a fresh fill store per question, what each question needs by itself
+OPT_IN = (ALONE, swan_blendsql.MODE)
 WHOLE_SHARE = 0.9  # a question that fills this share of a table's rows alone reads a virtual column in every row
 
 
@@ -77,8 +78,16 @@ def _new_store(path):
     return store
 
 
+def _row_set(rows):
+    return {tuple(round(v, 6) if isinstance(v, float) else v for v in row) for row in rows}
+
+
 def _rows(result):
-    return {tuple(round(v, 6) if isinstance(v, float) else v for v in row) for row in result.rows}
+    return _row_set(result.rows)
+
+
+def _same_rows(rows, gold_rows):
+    return _row_set(rows) == _row_set(gold_rows)
 
 
 def _tokens(stats):
@@ -241,9 +250,9 @@ def run(args):
     unknown = sorted(set(wanted) - set(swan_data.QUESTION_FILES))
     if unknown:
         raise Error(f"unknown SWAN database(s): {', '.join(unknown)}")
-    modes = MODES if args.mode == "all" else tuple(m for m in MODES + (ALONE,) if m in args.mode.split(","))
+    modes = MODES if args.mode == "all" else tuple(m for m in MODES + OPT_IN if m in args.mode.split(","))
     if args.mode != "all" and len(modes) != len(set(args.mode.split(","))):
-        raise Error(f"--mode: all, or one or more of {', '.join(MODES + (ALONE,))} (comma-separated), "
+        raise Error(f"--mode: all, or one or more of {', '.join(MODES + OPT_IN)} (comma-separated), "
                     f"not {args.mode!r}")
     if args.dbs is not None:
         raise Error("--dbs names databases relmem reads; bench swan reads SWAN's originals from --swan and writes "
@@ -263,7 +272,13 @@ def run(args):
         prepared[db] = (curated, schema)
         sources.append(swan_data.oracle_source(swan_dir, db, schema))
         notes[db] = dropped.notes
-    filler, described, oracle = swan_runs.filler(args, sources)
+    if any(mode != swan_blendsql.MODE for mode in modes):
+        filler, described, oracle = swan_runs.filler(args, sources)
+    else:  # BlendSQL loads the model in its own process
+        filler, oracle = None, None
+        described = swan_blendsql.describe_gguf(swan_blendsql.model_path(args))
+    if swan_blendsql.MODE in modes:
+        swan_blendsql.model_path(args)
     if oracle is None and ALONE in modes:
         raise Error("--mode lazy-alone measures the fill machinery: it runs with --llm oracle-filler only")
     chosen = set(args.questions.split(",")) if args.questions else None
@@ -334,6 +349,15 @@ def run(args):
                                      if second else None}
                 if oracle is not None:  # refilling with a real LLM would measure the LLM twice, not the floor
                     out["foresight_floor"] = _foresight_floor(prepared, store, oracle, work, args)
+        elif mode == swan_blendsql.MODE:
+            skipped = swan_blendsql.unavailable()
+            if skipped:
+                report["modes"][mode] = {"skipped": skipped}
+                continue
+            rows, extra = swan_blendsql.run(args, questions, prepared, gold, work, _same_rows, records)
+            for q, row in zip(questions, rows):
+                per_question[q.id][mode] = row
+            out = dict(_summary(rows), **extra, by_database=_per_database(rows))
         elif mode == ALONE:
             rows, out = _alone(prepared, questions, gold, oracle, work, args)
             for row in rows:
