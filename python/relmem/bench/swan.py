@@ -1,7 +1,9 @@
 """SWAN: beyond-database questions answered with LLM-filled virtual columns and LLM functions inside SQL.
 
-    relmem bench swan --swan ../shared/data/swan [--out DIR] [--work DIR] [--mode all|hqdl,lazy,udf,lazy-alone]
-                      --llm oracle-filler [--fill-error RATE] --json
+    relmem bench swan --swan ../shared/data/swan [--out DIR] [--work DIR]
+                      [--mode all|hqdl,lazy,udf,lazy-alone,blendsql] [--hqdl-fill all|touched]
+                      [--llm oracle-filler [--fill-error RATE] | --llm model [LLM flags]]
+                      [--results FILE] [--resume FILE] --json
 
 Builds SWAN's curated databases (the originals minus columns_to_drop.json) into --out (default: a temporary
 folder), the fill stores into --work (the same); the originals are only read, and an --out or --work that is,
@@ -9,7 +11,8 @@ holds or lies inside the SWAN folder is refused. Ground truth: each question's g
 - hqdl / lazy: each question's gold SQL over the curated database extended with virtual columns restoring the
   dropped ones. hqdl is HQDL's fill-everything: every row of every virtual column and relation is filled before the
   questions run (its tokens, calls and rows are reported as `upfront_fill` and included in the mode's and each
-  database's totals); lazy fills only the virtual columns each query reads, in the rows it reads them. Each mode
+  database's totals); with --hqdl-fill touched, a virtual column is filled for every row of its table when a
+  question first touches its table (for runs over a few questions); lazy fills only the virtual columns each query reads, in the rows it reads them. Each mode
   has its own fill store for the run, shared by its questions. A second lazy run over the same store measures
   reuse (its tokens should be 0). `foresight_floor` refills the cells the lazy run filled into a fresh store, each
   row's key sent once with every column any question needed there: what lazy filling would cost if it knew all the
@@ -20,12 +23,17 @@ holds or lies inside the SWAN folder is refused. Ground truth: each question's g
   store per question; a dropped column a query reads by name (SQLite: no such column) becomes a virtual column
   (swan.missing_dropped_column). A question is "covered" when its query ran and the filler answered every function
   item it was asked (each input identified rows of a dropped column that agree on the value asked about).
+- blendsql (only when asked for, with --llm model): SWAN's BlendSQL queries run by BlendSQL itself with the same
+  GGUF model (relmem.bench.swan_blendsql); skipped when BlendSQL is not installed.
 Execution accuracy: the result equals the gold result as a set of rows (floats rounded to 6 decimals), as SWAN
 and BIRD compare them. Data factuality: see relmem.hybrid.factuality.
 
 --llm oracle-filler answers every fill request from the original databases with --fill-error of its values wrong:
 it measures relmem's machinery (batching, lazy filling, caching, scoring), not an LLM. Tokens are counted at about
-4 characters per token.
+4 characters per token. --llm model fills with a real LLM (relmem.bench.swan_runs: the local model by default,
+each fill request constrained to its reply schema), counting the LLM's own tokens; the foresight floor and udf
+coverage are the oracle's alone. Every mode reports prompt and completion tokens, calls and seconds per question;
+a question whose fills came back out of form says so in its error (`fill_problems`) and the run goes on.
 """
 import argparse
 import json
@@ -53,7 +61,7 @@ def add_arguments(parser):
                         help="new folder for the curated databases (default: temporary)")
     parser.add_argument("--dbs", default=None, help=argparse.SUPPRESS)  # refused with a pointer to --out
     parser.add_argument("--mode", default="all", help="all (hqdl, lazy and udf; the default), or one or more of hqdl, "
-                        "lazy, udf, lazy-alone, comma-separated")
+                        "lazy, udf, lazy-alone, blendsql (BlendSQL itself, with --llm model), comma-separated")
     parser.add_argument("--fill-error", type=float, default=0.0, help="share of filled values made wrong")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--databases", default=None, help="comma-separated subset of the four databases")
