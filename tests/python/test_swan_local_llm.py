@@ -14,6 +14,7 @@ from relmem.llm import local
 
 SWAN = SHARED / "data" / "swan"
 GGUF = USER_GGUF or local.default_gguf()
+BLENDSQL_PYTHON = swan_blendsql.python_path()  # the user's install, read before the tests isolate RELMEM_HOME
 pytestmark = [
     pytest.mark.skipif(not (local.runtime_available() and GGUF and os.path.isfile(GGUF)),
                        reason="no local LLM installed (make setup installs llama-cpp-python and the model)"),
@@ -41,9 +42,10 @@ def test_the_model_fills_a_swan_question_in_form(tmp_path):
     assert row["ok"] and row["filled"] == {"constructors": 1}
 
 
-@pytest.mark.skipif(swan_blendsql.unavailable() is not None, reason="BlendSQL is not installed "
+@pytest.mark.skipif(not os.path.isfile(BLENDSQL_PYTHON), reason="BlendSQL is not installed "
                     "(scripts/install_blendsql.sh)")
-def test_blendsql_runs_the_question_with_the_same_model(tmp_path):
+def test_blendsql_runs_the_question_with_the_same_model(tmp_path, monkeypatch):
+    monkeypatch.setenv(swan_blendsql.ENV_PYTHON, BLENDSQL_PYTHON)
     report = bench(tmp_path, "--mode", "blendsql")
     mode = report["modes"]["blendsql"]
     assert mode["versions"]["blendsql"] == "0.0.63"

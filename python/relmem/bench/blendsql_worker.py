@@ -37,7 +37,7 @@ def main():
 
     import blendsql
     from blendsql.models import LlamaCpp
-    model = LlamaCpp(filename=args.gguf, caching=False,
+    model = LlamaCpp(filename=args.gguf, caching=True,  # its response cache: new per run (swan_blendsql.Worker)
                      config={"n_ctx": args.context, "n_threads": args.threads, "seed": 0})
     print(json.dumps({"ready": True, "blendsql": version("blendsql"), "guidance": version("guidance"),
                       "llama_cpp_python": version("llama_cpp_python")}), flush=True)

@@ -99,9 +99,11 @@ def describe_gguf(path):
     """The model's name and quantization as relmem's local LLM names them, read from the GGUF's metadata."""
     from llama_cpp import Llama
     try:
-        metadata = Llama(model_path=str(path), vocab_only=True, verbose=False).metadata or {}
+        vocabulary = Llama(model_path=str(path), vocab_only=True, verbose=False)
     except (ValueError, RuntimeError) as error:
         raise Error(f"llama.cpp could not read {path}: {error}") from None
+    metadata = vocabulary.metadata or {}
+    vocabulary.close()  # now, not at interpreter exit, when llama.cpp's bindings are gone
     quantization = local.FILE_TYPES.get(int(metadata.get("general.file_type", -1)), "unknown")
     return f"{metadata.get('general.name') or os.path.basename(path)} ({quantization}, llama.cpp)"
 
@@ -118,8 +120,10 @@ class Worker:
     """The BlendSQL process: one model load, then one query at a time."""
 
     def __init__(self, gguf, work):
-        cache = outputs.make_folder(Path(work) / "blendsql-cache", "--work")
-        environment = dict(os.environ, XDG_CACHE_HOME=str(cache))  # BlendSQL's disk cache lands in --work
+        cache = Path(work) / "blendsql-cache"
+        outputs.refuse_existing(cache, "--work")  # a cache from an earlier run would answer for the model
+        outputs.make_folder(cache, "--work")
+        environment = dict(os.environ, XDG_CACHE_HOME=str(cache))  # BlendSQL's response cache lands in --work
         self.process = subprocess.Popen([python_path(), str(WORKER), "--gguf", str(gguf)], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
         ready = self._read()
