@@ -12,11 +12,12 @@ holds or lies inside the SWAN folder is refused. Ground truth: each question's g
   dropped ones. hqdl is HQDL's fill-everything: every row of every virtual column and relation is filled before the
   questions run (its tokens, calls and rows are reported as `upfront_fill` and included in the mode's and each
   database's totals); with --hqdl-fill touched, a virtual column is filled for every row of its table when a
-  question first touches its table (for runs over a few questions); lazy fills only the virtual columns each query reads, in the rows it reads them. Each mode
-  has its own fill store for the run, shared by its questions. A second lazy run over the same store measures
-  reuse (its tokens should be 0). `foresight_floor` refills the cells the lazy run filled into a fresh store, each
-  row's key sent once with every column any question needed there: what lazy filling would cost if it knew all the
-  questions in advance (`floor_to_hqdl_tokens`), the least any lazy policy that fills rows by their keys can spend.
+  question first touches its table (for runs over a few questions). lazy fills only the virtual columns each query
+  reads, in the rows it reads them. Each mode has its own fill store for the run, shared by its questions. A second
+  lazy run over the same store measures reuse (its tokens should be 0). `foresight_floor` refills the cells the lazy
+  run filled into a fresh store, each row's key sent once with every column any question needed there: what lazy
+  filling would cost if it knew all the questions in advance (`floor_to_hqdl_tokens`), the least any lazy policy
+  that fills rows by their keys can spend.
 - lazy-alone (only when asked for): lazy with a fresh fill store per question: what each question needs by itself,
   and which questions read a virtual column in (nearly) every row of a table, so that no laziness can narrow them.
 - udf: SWAN's BlendSQL hybrid queries translated into llm_map / llm_qa, on the curated database, with a fresh fill
@@ -280,13 +281,12 @@ def run(args):
         prepared[db] = (curated, schema)
         sources.append(swan_data.oracle_source(swan_dir, db, schema))
         notes[db] = dropped.notes
+    gguf = swan_blendsql.model_path(args) if swan_blendsql.MODE in modes else None
     if any(mode != swan_blendsql.MODE for mode in modes):
         filler, described, oracle = swan_runs.filler(args, sources)
     else:  # BlendSQL loads the model in its own process
         filler, oracle = None, None
-        described = swan_blendsql.describe_gguf(swan_blendsql.model_path(args))
-    if swan_blendsql.MODE in modes:
-        swan_blendsql.model_path(args)
+        described = swan_blendsql.describe_gguf(gguf)
     if oracle is None and ALONE in modes:
         raise Error("--mode lazy-alone measures the fill machinery: it runs with --llm oracle-filler only")
     chosen = set(args.questions.split(",")) if args.questions else None

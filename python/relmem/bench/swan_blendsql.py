@@ -4,9 +4,9 @@ as relmem's modes, scored by the same execution accuracy.
 BlendSQL is no dependency of relmem: scripts/install_blendsql.sh installs pinned versions into a separate
 environment ($RELMEM_HOME/blendsql-venv), whose Python runs relmem/bench/blendsql_worker.py; without it the mode is
 skipped with the reason. SWAN's queries are written in an older BlendSQL syntax ('T::column', options='a;b' or
-(T::column), a subquery as LLMQA's second argument); they are rewritten into the installed version's syntax with the same
-tolerances as relmem's translation (relmem.hybrid.blendsql). BlendSQL fills no table, so there is no factuality to
-measure: its LLM answers function calls, not cells of the dropped columns.
+(T::column), a subquery as LLMQA's second argument); they are rewritten into the installed version's syntax with the
+same tolerances as relmem's translation (relmem.hybrid.blendsql). BlendSQL fills no table, so there is no factuality
+to measure: its LLM answers function calls, not cells of the dropped columns.
 """
 import json
 import os

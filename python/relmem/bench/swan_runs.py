@@ -20,7 +20,8 @@ from ..hybrid import OracleFiller, fill_contract
 
 ORACLE = "oracle-filler"
 MODEL = "model"
-ORACLE_DESCRIPTION = "oracle-filler (scripted: answers from the original databases; measures relmem's machinery, not an LLM)"
+ORACLE_DESCRIPTION = ("oracle-filler (scripted: answers from the original databases; measures relmem's machinery, "
+                      "not an LLM)")
 UPFRONT = "(upfront fill)"  # the record id of HQDL's fill of every row before its questions
 
 
