@@ -137,6 +137,9 @@ def test_the_model_run_refuses_what_only_the_oracle_measures(tmp_path, monkeypat
         bench(tmp_path, "--mode", "lazy", "--llm", "model", "--fill-error", "0.2", "--questions", "formula_1/8")
     with pytest.raises(relmem.Error, match="lazy-alone"):
         bench(tmp_path, "--mode", "lazy-alone", "--llm", "model", "--questions", "formula_1/8", work="w2")
+    with pytest.raises(relmem.Error, match="--results"):
+        bench(tmp_path, "--mode", "lazy", "--llm", "model", "--questions", "formula_1/8",
+              "--results", str(SWAN / "results.jsonl"), work="w4")
     monkeypatch.setattr(relmem.llm, "from_args", lambda args: None)
     with pytest.raises(relmem.Error, match="no LLM is configured"):
         bench(tmp_path, "--mode", "lazy", "--llm", "model", "--questions", "formula_1/8", work="w3")

@@ -266,7 +266,7 @@ def run(args):
     if args.dbs is not None:
         raise Error("--dbs names databases relmem reads; bench swan reads SWAN's originals from --swan and writes "
                     "its curated copies to --out, a folder apart from --swan")
-    for name in ("--out", "--work"):
+    for name in ("--out", "--work", "--results"):
         if getattr(args, name[2:]):
             outputs.refuse_overlap(getattr(args, name[2:]), {"--swan": str(swan_dir)}, name)
     scratch = tempfile.TemporaryDirectory(prefix="relmem_swan_")
