@@ -160,12 +160,15 @@ def _booleans_compared_as_text(sql, names):
     return sql
 
 
-def translate(sql, connection):
+def translate(sql, connection, write_call=None):
     """The BlendSQL query `sql` in relmem's SQL functions; `connection` (sqlite3, read-only) compiles LLMQA's
-    subqueries to name their columns. Raises relmem.Error on calls it cannot read."""
+    subqueries to name their columns. `write_call(call, connection, name_of)` writes each call instead (the SWAN
+    bench's BlendSQL runner writes them in current BlendSQL's syntax); SWAN's SQL tolerances apply either way.
+    Raises relmem.Error on calls it cannot read."""
+    write_call = write_call or _translate_call
     scopes = Scopes(_BLOCK.sub(lambda m: "x" * len(m.group(0)), sql))  # calls masked: their parentheses and quotes
-    translated = _BLOCK.sub(lambda m: _translate_call(m.group(1), connection,
-                                                      lambda table: scopes.name_at(m.start(), table)), sql)
+    translated = _BLOCK.sub(lambda m: write_call(m.group(1), connection,
+                                                 lambda table: scopes.name_at(m.start(), table)), sql)
     answers = {m.group(1) for block in _BLOCK.finditer(sql) if (m := _ALIAS_AFTER.match(sql, block.end()))}
     translated = _booleans_compared_as_text(translated, answers).strip().rstrip(";")
     if translated.startswith("("):  # a query that is only an LLMQA call
