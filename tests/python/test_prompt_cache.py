@@ -57,6 +57,19 @@ def test_the_least_recently_used_entries_go_beyond_the_limit(tmp_path):
     assert cache.best(prompts[-1])[1] == 1500
 
 
+def test_an_entry_whose_family_recurs_stays_while_newer_ones_come(tmp_path):
+    cache = PromptCache(str(tmp_path))
+    overview = prompt(0, 3000, tail_seed=1)
+    cache.store(overview, b"overview", 2980)
+    for seed in range(1, ENTRIES + 3):
+        for name in os.listdir(tmp_path):
+            path = tmp_path / name
+            os.utime(path, (os.path.getmtime(path) - 10, os.path.getmtime(path) - 10))
+        cache.store(prompt(0, 3000, tail_seed=100 + seed), b"again", 2980)  # the next question's overview prompt
+        cache.store(prompt(seed, 1500), b"plan", 1500)
+    assert cache.best(prompt(0, 3000, tail_seed=99))[1] == 2980
+
+
 def test_files_that_are_not_entries_are_skipped_and_kept(tmp_path):
     cache = PromptCache(str(tmp_path))
     (tmp_path / "notes.tokens").write_bytes(b"my own file")

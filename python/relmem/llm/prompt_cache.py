@@ -86,13 +86,14 @@ class PromptCache:
     def store(self, tokens, data, repeated):
         """Keeps the state of prompt `tokens` when the prefix it shares with an earlier prompt (`repeated` tokens:
         a prefix that recurs, such as a stage's instructions and the database overview, not one question's schemas)
-        is long, and no entry shares half of it already."""
+        is long, and no entry shares half of it already (that entry then counts as used now)."""
         tokens = np.asarray(tokens, dtype=np.int32)
         if repeated < MIN_TOKENS:
             return False
         for name in self._names():
             kept = self._tokens(name)
             if kept is not None and shared_prefix(kept, tokens) * 2 >= min(len(kept), len(tokens)):
+                self._touch(name)  # its family is in use: the last to be dropped
                 return False
         try:
             os.makedirs(self.folder, exist_ok=True)
@@ -125,6 +126,12 @@ class PromptCache:
         names = sorted((name for name in self._names() if self._tokens(name) is not None), key=used)
         for name in names[:max(0, len(names) - ENTRIES)]:
             self._remove(name)
+
+    def _touch(self, name):
+        try:
+            os.utime(os.path.join(self.folder, name + ".state"))
+        except OSError:
+            pass
 
     def _remove(self, name):
         for suffix in (".tokens", ".state"):
