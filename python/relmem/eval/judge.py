@@ -71,22 +71,13 @@ def judge_record(llm, record):
 
 def load_judgements(path):
     """{(label, id): judgement} of a judgements file (a last line cut short is ignored)."""
+    from .report import read_json_lines
     found = {}
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except OSError as error:
-        raise Error(f"cannot read {path}: {error.strerror}") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, judgement in enumerate(read_json_lines(path), start=1):
         try:
-            judgement = json.loads(line)
             found[(judgement["label"], judgement["id"])] = judgement
-        except (ValueError, KeyError, TypeError):
-            if number == len(lines):
-                continue
-            raise Error(f"{path}, line {number} is not a judgement") from None
+        except (KeyError, TypeError):
+            raise Error(f"{path}: judgement {number} lacks its label or id") from None
     return found
 
 

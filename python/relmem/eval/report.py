@@ -20,6 +20,14 @@ SIMULATOR_NOTE = ("gold simulator: what relmem's memories and stages allow a per
 
 def load_run(path):
     """The records of one output file (a last line cut short is ignored)."""
+    records = read_json_lines(path)
+    if not records:
+        raise Error(f"{path} holds no evaluation records")
+    return records
+
+
+def read_json_lines(path):
+    """The JSON objects of a file written line by line as items finish (a last line cut short is ignored)."""
     records = []
     try:
         with open(path, encoding="utf-8") as f:
@@ -35,8 +43,6 @@ def load_run(path):
             if number == len(lines):
                 continue
             raise Error(f"{path}, line {number} is not valid JSON") from None
-    if not records:
-        raise Error(f"{path} holds no evaluation records")
     return records
 
 
