@@ -155,3 +155,35 @@ TEST(BertTop, ShapeAndParameterCountAreChecked) {
   states.offsets = {0, 2};
   EXPECT_THROW(top.encode(states), Error);  // 5-wide states for an 8-wide top
 }
+
+TEST(BertTop, FloatPassesAgreeWithDouble) {
+  std::mt19937_64 rng(11);
+  BertTopShape shape = tiny_shape(2);
+  shape.width = 16;  // the products' full AVX-512 width
+  shape.heads = 4;
+  shape.hidden = 24;
+  const std::vector<double> parameters = random_parameters(shape, rng);
+  const MatrixD tokens = random_matrix(kOffsets.back(), shape.width, rng);
+  const MatrixD weights = random_matrix(static_cast<int>(kOffsets.size()) - 1, shape.width, rng);
+  BertTopCache<double> cache;
+  const MatrixD vectors = bert_top_forward<double>(shape, parameters.data(), tokens, kOffsets, cache);
+  std::vector<double> expected(parameters.size(), 0.0);
+  bert_top_backward<double>(shape, parameters.data(), cache, weights, expected.data());
+
+  BertTop top(shape, std::vector<float>(parameters.begin(), parameters.end()));
+  TokenStates states;
+  states.rows = tokens.cast<float>();
+  states.offsets = kOffsets;
+  BertTopCache<float> float_cache;
+  EXPECT_LT((top.forward(states, float_cache).cast<double>() - vectors).cwiseAbs().maxCoeff(), 1e-5);
+  EXPECT_LT((top.encode(states).cast<double>() - vectors).cwiseAbs().maxCoeff(), 1e-5);
+  std::vector<float> gradient(parameters.size(), 0.0f);
+  top.backward(float_cache, weights.cast<float>(), gradient);
+  double error = 0.0, norm = 0.0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    error += (gradient[i] - expected[i]) * (gradient[i] - expected[i]);
+    norm += expected[i] * expected[i];
+  }
+  EXPECT_LT(std::sqrt(error / norm), 1e-5);
+  EXPECT_NE(gradient[0], gradient[1]);
+}
