@@ -2,7 +2,7 @@
 // --classifier card-cosine) gives, over every database of --dbs:
 //   relmem-score-card-relevance --model DIR --dbs spider/database [--questions dev.json] [--no-database texts.json]
 // --questions (labelled, Spider's format): recall@1 / @5 and p of the right database; --no-database (a JSON list of
-// questions no database answers): the highest p each gets. Prints one JSON object.
+// questions no database answers; repeatable): the highest p each gets. Prints one JSON object.
 #include <omp.h>
 
 #include <algorithm>
@@ -45,13 +45,14 @@ double median(std::vector<float> values) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string model, dbs, labelled, unanswerable;
+  std::string model, dbs, labelled;
+  std::vector<std::string> unanswerable;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--model") model = value;
     else if (flag == "--dbs") dbs = value;
     else if (flag == "--questions") labelled = value;
-    else if (flag == "--no-database") unanswerable = value;
+    else if (flag == "--no-database") unanswerable.push_back(value);
     else if (flag == "--threads") omp_set_num_threads(std::stoi(value));
     else {
       std::fprintf(stderr, "unknown flag %s\n%s", flag.c_str(), kUsage);
@@ -110,8 +111,8 @@ int main(int argc, char** argv) {
                           {"max_p_wrong_mean", mean(wrong_max)},
                           {"max_p_wrong_below_0.5", share(wrong_max, [](float p) { return p < 0.5f; })}};
     }
-    if (!unanswerable.empty()) {
-      std::ifstream in(unanswerable);
+    for (const auto& file : unanswerable) {
+      std::ifstream in(file);
       const auto texts = nlohmann::json::parse(in).get<std::vector<std::string>>();
       const relmem::RowMatrix scores = encoder.encode(texts) * card_vectors.transpose();
       std::vector<float> max_p;
@@ -121,13 +122,13 @@ int main(int argc, char** argv) {
         max_p.push_back(head.probability(scores.row(q).maxCoeff(&best)));
         if (max_p.back() >= 0.5f) worst.push_back({texts[q], names[best], max_p.back()});
       }
-      out["no_database"] = {{"file", unanswerable},
+      out["no_database"].push_back({{"file", file},
                             {"n", texts.size()},
                             {"max_p_mean", mean(max_p)},
                             {"max_p_median", median(max_p)},
                             {"max_p_max", max_p.empty() ? 0.0f : *std::max_element(max_p.begin(), max_p.end())},
                             {"max_p_below_0.5", share(max_p, [](float p) { return p < 0.5f; })},
-                            {"at_least_0.5", worst}};
+                            {"at_least_0.5", worst}});
     }
     std::printf("%s\n", out.dump().c_str());
     return 0;
