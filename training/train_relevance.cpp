@@ -2,6 +2,8 @@
 //   relmem-train-relevance --data train_spider.json --dbs spider/database --encoder use-lite --out relevance.model
 // The collection is every database of --dbs that a training question names; a share of those databases
 // (--heldout) and their questions never reach training: they pick the best epoch and calibrate the threshold.
+// --classifier card-cosine trains sigmoid(a cos(E(question), E(card)) + b) with a BERT encoder E's top layers
+// (--finetune-layers) and writes the fine-tuned encoder as a model directory (card_relevance_training.hpp).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -12,7 +14,9 @@
 #include <string>
 
 #include "relmem/catalog/catalog.hpp"
+#include "relmem/encoders/bert_encoder.hpp"
 #include "relmem/encoders/encoder.hpp"
+#include "relmem/memories/training/card_relevance_training.hpp"
 #include "relmem/memories/training/relevance_training.hpp"
 #include "relmem/memories/selection/selection_memory.hpp"
 
@@ -49,7 +53,12 @@ constexpr const char* kUsage =
     "  --cache DIR           reuse embeddings across runs\n"
     "  --finetune-layers N   fine-tune USE-lite's top N transformer layers and its tanh head end to end on the\n"
     "                        question side (default 0 = frozen encoder; 1 = the top layer; 2 = both)\n"
-    "  --finetune-lr-scale X  their learning rate relative to --lr (default 0.01)\n";
+    "  --finetune-lr-scale X  their learning rate relative to --lr (default 0.01)\n"
+    "  --classifier NAME     features (default: the selection memory's feature model, --out a file) or card-cosine\n"
+    "                        (a BERT encoder's top --finetune-layers layers with sigmoid(a cos + b) on the card;\n"
+    "                        --out a new model directory; --lr is the layers' rate, default 2e-5)\n"
+    "  --head-lr X           card-cosine: learning rate of a and b (default 0.01)\n"
+    "  --max-questions N     card-cosine: training questions drawn for the run, composites included (default all)\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr, "relmem-train-relevance: %s\n%s", message.c_str(), kUsage);
@@ -75,8 +84,55 @@ T parse_number(const std::string& flag, const std::string& text) {
 
 }  // namespace
 
+void print_epoch(const relmem::EpochReport& r, int epochs) {
+  std::printf("epoch %d/%d  loss %.4f  held-out recall@1 %.3f  recall@5 %.3f  all-in-top5 %.3f  (%.1f s)\n", r.epoch,
+              epochs, r.loss, r.heldout_recall_at_1, r.heldout_recall_at_5, r.heldout_all_in_top5, r.seconds);
+  std::fflush(stdout);
+}
+
+int train_card_cosine(const relmem::Encoder& encoder, const std::vector<relmem::DatabaseTexts>& databases,
+                      const std::vector<relmem::LabeledQuestion>& questions, const relmem::TrainingOptions& options,
+                      bool lr_given, float head_lr, int64_t max_questions, const std::string& out) {
+  const auto* bert = dynamic_cast<const relmem::BertEncoder*>(&encoder);
+  if (!bert) throw relmem::Error("--classifier card-cosine needs a BERT encoder (minilm, bert:DIR)");
+  relmem::CardRelevanceOptions o;
+  o.finetune_layers = options.finetune_layers;
+  o.epochs = options.epochs;
+  if (lr_given) o.learning_rate = options.learning_rate;
+  o.head_learning_rate = head_lr;
+  o.batch = options.batch;
+  o.max_composite = options.max_composite;
+  o.composite_ratio = options.composite_ratio;
+  o.negatives = options.negatives;
+  o.hard_fraction = options.hard_fraction;
+  o.hard_pool = options.hard_pool;
+  o.heldout_fraction = options.heldout_fraction;
+  o.max_questions = max_questions;
+  o.seed = options.seed;
+  o.threads = options.threads;
+  const auto result = relmem::train_card_relevance(*bert, databases, questions, o,
+                                                   [&](const relmem::EpochReport& r) { print_epoch(r, o.epochs); });
+  relmem::save_card_relevance(*bert, result, out);
+  const auto& c = result.calibration;
+  std::printf("untrained held-out recall@1 %.3f  recall@5 %.3f  all-in-top5 %.3f\n", result.untrained_recall_at_1,
+              result.untrained_recall_at_5, result.untrained_all_in_top5);
+  std::printf("best epoch %d; %lld training questions (%.1f word pieces each, cards %.1f); head a %.3f b %.3f\n",
+              result.best_epoch, static_cast<long long>(result.training_questions), result.question_tokens,
+              result.card_tokens, result.head.scale, result.head.bias);
+  std::printf("held-out single questions %lld: p(right) mean %.3f, share >= 0.8 %.3f; max p(wrong) mean %.3f, "
+              "share < 0.5 %.3f\n",
+              static_cast<long long>(c.questions), c.gold_probability_mean, c.gold_at_least_0_8, c.wrong_max_mean,
+              c.wrong_max_below_0_5);
+  std::printf("wrote %s (encode %.1f s, train %.1f s)\n", out.c_str(), result.encode_seconds, result.train_seconds);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   relmem::TrainingOptions options;
+  std::string classifier = "features";
+  bool lr_given = false;
+  float head_lr = relmem::CardRelevanceOptions{}.head_learning_rate;
+  int64_t max_questions = 0;
   std::string data, dbs, out, encoder_spec = "use-lite", lexical_spec = "hashing:4096";
   int samples_per_column = 3;
   int64_t values_per_column = relmem::SelectionOptions{}.values_per_column;
@@ -87,7 +143,14 @@ int main(int argc, char** argv) {
       {"--encoder", [&](const std::string& v) { encoder_spec = v; }},
       {"--lexical-encoder", [&](const std::string& v) { lexical_spec = v; }},
       {"--epochs", [&](const std::string& v) { options.epochs = parse_number<int>("--epochs", v); }},
-      {"--lr", [&](const std::string& v) { options.learning_rate = parse_number<float>("--lr", v); }},
+      {"--lr",
+       [&](const std::string& v) {
+         options.learning_rate = parse_number<float>("--lr", v);
+         lr_given = true;
+       }},
+      {"--classifier", [&](const std::string& v) { classifier = v; }},
+      {"--head-lr", [&](const std::string& v) { head_lr = parse_number<float>("--head-lr", v); }},
+      {"--max-questions", [&](const std::string& v) { max_questions = parse_number<int64_t>("--max-questions", v); }},
       {"--batch", [&](const std::string& v) { options.batch = parse_number<int>("--batch", v); }},
       {"--max-composite", [&](const std::string& v) { options.max_composite = parse_number<int>("--max-composite", v); }},
       {"--composite-ratio",
@@ -131,6 +194,7 @@ int main(int argc, char** argv) {
     it->second(argv[++i]);
   }
   if (data.empty() || dbs.empty() || out.empty()) usage_error("--data, --dbs and --out are required");
+  if (classifier != "features" && classifier != "card-cosine") usage_error("unknown --classifier " + classifier);
 
   try {
     const auto start = std::chrono::steady_clock::now();
@@ -155,15 +219,11 @@ int main(int argc, char** argv) {
                 lexical ? lexical->name().c_str() : "none", options.device.c_str(), options.finetune_layers);
     std::fflush(stdout);
 
+    if (classifier == "card-cosine") {
+      return train_card_cosine(*encoder, databases, questions, options, lr_given, head_lr, max_questions, out);
+    }
     const auto result = relmem::train_relevance(*encoder, lexical.get(), databases, questions, options,
-                                                [&](const relmem::EpochReport& r) {
-                                                  std::printf(
-                                                      "epoch %d/%d  loss %.4f  held-out recall@1 %.3f  recall@5 %.3f  "
-                                                      "all-in-top5 %.3f  (%.1f s)\n",
-                                                      r.epoch, options.epochs, r.loss, r.heldout_recall_at_1,
-                                                      r.heldout_recall_at_5, r.heldout_all_in_top5, r.seconds);
-                                                  std::fflush(stdout);
-                                                });
+                                                [&](const relmem::EpochReport& r) { print_epoch(r, options.epochs); });
     result.model.save(out);
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("untrained held-out recall@1 %.3f  recall@5 %.3f  all-in-top5 %.3f\n", result.untrained_recall_at_1,

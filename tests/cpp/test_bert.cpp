@@ -393,3 +393,33 @@ TEST(BertEncoder, BadModelDirectoriesRaise) {
   std::ofstream(dir.file("pooling") + "/1_Pooling/config.json") << R"({"pooling_mode_lasttoken": true})";
   EXPECT_NE(message(dir.file("pooling")).find("not supported"), std::string::npos);
 }
+
+TEST(BertEncoder, FineTuningTopReproducesEncodeAndIsSaved) {
+  TempDir dir, saved_parent;
+  write_tiny_bert(dir.path());
+  std::ofstream(dir.path() + "/INSTALLED") << "manifest of the source";
+  const BertEncoder encoder(dir.path());
+  const std::vector<std::string> texts = {"the cat sat", "cats on the mat.", "", "un"};
+  const RowMatrix reference = encoder.encode(texts);
+  for (int layers = 1; layers <= kLayers; ++layers) {
+    const BertTop top = encoder.top(layers);
+    EXPECT_EQ(top.shape().layers, layers);
+    const RowMatrix vectors = top.encode(encoder.token_states(texts, layers));
+    EXPECT_LT((vectors - reference).cwiseAbs().maxCoeff(), 1e-5f) << layers << " top layers";
+  }
+  EXPECT_THROW(encoder.top(0), Error);
+  EXPECT_THROW(encoder.top(kLayers + 1), Error);
+
+  BertTop changed = encoder.top(1);
+  for (size_t i = 0; i < changed.parameters().size(); i += 3) changed.parameters()[i] *= 1.5f;
+  const std::string out = saved_parent.path() + "/tuned";
+  encoder.save_with_top(changed, out);
+  EXPECT_THROW(encoder.save_with_top(changed, out), Error);  // never over an existing directory
+  EXPECT_FALSE(std::filesystem::exists(out + "/INSTALLED"));
+  EXPECT_TRUE(std::filesystem::exists(out + "/vocab.txt"));
+  const BertEncoder tuned(out);
+  const RowMatrix expected = changed.encode(encoder.token_states(texts, 1));
+  EXPECT_LT((tuned.encode(texts) - expected).cwiseAbs().maxCoeff(), 1e-5f);
+  EXPECT_GT((tuned.encode(texts) - reference).cwiseAbs().maxCoeff(), 1e-3f);
+  EXPECT_LT((tuned.top(2).encode(tuned.token_states(texts, 2)) - expected).cwiseAbs().maxCoeff(), 1e-5f);
+}

@@ -90,6 +90,7 @@ BertEncoder::BertEncoder(const std::string& model_dir, BertEncoderOptions option
                 std::to_string(config.vocab_size));
   }
   if (layout.pooling_config) pooling_ = read_pooling(layout.pooling_config->string());
+  transformer_dir_ = layout.transformer_dir.string();
   const fs::path weights_path = layout.transformer_dir / "model.safetensors";
   if (!fs::exists(weights_path)) {
     throw Error("no model.safetensors in " + layout.transformer_dir.string() +

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -118,7 +119,7 @@ BertModel::BertModel(const BertConfig& config, const SafetensorsFile& weights) :
 }
 
 RowMatrix BertModel::forward(const std::vector<const std::vector<int32_t>*>& sequences,
-                             const std::vector<Eigen::Index>& offsets) const {
+                             const std::vector<Eigen::Index>& offsets, int layers) const {
   const Eigen::Index tokens = offsets.back();
   const int h = config_.hidden_size;
   RowMatrix x(tokens, h);
@@ -132,7 +133,9 @@ RowMatrix BertModel::forward(const std::vector<const std::vector<int32_t>*>& seq
   layer_norm(embedding_norm_, x);
 
   RowMatrix qkv(tokens, 3 * h), context(tokens, h), intermediate(tokens, config_.intermediate_size);
-  for (const Layer& layer : layers_) {
+  const std::size_t run = layers < 0 ? layers_.size() : std::min(layers_.size(), static_cast<std::size_t>(layers));
+  for (std::size_t i = 0; i < run; ++i) {
+    const Layer& layer = layers_[i];
     multiply(x, layer.qkv.weight, layer.qkv.bias, qkv, false);
     self_attention(qkv, offsets, context);
     multiply(context, layer.attention_output.weight, layer.attention_output.bias, x, true);  // x += attention

@@ -34,10 +34,11 @@ class BertModel {
 
   const BertConfig& config() const { return config_; }
 
-  // Last-layer hidden states, one row per token: rows offsets[s] .. offsets[s+1]-1 belong to sequences[s].
-  // Ids must be inside the vocabulary and sequences no longer than max_positions (the caller checks).
-  RowMatrix forward(const std::vector<const std::vector<int32_t>*>& sequences,
-                    const std::vector<Eigen::Index>& offsets) const;
+  // Hidden states after the bottom `layers` layers (all when negative), one row per token: rows offsets[s] ..
+  // offsets[s+1]-1 belong to sequences[s]. Ids must be inside the vocabulary and sequences no longer than
+  // max_positions (the caller checks).
+  RowMatrix forward(const std::vector<const std::vector<int32_t>*>& sequences, const std::vector<Eigen::Index>& offsets,
+                    int layers = -1) const;
 
  private:
   struct Dense {

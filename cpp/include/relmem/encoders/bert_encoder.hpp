@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "relmem/encoders/encoder.hpp"
+#include "relmem/encoders/finetuning/bert_top.hpp"
 #include "relmem/encoders/tokenizers/wordpiece.hpp"
 
 namespace relmem {
@@ -40,6 +41,16 @@ class BertEncoder : public Encoder {
   RowMatrix encode_ids(const std::vector<std::vector<int32_t>>& sequences) const;
   const WordPieceTokenizer& tokenizer() const { return tokenizer_; }
   int max_length() const { return tokenizer_.options().max_length; }
+  int layers() const;
+
+  // Fine-tuning (bert_top.hpp), for models that pool by the mean alone and use the exact GELU (relmem::Error
+  // otherwise): a trainable copy of the top `layers` layers, and the token states entering them (the embeddings
+  // and the layers below run here, on texts cut as encode() cuts them).
+  BertTop top(int layers) const;
+  TokenStates token_states(const std::vector<std::string>& texts, int top_layers) const;
+  // Writes a copy of this model's directory whose top layers have `top`'s weights (every tensor as F32), loadable
+  // as bert:DIR or minilm:DIR. relmem::Error when `out_dir` already exists.
+  void save_with_top(const BertTop& top, const std::string& out_dir) const;
 
  private:
   enum class Pooling { kCls, kMax, kMean, kMeanSqrtLength };  // concatenated in this order, as sentence-transformers
@@ -49,7 +60,10 @@ class BertEncoder : public Encoder {
   void embed_batch(const std::vector<std::vector<int32_t>>& sequences, const std::vector<std::size_t>& order,
                    std::size_t begin, std::size_t end, RowMatrix& out) const;
 
+  void check_fine_tunable(int top_layers) const;
+
   std::string model_dir_;
+  std::string transformer_dir_;  // where config.json, vocab.txt and model.safetensors are
   BertEncoderOptions options_;
   WordPieceTokenizer tokenizer_;
   std::unique_ptr<const BertModel> model_;

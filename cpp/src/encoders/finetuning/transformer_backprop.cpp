@@ -169,6 +169,21 @@ Matrix<S> ffn_backward(const Matrix<S>& x, const S* w1, const S* w2, const FfnCa
 }
 
 template <typename S>
+Matrix<S> gelu_forward(const Matrix<S>& x) {
+  return x.unaryExpr([](S v) { return S(0.5) * v * (S(1) + std::erf(v * static_cast<S>(M_SQRT1_2))); });
+}
+
+template <typename S>
+Matrix<S> gelu_backward(const Matrix<S>& x, const Matrix<S>& dy) {
+  // d/dx x Φ(x) = Φ(x) + x φ(x).
+  const S inverse_sqrt_2pi = static_cast<S>(0.5 * M_2_SQRTPI * M_SQRT1_2);
+  return x.binaryExpr(dy, [inverse_sqrt_2pi](S v, S d) {
+    const S cdf = S(0.5) * (S(1) + std::erf(v * static_cast<S>(M_SQRT1_2)));
+    return d * (cdf + v * inverse_sqrt_2pi * std::exp(S(-0.5) * v * v));
+  });
+}
+
+template <typename S>
 Matrix<S> mean_pool_forward(const Matrix<S>& rows, const std::vector<int>& offsets) {
   const int sentences = sentence_count(offsets);
   Matrix<S> pooled = Matrix<S>::Zero(sentences, rows.cols());
@@ -231,6 +246,8 @@ Matrix<S> l2_normalize_backward(const Matrix<S>& y, S epsilon, const Matrix<S>& 
                                     FfnCache<S>&);                                                                 \
   template Matrix<S> ffn_backward<S>(const Matrix<S>&, const S*, const S*, const FfnCache<S>&, const Matrix<S>&,   \
                                      S*, S*, S*, S*);                                                              \
+  template Matrix<S> gelu_forward<S>(const Matrix<S>&);                                                            \
+  template Matrix<S> gelu_backward<S>(const Matrix<S>&, const Matrix<S>&);                                          \
   template Matrix<S> mean_pool_forward<S>(const Matrix<S>&, const std::vector<int>&);                              \
   template Matrix<S> mean_pool_backward<S>(const Matrix<S>&, const std::vector<int>&);                             \
   template Matrix<S> tanh_backward<S>(const Matrix<S>&, const Matrix<S>&);                                         \

@@ -96,14 +96,6 @@ Matrix<S> layer_backward(const TransformerLayerShape& layer, const LayerTensors<
   return d_x;
 }
 
-void check_offsets(const std::vector<int>& offsets, int64_t rows) {
-  if (offsets.empty() || offsets.front() != 0 || offsets.back() != rows) {
-    throw Error("token states: offsets must start at 0 and end at the row count");
-  }
-  for (size_t i = 1; i < offsets.size(); ++i)
-    if (offsets[i] < offsets[i - 1]) throw Error("token states: offsets must not decrease");
-}
-
 }  // namespace
 
 int64_t TransformerLayerShape::parameter_count() const {
@@ -144,22 +136,6 @@ void UseLiteTopShape::validate() const {
 bool UseLiteTopShape::operator==(const UseLiteTopShape& o) const {
   return layers == o.layers && output_width == o.output_width && norm_epsilon == o.norm_epsilon &&
          l2_epsilon == o.l2_epsilon;
-}
-
-TokenStates TokenStates::select(const std::vector<int>& sentences) const {
-  TokenStates out;
-  int64_t rows_needed = 0;
-  for (int s : sentences) {
-    if (s < 0 || s >= this->sentences()) throw Error("token states: sentence index out of range");
-    rows_needed += offsets[s + 1] - offsets[s];
-  }
-  out.rows.resize(rows_needed, rows.cols());
-  for (int s : sentences) {
-    const int length = offsets[s + 1] - offsets[s];
-    out.rows.middleRows(out.offsets.back(), length) = rows.middleRows(offsets[s], length);
-    out.offsets.push_back(out.offsets.back() + length);
-  }
-  return out;
 }
 
 template <typename S>
@@ -232,7 +208,7 @@ void UseLiteTop::check(const TokenStates& states) const {
     throw Error("encoder top takes " + std::to_string(shape_.input_width()) + "-wide token states, got " +
                 std::to_string(states.rows.cols()));
   }
-  check_offsets(states.offsets, states.rows.rows());
+  states.check();
 }
 
 RowMatrix UseLiteTop::forward(const TokenStates& states, TopCache<float>& cache) const {

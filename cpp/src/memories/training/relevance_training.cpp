@@ -15,6 +15,8 @@
 
 #include "embedding_cache.hpp"
 #include "relevance_corpus.hpp"
+#include "training_split.hpp"
+#include "training_steps.hpp"
 #include "relmem/encoders/use_lite.hpp"
 
 namespace relmem {
@@ -27,44 +29,6 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
-
-// Sets OpenMP's thread count for the lifetime of the object.
-class ThreadScope {
- public:
-  explicit ThreadScope(int threads) : previous_(omp_get_max_threads()) {
-    if (threads > 0) omp_set_num_threads(threads);
-  }
-  ~ThreadScope() { omp_set_num_threads(previous_); }
-
- private:
-  int previous_;
-};
-
-// Adam with a learning rate per parameter and decoupled decay toward `anchor` (the initial weights).
-class Adam {
- public:
-  Adam(std::vector<float> rates, float weight_decay, std::vector<float> anchor)
-      : m_(rates.size(), 0.0f), v_(rates.size(), 0.0f), rates_(std::move(rates)), anchor_(std::move(anchor)),
-        decay_(weight_decay) {}
-
-  void step(std::vector<float>& values, const std::vector<float>& gradient) {
-    constexpr float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
-    ++t_;
-    const float correction1 = 1.0f - std::pow(beta1, static_cast<float>(t_));
-    const float correction2 = 1.0f - std::pow(beta2, static_cast<float>(t_));
-    for (size_t i = 0; i < values.size(); ++i) {
-      m_[i] = beta1 * m_[i] + (1.0f - beta1) * gradient[i];
-      v_[i] = beta2 * v_[i] + (1.0f - beta2) * gradient[i] * gradient[i];
-      values[i] -= rates_[i] * ((m_[i] / correction1) / (std::sqrt(v_[i] / correction2) + epsilon) +
-                                decay_ * (values[i] - anchor_[i]));
-    }
-  }
-
- private:
-  std::vector<float> m_, v_, rates_, anchor_;
-  float decay_;
-  int64_t t_ = 0;
-};
 
 // The fine-tuned encoder top: the frozen layers' token states of every question text (computed once), the
 // trainable layers and their optimizer. forward() puts the batch's question vectors through the top; step()
@@ -98,7 +62,7 @@ class EncoderTuning {
 
   TokenStates states_;
   UseLiteTop top_;
-  Adam adam_;
+  training::Adam adam_;
   std::vector<float> gradient_;
   TopCache<float> cache_;
 };
@@ -277,71 +241,23 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
                                const std::function<void(const EpochReport&)>& progress) {
   check_options(options);
   if (databases.size() < 2) throw Error("training needs at least two databases");
-  ThreadScope threads(options.threads);
+  training::ThreadScope threads(options.threads);
   auto multiplier = gpu::make_matrix_multiplier(options.device);
   std::mt19937_64 rng(options.seed);
   TrainingResult result;
 
-  // Split the databases; questions follow their databases.
-  std::map<std::string, int> index_of;
-  for (size_t i = 0; i < databases.size(); ++i) {
-    if (!index_of.emplace(databases[i].name, static_cast<int>(i)).second) {
-      throw Error("training: database '" + databases[i].name + "' is listed twice");
-    }
-  }
-  std::vector<int> order(databases.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), rng);
-  size_t heldout_count = static_cast<size_t>(std::lround(options.heldout_fraction * static_cast<float>(order.size())));
-  if (options.heldout_fraction > 0.0f) heldout_count = std::clamp<size_t>(heldout_count, 2, order.size() - 2);
-  if (order.size() < 4) heldout_count = 0;
-  std::vector<char> heldout(databases.size(), 0);
-  for (size_t i = 0; i < heldout_count; ++i) heldout[static_cast<size_t>(order[i])] = 1;
-  std::vector<int> training_databases;
-  for (size_t i = 0; i < databases.size(); ++i) {
-    if (heldout[i]) {
-      result.heldout_databases.push_back(databases[i].name);
-    } else {
-      training_databases.push_back(static_cast<int>(i));
-    }
-  }
-  std::sort(result.heldout_databases.begin(), result.heldout_databases.end());
-
-  std::vector<LabeledQuestion> train_set, heldout_set;
-  for (const auto& q : questions) {
-    bool known = !q.databases.empty(), all_heldout = true, any_heldout = false;
-    for (const auto& db : q.databases) {
-      auto it = index_of.find(db);
-      if (it == index_of.end()) {
-        known = false;
-        break;
-      }
-      all_heldout = all_heldout && heldout[static_cast<size_t>(it->second)];
-      any_heldout = any_heldout || heldout[static_cast<size_t>(it->second)];
-    }
-    if (!known) continue;
-    if (all_heldout) {
-      heldout_set.push_back(q);
-    } else if (!any_heldout) {
-      train_set.push_back(q);
-    }
-  }
-  if (train_set.empty()) throw Error("training: no question names one of the training databases");
-  const int64_t train_questions = static_cast<int64_t>(train_set.size());
-  auto composites_of = [&](const std::vector<LabeledQuestion>& singles) {
-    if (options.max_composite < 2) return std::vector<LabeledQuestion>();
-    CompositeOptions composite;
-    composite.max_parts = options.max_composite;
-    return make_composites(singles, std::llround(options.composite_ratio * static_cast<double>(singles.size())),
-                           composite, rng);
-  };
-  const auto train_composites = composites_of(train_set);
-  const auto heldout_composites = composites_of(heldout_set);
-  train_set.insert(train_set.end(), train_composites.begin(), train_composites.end());
+  std::vector<std::string> names;
+  for (const auto& db : databases) names.push_back(db.name);
+  training::TrainingSplit split = training::split_training_data(names, questions, options.heldout_fraction,
+                                                                options.max_composite, options.composite_ratio, rng);
+  const auto& index_of = split.index_of;
+  const std::vector<int>& training_databases = split.training_databases;
+  result.heldout_databases = split.heldout_databases;
+  const int64_t train_questions = split.train_singles;
+  const std::vector<LabeledQuestion>& train_set = split.train;
   const size_t heldout_begin = train_set.size();
   std::vector<LabeledQuestion> all = train_set;
-  all.insert(all.end(), heldout_set.begin(), heldout_set.end());
-  all.insert(all.end(), heldout_composites.begin(), heldout_composites.end());
+  all.insert(all.end(), split.heldout_questions.begin(), split.heldout_questions.end());
 
   const auto encode_start = Clock::now();
   const EncodedCollection collection = relevance::encode_collection(encoder, lexical, databases, options.cache_dir);
@@ -409,7 +325,7 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
   RelevanceModel model(config, options.seed);
   model.parameters().output_bias() = initial_bias(model, encoded, examples);
   RelevanceParameters gradient(config);
-  Adam adam(learning_rates(model, options), options.weight_decay, model.parameters().values());
+  training::Adam adam(learning_rates(model, options), options.weight_decay, model.parameters().values());
   BatchBuilder builder(collection, encoded, training_databases, options);
   std::vector<float> best_values = model.parameters().values();
   std::vector<float> best_top = tuning ? tuning->top().parameters() : std::vector<float>();
@@ -478,7 +394,7 @@ TrainingResult train_relevance(const Encoder& encoder, const Encoder* lexical, c
     result.heldout_set = set_metrics(scored, model.threshold());
   }
   model.set_training_info_json(training_info(options, result, train_questions,
-                                             static_cast<int64_t>(train_composites.size()),
+                                             split.train_composites,
                                              static_cast<int>(databases.size())));
   result.model = std::move(model);
   return result;

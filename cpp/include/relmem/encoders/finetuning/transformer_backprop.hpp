@@ -1,5 +1,5 @@
 #pragma once
-// Forward and backward passes of the transformer pieces the USE-lite top layer is made of, written by hand on
+// Forward and backward passes of the transformer pieces the fine-tuned encoder layers are made of (USE-lite, BERT), written by hand on
 // Eigen and instantiated for float (training) and double (gradient checks). Token rows of all sentences are
 // stacked; sentence s owns rows [offsets[s], offsets[s+1]), so attention and pooling never mix sentences (the
 // ragged layout is the padding mask). Every *_backward returns the gradient of its input and adds the gradients of
@@ -69,6 +69,12 @@ Matrix<S> ffn_forward(const Matrix<S>& x, const S* w1, const S* b1, const S* w2,
 template <typename S>
 Matrix<S> ffn_backward(const Matrix<S>& x, const S* w1, const S* w2, const FfnCache<S>& cache, const Matrix<S>& dy,
                        S* d_w1, S* d_b1, S* d_w2, S* d_b2);
+
+// BERT's GELU, x Φ(x) with the exact normal CDF; the backward takes the input x.
+template <typename S>
+Matrix<S> gelu_forward(const Matrix<S>& x);
+template <typename S>
+Matrix<S> gelu_backward(const Matrix<S>& x, const Matrix<S>& dy);
 
 // Mean of every sentence's rows; a sentence without tokens pools to zero (as the reference pools all padding).
 template <typename S>

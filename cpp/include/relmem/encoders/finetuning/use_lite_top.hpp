@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "relmem/common.hpp"
+#include "relmem/encoders/finetuning/token_states.hpp"
 #include "relmem/encoders/finetuning/transformer_backprop.hpp"
 
 namespace relmem {
@@ -36,16 +37,6 @@ struct UseLiteTopShape {
   int64_t parameter_count() const;
   void validate() const;  // relmem::Error on sizes that do not chain
   bool operator==(const UseLiteTopShape& other) const;
-};
-
-// Token activations entering the top layers, every sentence's tokens stacked (sentence s owns rows
-// [offsets[s], offsets[s+1]); a text without tokens owns none).
-struct TokenStates {
-  RowMatrix rows;
-  std::vector<int> offsets{0};
-
-  int sentences() const { return static_cast<int>(offsets.size()) - 1; }
-  TokenStates select(const std::vector<int>& sentences) const;
 };
 
 // Flat parameter layout, per layer bottom first: norm scale | norm bias | W_qkv (in, 3 heads*head_width) | b_qkv |
