@@ -1,4 +1,7 @@
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
@@ -63,6 +66,12 @@ py::str text_to_python(const std::string& text) {
   PyObject* decoded = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
   if (!decoded) throw py::error_already_set();
   return py::reinterpret_steal<py::str>(decoded);
+}
+
+py::array_t<float> floats_to_numpy(const std::vector<float>& values) {
+  py::array_t<float> out({static_cast<py::ssize_t>(values.size())}, {static_cast<py::ssize_t>(sizeof(float))});
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
 }
 
 py::str path_to_python(const std::string& path) {

@@ -334,7 +334,7 @@ void bind_selection_memory(py::module_& m) {
                for (const char* field : kRawFields) {
                  std::vector<float> values;
                  for (const auto& raw : q.raw) values.push_back(raw_field(raw, field));
-                 row[field] = py::array_t<float>(static_cast<py::ssize_t>(values.size()), values.data());
+                 row[field] = floats_to_numpy(values);
                }
                out.append(py::make_tuple(q.databases, row));
              }
@@ -442,7 +442,7 @@ void bind_selection_memory(py::module_& m) {
                return out;
              };
              py::dict out;
-             out["card"] = py::array_t<float>(static_cast<py::ssize_t>(v.card.size()), v.card.data());
+             out["card"] = floats_to_numpy(v.card);
              out["table_names"] = v.table_names;
              out["table_vectors"] = matrix(v.tables);
              out["column_vectors"] = matrix(v.columns);
@@ -450,8 +450,7 @@ void bind_selection_memory(py::module_& m) {
              out["table_columns"] = v.table_columns;
              out["form_vectors"] = matrix(v.forms);
              if (s.lexical_encoder()) {
-               out["lexical_card"] = py::array_t<float>(static_cast<py::ssize_t>(v.lexical_card.size()),
-                                                        v.lexical_card.data());
+               out["lexical_card"] = floats_to_numpy(v.lexical_card);
                out["lexical_table_vectors"] = matrix(v.lexical_tables);
              }
              return out;

@@ -38,6 +38,8 @@ pybind11::str path_to_python(const std::string& path);
 // Text from databases, prompts and messages as a str: it is not always valid UTF-8, so undecodable bytes become
 // U+FFFD instead of failing the whole result.
 pybind11::str text_to_python(const std::string& text);
+// A copy of a float vector as a 1-D float32 array, with its stride stated (numpy 2 reads a count-only array as stride 0).
+pybind11::array_t<float> floats_to_numpy(const std::vector<float>& values);
 // JSON across the boundary, through Python's json module: dicts, lists, str, numbers, bool and None.
 nlohmann::json python_to_json(pybind11::handle object);
 pybind11::object json_to_python(const nlohmann::json& value);
