@@ -177,7 +177,8 @@ def test_a_killed_run_resumes_without_losing_or_repeating_items(tmp_path, catalo
 
 
 class CountingLocalModel:
-    """Stands in for a LocalModel's statistics: each question evaluates 100 prompt tokens and reuses 900."""
+    """Stands in for a LocalModel's statistics: each question evaluates 100 prompt tokens, reuses 900, and breaks
+    one loop every second question."""
 
     class Stats:
         def __init__(self):
@@ -187,7 +188,7 @@ class CountingLocalModel:
             self.questions += 0.5  # read once before and once after each question
             n = int(self.questions)
             return {"calls": 2 * n, "prompt_tokens": 1000 * n, "reused_prompt_tokens": 900 * n,
-                    "completion_tokens": 30 * n, "seconds": 1.5 * n}
+                    "completion_tokens": 30 * n, "seconds": 1.5 * n, "loops_broken": n // 2}
 
     def __init__(self):
         self.stats = self.Stats()
@@ -199,6 +200,7 @@ def test_records_count_the_local_models_kv_cache_reuse(tmp_path, catalog, memori
     run_items(pipeline, items[:2], out, {"label": "local"}, progress=False, local=CountingLocalModel())
     records = [json.loads(line) for line in open(out)]
     assert [r["local_model"]["reused_prompt_tokens"] for r in records] == [900, 900]
+    assert [r["local_model"]["loops_broken"] for r in records] == [0, 1]
     assert report([out])["runs"][0]["groups"]["single"]["evaluated_prompt_tokens"] == 100
     several = str(tmp_path / "several.jsonl")
     run_items(pipeline, items[:2], several, {"label": "several"}, concurrency=2, progress=False,

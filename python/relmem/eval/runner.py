@@ -71,16 +71,20 @@ CONDITIONS = {
 
 
 def make_pipeline(catalog, memories, llm, disable=(), top_k=5, all_schemas=False, context="built", decompose="rules",
-                  condition="relmem", items=(), constrained=True):
+                  condition="relmem", items=(), constrained=True, candidates="top_k"):
     """The default pipeline for evaluation: items are independent, so there is no conversation. `context`: the SQL
     prompts' schemas, "built" per question from the memories or "full_ddl"; all_schemas puts every database's full
     DDL into the prompts (the no-selection-memory ablation); `decompose`: "rules" or "llm" (PipelineConfig).
     `condition`: one of CONDITIONS; "gold-ddl" needs the `items`. `constrained`: replies decoded under their output
-    contracts' grammars (PipelineConfig.constrained)."""
+    contracts' grammars (PipelineConfig.constrained). `candidates`: PipelineConfig.candidates, for the selection
+    memory's ranking only."""
     if condition not in CONDITIONS:
         raise Error(f"unknown condition {condition!r} (known: {', '.join(CONDITIONS)})")
     if condition == "llm-only":
         return Pipeline([NoDatabases(), AnswerDirectly(llm, PipelineConfig(constrained=constrained))])
+    if candidates != "top_k" and (all_schemas or condition in ("gold-ddl", "top20-ddl")):
+        raise Error(f"candidates={candidates!r} needs the selection memory's ranking "
+                    f"(not --all-schemas, gold-ddl or top20-ddl)")
     selection = AllDatabases(catalog) if all_schemas else memories.selection
     context = "full_ddl" if all_schemas else context
     off = set(disable) | {"conversation"}
@@ -88,7 +92,8 @@ def make_pipeline(catalog, memories, llm, disable=(), top_k=5, all_schemas=False
         selection, context, off = GoldDatabases(items), "full_ddl", off | BASELINE_OFF
     elif condition == "top20-ddl":
         top_k, context, off = 20, "full_ddl", off | BASELINE_OFF
-    config = {"top_k": top_k, "context": context, "decompose": decompose, "constrained": constrained}
+    config = {"top_k": top_k, "candidates": candidates, "context": context, "decompose": decompose,
+              "constrained": constrained}
     return Pipeline.default(catalog, llm, selection, memories.values, memories.examples,
                             descriptions=memories.descriptions, config=config, disable=off, rows=memories.rows)
 
@@ -183,7 +188,8 @@ def evaluate_item(pipeline, item, run, full_trace=False, catalog=None, local=Non
     if local:
         after = local.stats.to_dict()
         record["local_model"] = {key: round(after[key] - before[key], 3) for key in
-                                 ("calls", "prompt_tokens", "reused_prompt_tokens", "completion_tokens", "seconds")}
+                                 ("calls", "prompt_tokens", "reused_prompt_tokens", "completion_tokens", "seconds",
+                                  "loops_broken")}
     return record
 
 

@@ -5,6 +5,10 @@ for Qwen2.5): most of a step's time. Greedy decoding needs only the best token t
 checks the TOP most likely tokens first and the whole vocabulary only when none of them is allowed. The result is
 the same token the full check would pick: every token outside the top ones is less likely than any inside.
 
+A greedy small model can fall into a loop that the grammar allows (`CAST(CAST(CAST(...`) and decode until max_tokens.
+A token that would make the reply end in LOOP_COPIES copies of one span, LOOP_TOKENS tokens or more in all, is set
+aside for the next best one the grammar allows.
+
 The KV cache keeps the previous prompt, and snapshots of the KV cache keep the last prompts of each kind (one per
 family of prompts that share a prefix: a stage's system prompt, a question's schemas). A new prompt starts from
 whichever shares the longest prefix with it and evaluates only the rest. With a PromptCache, the states of long
@@ -21,6 +25,25 @@ from .prompt_cache import shared_prefix
 TOP = 64  # tokens checked before the whole vocabulary; chosen so a step rarely needs the full check
 SNAPSHOTS = 8  # KV-cache snapshots kept: about the LLM stages of one question
 MIN_GAIN = 32  # tokens a snapshot must save over the live cache to be restored
+LOOP_COPIES = 3  # copies of a span that make a loop
+LOOP_TOKENS = 12  # ... when they hold this many tokens in all: "(((" and "1, 1, 1" stay allowed
+LOOP_PERIOD = 32  # longest span checked
+
+
+def repeats_loop(tokens, token):
+    """Whether `tokens` followed by `token` end in LOOP_COPIES or more copies of one span, LOOP_TOKENS tokens or more
+    in all."""
+    tail = list(tokens[-(LOOP_COPIES * LOOP_PERIOD - 1):]) + [token]
+    for period in range(1, LOOP_PERIOD + 1):
+        span = period * max(LOOP_COPIES, -(-LOOP_TOKENS // period))
+        if span > len(tail):
+            continue
+        if tail[-1 - period] != token:
+            continue
+        end = tail[-span:]
+        if all(end[i] == end[i % period] for i in range(period, span)):
+            return True
+    return False
 
 
 @dataclass(eq=False)  # one snapshot is one object: list.remove() must not compare token arrays
@@ -43,6 +66,7 @@ class GreedyDecoder:
         self.full_checks = 0        # of which checked the whole vocabulary
         self.snapshots = []         # _Snapshot, least recently used first
         self.restored = 0           # prompts started from a snapshot
+        self.loops_broken = 0       # tokens set aside because they repeated a loop
         self.disk = disk
 
     def complete(self, tokens, max_tokens, stop=(), grammar=None):
@@ -131,6 +155,12 @@ class GreedyDecoder:
         for _ in range(max_tokens):
             logits = np.ctypeslib.as_array(self.llama._ctx.get_logits(), shape=(self.n_vocab,))
             token = self._best(logits, sampler)
+            if token is not None and repeats_loop(out, token):
+                logits = logits.copy()
+                while token is not None and repeats_loop(out, token):
+                    self.loops_broken += 1
+                    logits[token] = -np.inf
+                    token = self._best(logits, sampler)
             if token is None or self.lib.llama_vocab_is_eog(self.vocab, token):
                 return self._text(text, stop), len(out), "stop"
             if sampler is not None:

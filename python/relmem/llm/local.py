@@ -81,10 +81,12 @@ class LocalStats:
     reused_prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    loops_broken: int = 0  # greedy tokens set aside because they repeated a loop (relmem.llm.greedy)
     by_stage: dict = field(default_factory=dict)
 
-    def add(self, stage, prompt, reused, completion, seconds):
+    def add(self, stage, prompt, reused, completion, seconds, loops_broken=0):
         self.calls += 1
+        self.loops_broken += loops_broken
         self.prompt_tokens += prompt
         self.reused_prompt_tokens += reused
         self.completion_tokens += completion
@@ -101,7 +103,7 @@ class LocalStats:
     def to_dict(self):
         return {"calls": self.calls, "prompt_tokens": self.prompt_tokens,
                 "reused_prompt_tokens": self.reused_prompt_tokens, "completion_tokens": self.completion_tokens,
-                "seconds": round(self.seconds, 3),
+                "seconds": round(self.seconds, 3), "loops_broken": self.loops_broken,
                 "by_stage": {k: dict(v, seconds=round(v["seconds"], 3)) for k, v in self.by_stage.items()}}
 
 
@@ -217,6 +219,7 @@ class LocalModel:
         max_tokens = max_tokens or self.max_tokens
         with self._lock:
             started = time.perf_counter()
+            loops_before = self._decoder.loops_broken
             tokens = self.prompt_tokens(messages)
             if not temperature:
                 text, completion, finish, reused = self._decoder.complete(tokens, max_tokens, stop or (), grammar)
@@ -224,7 +227,7 @@ class LocalModel:
                 text, completion, finish, reused = self._sampled(messages, tokens, temperature, max_tokens, stop,
                                                                  grammar)
             seconds = time.perf_counter() - started
-        self.stats.add(stage, len(tokens), reused, completion, seconds)
+        self.stats.add(stage, len(tokens), reused, completion, seconds, self._decoder.loops_broken - loops_before)
         return _core.Response(text, _core.Usage(len(tokens), completion), finish)
 
     def _sampled(self, messages, tokens, temperature, max_tokens, stop, grammar):
