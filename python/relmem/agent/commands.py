@@ -13,7 +13,7 @@ from ..engines import local_sources, open_catalog
 from ..examples import load_records
 from ..llm import add_llm_arguments, from_args
 from ..typed_json import json_default
-from .config import DECOMPOSERS, SWITCHES
+from .config import CANDIDATES, DECOMPOSERS, SWITCHES
 from .memories import Memories
 from .pipeline import Pipeline
 from .tables import format_table
@@ -47,6 +47,9 @@ def add_ask_arguments(parser):
                         help="memories saved by `relmem index` (default: built now from --dbs)")
     add_llm_arguments(parser)
     parser.add_argument("--top-k", type=int, default=5, help="databases whose schemas go into planning (default 5)")
+    parser.add_argument("--candidates", choices=CANDIDATES, default="top_k",
+                        help="which of the top K go into planning: all (top_k, default) or those of the selection "
+                             "memory's calibrated set, at least the first (selected)")
     parser.add_argument("--disable", action="append", default=[], choices=sorted(SWITCHES), metavar="SWITCH",
                         help="switch stages off (repeatable): " + ", ".join(sorted(SWITCHES)))
     parser.add_argument("--decompose", choices=DECOMPOSERS, default="rules",
@@ -126,7 +129,8 @@ def run_ask(args):
     llm = from_args(args)
     pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, memories.examples,
                                 descriptions=memories.descriptions,
-                                config={"top_k": args.top_k, "decompose": args.decompose},
+                                config={"top_k": args.top_k, "candidates": args.candidates,
+                                        "decompose": args.decompose},
                                 disable=args.disable, rows=memories.rows)
     state = pipeline.ask(args.question)
     if args.json:

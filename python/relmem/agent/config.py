@@ -7,6 +7,8 @@ from .. import Error
 @dataclass
 class PipelineConfig:
     top_k: int = 5                    # databases the selection stage proposes; their schemas go into planning
+    candidates: str = "top_k"         # which of them: "top_k" (all K, the LLM prunes) or "selected" (those of
+    #                                   the selection memory's calibrated set, at least the first)
     conversation_turns: int = 3       # earlier turns given to rephrasing and planning
     example_k: int = 3                # few-shot examples at most
     example_threshold: float = 0.6    # least cosine similarity of an example to the question
@@ -38,9 +40,12 @@ class PipelineConfig:
     def __post_init__(self):
         if self.decompose not in DECOMPOSERS:
             raise Error(f"unknown decompose setting {self.decompose!r} (known: {', '.join(DECOMPOSERS)})")
+        if self.candidates not in CANDIDATES:
+            raise Error(f"unknown candidates setting {self.candidates!r} (known: {', '.join(CANDIDATES)})")
 
 
 DECOMPOSERS = ("rules", "llm")
+CANDIDATES = ("top_k", "selected")
 
 
 # Switch names: each stage belongs to one group; disabling a group removes its stages from Pipeline.default.

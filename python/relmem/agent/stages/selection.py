@@ -30,7 +30,7 @@ class DecomposeQuestion(LLMStage):
 
 class SelectDatabases(Stage):
     """The selection memory's top-K databases for the question (or for its parts, when a decompose stage split it),
-    best first."""
+    best first; with config.candidates == "selected", only those in its calibrated set (always the first)."""
     name = "select_databases"
     reads = ("standalone_question",)
     optional_reads = ("question_parts",)
@@ -46,6 +46,11 @@ class SelectDatabases(Stage):
                 matches = self.selection.select_parts(state.question_parts, self.config.top_k)
             else:
                 matches = self.selection.select(state.standalone_question, self.config.top_k)
+            if self.config.candidates == "selected" and matches:
+                chosen = {m.database for m in (self.selection.select_set_parts(state.question_parts)
+                                               if state.question_parts else
+                                               self.selection.select_set(state.standalone_question))}
+                matches = matches[:1] + [m for m in matches[1:] if m.database in chosen]
             state.candidates = [Candidate(m.database, float(m.score), float(m.probability)) for m in matches]
             step.decide(databases=[{"database": c.database, "score": round(c.score, 4),
                                     "probability": round(c.probability, 4)} for c in state.candidates])
