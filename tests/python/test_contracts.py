@@ -12,7 +12,7 @@ from relmem.contracts import (CONTRACTS, NO_DATABASE, PROMPT_CONTRACTS, write_an
 from relmem.gbnf import Grammar
 from relmem.parsers import RETURN_SQL_RESULT, RETURN_TEXT, Target
 from relmem.prompt_templates import load_prompt, render_prompt
-from relmem.sql_grammar import sql_grammar
+from relmem.sql_grammar import DEPTH, sql_grammar
 
 SINGERS = {"singer": ["Singer_ID", "Name", "Age", "Country"], "concert": ["concert_ID", "Year", "Singer_ID"]}
 FLIGHTS = {"flight": ["flno", "origin", "destination", "price"], "airport name": ["code", "city"]}
@@ -100,6 +100,35 @@ def test_the_sql_grammar_accepts_the_dialect(sql):
 ])
 def test_the_sql_grammar_refuses_the_rest(sql):
     assert not Grammar(sql_grammar(SINGERS)).matches(sql)
+
+
+def _nested(depth, inner, outer):
+    """`inner` wrapped `depth` times by `outer` (a format string with one {})."""
+    for _ in range(depth):
+        inner = outer.format(inner)
+    return inner
+
+
+@pytest.mark.parametrize("outer, most", [
+    ("CAST({} AS REAL)", DEPTH),
+    ("ABS({})", DEPTH + 1),  # the deepest level still calls functions on columns and literals
+    ("({})", DEPTH),
+    ("CASE WHEN {} > 1 THEN 1 ELSE 0 END", DEPTH),
+])
+def test_the_sql_grammar_bounds_the_nesting_of_expressions(outer, most):
+    grammar = Grammar(sql_grammar(SINGERS))
+    assert grammar.matches(f"SELECT {_nested(most, 'Age', outer)} FROM singer")
+    assert not grammar.matches(f"SELECT {_nested(most + 1, 'Age', outer)} FROM singer")
+
+
+def test_the_sql_grammar_bounds_the_nesting_of_subqueries():
+    grammar = Grammar(sql_grammar(SINGERS))
+    inner = "SELECT Singer_ID FROM concert"
+    outer = "SELECT Singer_ID FROM singer WHERE Singer_ID IN ({})"
+    assert grammar.matches(_nested(DEPTH, inner, outer))
+    assert not grammar.matches(_nested(DEPTH + 1, inner, outer))
+    assert grammar.matches(_nested(DEPTH, inner, "SELECT * FROM ({}) AS t"))
+    assert not grammar.matches(_nested(DEPTH + 1, inner, "SELECT * FROM ({}) AS t"))
 
 
 def test_names_with_spaces_and_keywords_are_quoted():
