@@ -49,13 +49,17 @@ PROPOSAL = OutputContract(
     reminder='Answer with one JSON object only: {"columns": [{"table": ..., "name": ..., "type": ..., '
              '"meaning": ...}], "sql": "SELECT ..."}',
     parser=parse_proposal,
-    json_schema={"type": "object", "required": ["columns", "sql"], "additionalProperties": False, "properties": {
-        "columns": {"type": "array", "maxItems": 4, "items": {
-            "type": "object", "required": ["table", "name", "type", "meaning"], "additionalProperties": False,
-            "properties": {"table": {"type": "string"}, "name": {"type": "string"},
-                           "type": {"enum": list(_TYPES)}, "meaning": {"type": "string"},
-                           "values_from": {"type": "string"}}}},
-        "sql": {"type": "string"}}})
+    json_schema={"anyOf": [  # no column and no SQL, or columns and their SQL: a greedy small model that writes
+        #                      no column does not go on to write a query it will not need
+        {"type": "object", "required": ["columns", "sql"], "additionalProperties": False,
+         "properties": {"columns": {"const": []}, "sql": {"const": ""}}},
+        {"type": "object", "required": ["columns", "sql"], "additionalProperties": False, "properties": {
+            "columns": {"type": "array", "minItems": 1, "maxItems": 4, "items": {
+                "type": "object", "required": ["table", "name", "type", "meaning"], "additionalProperties": False,
+                "properties": {"table": {"type": "string"}, "name": {"type": "string"},
+                               "type": {"enum": list(_TYPES)}, "meaning": {"type": "string"},
+                               "values_from": {"type": "string"}}}},
+            "sql": {"type": "string", "minLength": 1}}}]})
 parse_proposal.format_reminder = PROPOSAL.reminder
 
 
