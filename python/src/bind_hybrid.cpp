@@ -6,7 +6,6 @@
 #include "bindings.hpp"
 #include "relmem/hybrid/filler.hpp"
 #include "relmem/hybrid/hybrid_session.hpp"
-#include "relmem/hybrid/oracle_filler.hpp"
 
 namespace py = pybind11;
 using namespace pybind11::literals;
@@ -20,16 +19,6 @@ FillMode parse_mode(const std::string& mode) {
   if (mode == "lazy") return FillMode::Lazy;
   if (mode == "whole" || mode == "hqdl") return FillMode::Whole;
   throw Error("hybrid mode must be 'lazy' or 'whole' (HQDL), not '" + mode + "'");
-}
-
-OracleSource source_from_python(py::handle item) {
-  const auto json = python_to_json(item);
-  OracleSource source;
-  source.database = json.at("database").get<std::string>();
-  source.path = json.at("path").get<std::string>();
-  if (json.contains("dropped")) source.dropped = json["dropped"].get<std::map<std::string, std::string>>();
-  if (json.contains("keys")) source.keys = json["keys"].get<std::map<std::string, std::vector<std::string>>>();
-  return source;
 }
 
 }  // namespace
@@ -121,21 +110,6 @@ void bind_hybrid(py::module_& m) {
       .def_property_readonly("database", &HybridSession::database)
       .def_property_readonly("schema", [](const HybridSession& s) { return json_to_python(s.schema().to_json()); },
                              "The declarations with the resolved key columns.");
-
-  py::class_<OracleFiller, LLM, std::shared_ptr<OracleFiller>>(
-      h, "OracleFiller",
-      "A scripted LLM answering relmem's hybrid fill requests from the original databases, with `error_rate`\n"
-      "of its values wrong. It measures relmem's machinery, not an LLM. sources: [{'database', 'path',\n"
-      "'dropped': {'table.column' or relation: meaning}, 'keys': {table: [key columns]}}].")
-      .def(py::init([](py::list sources, double error_rate, uint64_t seed) {
-             std::vector<OracleSource> out;
-             for (py::handle item : sources) out.push_back(source_from_python(item));
-             return std::make_shared<OracleFiller>(std::move(out), OracleOptions{error_rate, seed});
-           }),
-           "sources"_a, "error_rate"_a = 0.0, "seed"_a = 13)
-      .def_property_readonly("calls", &OracleFiller::calls)
-      .def_property_readonly("unanswered_items", &OracleFiller::unanswered_items,
-                             "Function items it could not tie to a dropped column (answered null).");
 }
 
 }  // namespace relmem_python

@@ -28,6 +28,7 @@ void bind_schema_scores(pybind11::module_& m);  // after bind_memories_selection
 void bind_memories_values(pybind11::module_& m);  // the relmem._relmem.values submodule
 void bind_sql(pybind11::module_& m);  // the relmem._relmem.sql submodule
 void bind_hybrid(pybind11::module_& m);  // the relmem._relmem.hybrid submodule (after bind_llm)
+void bind_evaluation(pybind11::module_& m);  // the relmem._relmem.evaluation submodule (after bind_llm)
 
 // SQL from Python: bytes as they are, str as UTF-8 with undecodable command-line bytes (lone surrogates) restored.
 std::string sql_argument(const pybind11::object& sql);

@@ -15,4 +15,5 @@ PYBIND11_MODULE(_relmem, m) {
   relmem_python::bind_memories_values(m);
   relmem_python::bind_sql(m);
   relmem_python::bind_hybrid(m);
+  relmem_python::bind_evaluation(m);
 }

@@ -10,12 +10,16 @@
 #include <sstream>
 #include <string>
 
+#include "relmem/evaluation/oracle_filler.hpp"
 #include "relmem/hybrid/filler.hpp"
 #include "relmem/hybrid/hybrid_session.hpp"
-#include "relmem/hybrid/oracle_filler.hpp"
 #include "relmem/llm/metered_llm.hpp"
 
 namespace relmem::hybrid {
+
+using evaluation::OracleFiller;
+using evaluation::OracleOptions;
+using evaluation::OracleSource;
 
 inline void run_sql(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;

@@ -6,9 +6,9 @@ import sqlite3
 import pytest
 
 import relmem
-from relmem import hybrid
 from relmem.agent import Pipeline
 from relmem.agent.stages.hybrid import parse_proposal
+from relmem.eval import OracleFiller
 from relmem.parsers import FormatError
 
 DRIVERS = [(1, "Lewis", "Hamilton", "British"), (2, "Sebastian", "Vettel", "German"),
@@ -60,7 +60,7 @@ def pipeline(catalog, llm, tmp_path, **options):
 
 def test_missing_facts_are_proposed_filled_and_queried(formula, tmp_path):
     catalog, original = formula
-    oracle = hybrid.OracleFiller([{"database": "f1", "path": str(original)}])
+    oracle = OracleFiller([{"database": "f1", "path": str(original)}])
     ledger = relmem.llm.TokenLedger()
     llm = relmem.llm.MeteredLLM(Scripted(oracle), ledger)
     state = pipeline(catalog, llm, tmp_path, disable={"conversation"}).ask("Which drivers are German?")
@@ -75,7 +75,7 @@ def test_missing_facts_are_proposed_filled_and_queried(formula, tmp_path):
 
 def test_the_hybrid_switch_turns_it_off(formula, tmp_path):
     catalog, original = formula
-    scripted = Scripted(hybrid.OracleFiller([{"database": "f1", "path": str(original)}]))
+    scripted = Scripted(OracleFiller([{"database": "f1", "path": str(original)}]))
     state = pipeline(catalog, scripted, tmp_path, disable={"hybrid", "conversation"}).ask("Which drivers are German?")
     assert "hybrid" not in [r["stage"] for r in state.trace.records]
     assert "hybrid" not in scripted.stages

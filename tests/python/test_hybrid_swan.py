@@ -11,6 +11,7 @@ from conftest import SHARED, requires_shared
 import relmem
 from relmem import hybrid
 from relmem.bench import swan as swan_bench
+from relmem.eval import OracleFiller
 from relmem.hybrid import blendsql, factuality
 from relmem.hybrid import swan as swan_data
 
@@ -165,7 +166,7 @@ def test_python_session_fills_lazily_and_remembers(tmp_path):
                            [r if extra else r[:3] for r in rows])
     schema = {"tables": [{"table": "drivers", "keys": ["forename", "surname"],
                           "columns": [{"name": "nationality", "type": "TEXT", "meaning": "nationality"}]}]}
-    oracle = hybrid.OracleFiller([{"database": "f1", "path": str(original)}])
+    oracle = OracleFiller([{"database": "f1", "path": str(original)}])
     ledger = relmem.llm.TokenLedger()
     metered = relmem.llm.MeteredLLM(oracle, ledger)
     store = hybrid.FillStore(str(tmp_path / "fills.sqlite"))

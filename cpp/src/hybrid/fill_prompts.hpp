@@ -1,6 +1,6 @@
 #pragma once
-// Private to hybrid/: the messages of a fill request. The request itself travels as a JSON block, so any LLM
-// (and the scripted oracle filler) reads the same structured payload.
+// Private to hybrid/ and the evaluation tools above it: the messages of a fill request. The request itself travels
+// as a JSON block, so any LLM (and the scripted oracle filler in evaluation/) reads the same structured payload.
 #include <optional>
 #include <string>
 #include <vector>

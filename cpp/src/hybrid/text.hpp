@@ -1,5 +1,5 @@
 #pragma once
-// Private to hybrid/: small text helpers shared by the hybrid sources.
+// Private to hybrid/: small text helpers shared by the hybrid sources and the oracle filler in evaluation/.
 #include <cctype>
 #include <string>
 

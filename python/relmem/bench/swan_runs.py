@@ -16,7 +16,8 @@ import os
 from .. import llm as llm_module
 from .. import outputs
 from .._relmem import Error
-from ..hybrid import OracleFiller, fill_contract
+from ..eval import OracleFiller
+from ..hybrid import fill_contract
 
 ORACLE = "oracle-filler"
 MODEL = "model"

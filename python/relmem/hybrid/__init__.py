@@ -24,7 +24,6 @@ from ..llm import as_llm
 FillStore = _core.FillStore
 Filler = _core.Filler
 HybridSession = _core.HybridSession
-OracleFiller = _core.OracleFiller
 
 STAGES = ("hybrid", "hybrid_fill", "hybrid_map", "hybrid_qa", "hybrid_match")
 
@@ -38,4 +37,4 @@ def session(database, path, schema, llm, store, mode="lazy", batch_size=40, **op
     return HybridSession(database, str(path), schema, filler, mode=mode, **options)
 
 
-__all__ = ["FillStore", "Filler", "HybridSession", "OracleFiller", "STAGES", "session"]
+__all__ = ["FillStore", "Filler", "HybridSession", "STAGES", "session"]

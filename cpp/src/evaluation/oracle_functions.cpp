@@ -13,9 +13,13 @@
 #include "../common/sqlite_statement.hpp"
 #include "oracle_answers.hpp"
 #include "relmem/hybrid/hybrid_schema.hpp"
-#include "text.hpp"
+#include "../hybrid/text.hpp"
 
-namespace relmem::hybrid {
+namespace relmem::evaluation {
+
+using hybrid::parse_column_reference;
+using hybrid::text_of;
+
 namespace {
 
 using nlohmann::json;
@@ -606,4 +610,4 @@ std::optional<json> true_function_answer(const OracleDatabase& db, const std::st
   return answer_for(db, instruction, input, spec);
 }
 
-}  // namespace relmem::hybrid
+}  // namespace relmem::evaluation

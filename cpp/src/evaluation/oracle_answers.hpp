@@ -1,5 +1,5 @@
 #pragma once
-// Private to hybrid/: how the oracle filler answers each kind of request, and how it makes a value wrong.
+// Private to evaluation/: how the oracle filler answers each kind of request, and how it makes a value wrong.
 #include <cstdint>
 #include <string>
 
@@ -7,7 +7,7 @@
 
 #include "oracle_source.hpp"
 
-namespace relmem::hybrid {
+namespace relmem::evaluation {
 
 // A uniform number in [0, 1) fixed by the seed and the text.
 double oracle_draw(uint64_t seed, const std::string& text);
@@ -28,4 +28,4 @@ std::optional<nlohmann::json> true_function_answer(const OracleDatabase& db, con
                                                    const std::string& instruction, const nlohmann::json& input,
                                                    const nlohmann::json& answer_spec);
 
-}  // namespace relmem::hybrid
+}  // namespace relmem::evaluation

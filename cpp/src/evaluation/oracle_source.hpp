@@ -1,5 +1,5 @@
 #pragma once
-// Private to hybrid/: read-only lookups in an original database for the oracle filler.
+// Private to evaluation/: read-only lookups in an original database for the oracle filler.
 #include <sqlite3.h>
 
 #include <map>
@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "relmem/hybrid/oracle_filler.hpp"
+#include "relmem/evaluation/oracle_filler.hpp"
 
-namespace relmem::hybrid {
+namespace relmem::evaluation {
 
 struct ForeignKey {
   std::string table;   // referenced table
@@ -90,4 +90,4 @@ std::string normalize_text(const std::string& text);
 nlohmann::json column_json(sqlite3_stmt* statement, int column);
 void bind_json(sqlite3_stmt* statement, int index, const nlohmann::json& value);
 
-}  // namespace relmem::hybrid
+}  // namespace relmem::evaluation

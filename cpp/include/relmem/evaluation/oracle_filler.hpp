@@ -13,7 +13,7 @@
 
 #include "relmem/llm/chat.hpp"
 
-namespace relmem::hybrid {
+namespace relmem::evaluation {
 
 struct OracleSource {
   std::string database;  // as named in requests
@@ -49,4 +49,4 @@ class OracleFiller : public LLM {
   mutable std::mutex mutex_;
 };
 
-}  // namespace relmem::hybrid
+}  // namespace relmem::evaluation

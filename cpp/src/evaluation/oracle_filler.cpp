@@ -1,11 +1,15 @@
-#include "relmem/hybrid/oracle_filler.hpp"
+#include "relmem/evaluation/oracle_filler.hpp"
 
 #include <cstdio>
 
-#include "fill_prompts.hpp"
+#include "../hybrid/fill_prompts.hpp"
 #include "oracle_answers.hpp"
 
-namespace relmem::hybrid {
+namespace relmem::evaluation {
+
+using hybrid::find_request_payload;
+using hybrid::payload_items;
+
 namespace {
 
 using nlohmann::json;
@@ -118,4 +122,4 @@ ChatResponse OracleFiller::do_chat(const std::vector<ChatMessage>& messages, con
   return {text, estimate_usage(messages, text), "stop", false};
 }
 
-}  // namespace relmem::hybrid
+}  // namespace relmem::evaluation

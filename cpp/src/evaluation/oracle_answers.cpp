@@ -6,9 +6,13 @@
 #include "relmem/hybrid/hybrid_schema.hpp"
 #include "../common/sqlite_statement.hpp"
 #include "relmem/catalog/catalog.hpp"
-#include "text.hpp"
+#include "../hybrid/text.hpp"
 
-namespace relmem::hybrid {
+namespace relmem::evaluation {
+
+using hybrid::parse_column_reference;
+using hybrid::text_of;
+
 namespace {
 
 using nlohmann::json;
@@ -125,4 +129,4 @@ json true_list(const OracleDatabase& db, const std::string& relation_in, const s
   return out;
 }
 
-}  // namespace relmem::hybrid
+}  // namespace relmem::evaluation

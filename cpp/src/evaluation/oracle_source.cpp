@@ -5,9 +5,9 @@
 #include "relmem/catalog/executor.hpp"
 #include "../common/sqlite_statement.hpp"
 #include "relmem/catalog/catalog.hpp"
-#include "text.hpp"
+#include "../hybrid/text.hpp"
 
-namespace relmem::hybrid {
+namespace relmem::evaluation {
 namespace {
 
 using nlohmann::json;
@@ -221,4 +221,4 @@ std::vector<std::pair<int64_t, std::vector<json>>> OracleDatabase::all_rows(
   return out;
 }
 
-}  // namespace relmem::hybrid
+}  // namespace relmem::evaluation
