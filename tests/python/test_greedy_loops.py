@@ -27,3 +27,9 @@ def test_the_rule_is_the_documented_one():
         tokens = list(range(period)) * copies
         assert repeats_loop(tokens[:-1], tokens[-1])
         assert not repeats_loop(tokens[:-2], tokens[-2])
+
+
+def test_a_repeated_clause_of_forty_tokens_is_a_loop():
+    clause = list(range(100, 140))
+    assert not repeats_loop([1, 2] + clause * 2, 100)
+    assert repeats_loop([1, 2] + clause * 2 + clause[:-1], 139)

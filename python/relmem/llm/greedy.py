@@ -27,7 +27,7 @@ SNAPSHOTS = 8  # KV-cache snapshots kept: about the LLM stages of one question
 MIN_GAIN = 32  # tokens a snapshot must save over the live cache to be restored
 LOOP_COPIES = 3  # copies of a span that make a loop
 LOOP_TOKENS = 12  # ... when they hold this many tokens in all: "(((" and "1, 1, 1" stay allowed
-LOOP_PERIOD = 32  # longest span checked
+LOOP_PERIOD = 64  # longest span checked: a repeated clause such as " AND x NOT IN (SELECT ...)" is about 40 tokens
 
 
 def repeats_loop(tokens, token):
