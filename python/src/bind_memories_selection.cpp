@@ -24,13 +24,9 @@ namespace {
 
 using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
-// None: the package default (USE-lite when installed, else hashing with a warning); a spec string; an Encoder.
+// None (the package default), a spec string or an Encoder, as relmem.encoders.as_encoder reads them.
 std::shared_ptr<const Encoder> to_encoder(const py::object& encoder) {
-  if (encoder.is_none()) {
-    return py::module_::import("relmem.encoders").attr("load_encoder")().cast<std::shared_ptr<Encoder>>();
-  }
-  if (py::isinstance<py::str>(encoder)) return std::shared_ptr<Encoder>(load_encoder(encoder.cast<std::string>()));
-  return encoder.cast<std::shared_ptr<Encoder>>();
+  return py::module_::import("relmem.encoders").attr("as_encoder")(encoder).cast<std::shared_ptr<Encoder>>();
 }
 
 // None, a model file path, or a RelevanceModel.
