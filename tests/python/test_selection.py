@@ -1,4 +1,6 @@
 """The selection memory and relevance trainer from Python, on the demo collection with the hashing encoder."""
+import json
+
 import numpy as np
 import pytest
 
@@ -126,6 +128,18 @@ def test_options_are_keywords_kept_by_save_and_load(tmp_path, catalog):
     assert memory.options == {**defaults, **chosen, "lexical_encoder": ""}
     memory.save(str(tmp_path / "selection"))
     assert relmem.SelectionMemory.load(str(tmp_path / "selection")).options == memory.options
+    # A manifest written before an option existed reads as the memory was built then; one lacking an option every
+    # manifest has is malformed.
+    path = tmp_path / "selection" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    del manifest["options"]["synonyms"], manifest["options"]["pool"]
+    path.write_text(json.dumps(manifest))
+    older = relmem.SelectionMemory.load(str(tmp_path / "selection")).options
+    assert older == {**memory.options, "synonyms": False, "pool": max(defaults["pool"], chosen["candidates"])}
+    del manifest["options"]["candidates"]
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(relmem.Error, match="options lack 'candidates'"):
+        relmem.SelectionMemory.load(str(tmp_path / "selection"))
     with pytest.raises(TypeError, match="unexpected keyword argument 'split_sentence'.*split_sentences"):
         relmem.SelectionMemory(encoder="hashing", split_sentence=False)
     with pytest.raises(TypeError, match="option 'pool' takes int, not str"):
