@@ -137,17 +137,16 @@ py::dict option_defaults() {
 SelectionOptions selection_options(const py::kwargs& kwargs, const std::string& function) {
   const py::dict known = option_defaults();
   for (const auto& item : kwargs) {
-    if (!known.contains(item.first)) {
-      std::string names;
-      for (const auto& option : known) names += (names.empty() ? "" : ", ") + py::str(option.first).cast<std::string>();
-      throw py::type_error(function + "() got an unexpected keyword argument '" + py::str(item.first).cast<std::string>() +
-                           "'; its options are " + names);
-    }
+    if (known.contains(item.first)) continue;
+    std::string names;
+    for (const auto& option : known) names += (names.empty() ? "" : ", ") + py::str(option.first).cast<std::string>();
+    throw py::type_error(function + "() got an unexpected keyword argument '" +
+                         py::str(item.first).cast<std::string>() + "'; its options are " + names);
   }
   SelectionOptions options;
   for_each_selection_option(options, [&](const SelectionOptionName& option, auto& value) {
     if (!kwargs.contains(option.name)) return;
-    const py::handle given = kwargs[option.name];
+    const py::object given = kwargs[option.name];
     try {
       set_option(value, given);
     } catch (const py::cast_error&) {

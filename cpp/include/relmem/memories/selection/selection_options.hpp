@@ -58,8 +58,10 @@ void for_each_selection_option(Options& options, Visit&& visit) {
   visit(SelectionOptionName{"fusion", "untrained fusion of card and table cosines: 'mean', 'max', 'card' or 'table'",
                             true},
         options.fusion);
-  visit(SelectionOptionName{"candidates", "collections larger than this are narrowed to the databases among the pool's top `candidates` "
-                            "cards and 4 x `candidates` tables", true},
+  visit(SelectionOptionName{"candidates",
+                            "collections larger than this are narrowed to the databases among the pool's top "
+                            "`candidates` cards and 4 x `candidates` tables",
+                            true},
         options.candidates);
   visit(SelectionOptionName{"lexical_encoder", "the lexical channel's encoder spec ('' for none)", true},
         options.lexical_encoder);
