@@ -22,9 +22,7 @@ import numpy as np
 from relmem import Catalog, RelevanceModel, SelectionMemory
 from relmem.bench.synonyms import synonym_questions
 
-WEIGHTS = {"card": 0.2, "table": 0.1, "lexical_card": 0.625, "lexical_table": 0.25, "column": 0.2, "value": 0.01,
-           "word_column": 0.4, "lexical_table_coverage": 0.2, "table_word_column": 0.25, "question_form": 0.3,
-           "hubness": -0.4}  # similarity_fusion.hpp
+WEIGHTS = {name: weight for name, weight in SelectionMemory.untrained_weights.items() if weight != 0.0}
 KS = (1, 2, 3, 5)
 
 

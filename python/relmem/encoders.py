@@ -42,3 +42,15 @@ def load_encoder(name=None):
             warnings.warn("USE-lite weights are not installed (run `make setup`); using the lexical hashing encoder",
                           stacklevel=2)
     return _relmem.load_encoder_spec(name)
+
+
+def as_encoder(encoder, default=None):
+    """The encoder a caller means: an Encoder as it is, a spec string loaded (load_encoder), None the spec `default`,
+    or the package default when that is None too. Anything else is a TypeError."""
+    if encoder is None:
+        return load_encoder(default)
+    if isinstance(encoder, str):
+        return load_encoder(encoder)
+    if isinstance(encoder, _relmem.Encoder):
+        return encoder
+    raise TypeError(f"encoder must be a relmem.Encoder or an encoder spec, not {type(encoder).__name__}")

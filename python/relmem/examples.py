@@ -22,7 +22,7 @@ import numpy as np
 
 from . import Error, VectorIndex
 from . import sql as sqltools
-from .encoders import load_encoder
+from .encoders import as_encoder
 from .memory import DatabaseFile, Memory, database_file, plan_refresh
 from .memory_files import atomic_folder, read_manifest
 from .progress import callback as progress_callback
@@ -61,7 +61,7 @@ class Example:
 
 class ExampleMemory(Memory):
     def __init__(self, encoder=None):
-        self.encoder = encoder if encoder is not None else load_encoder()
+        self.encoder = as_encoder(encoder)
         self.examples = []
         self.index = VectorIndex(self.encoder.dim, "cosine")
         self.files = {}  # database -> DatabaseFile of the catalog the examples were last checked against
@@ -71,7 +71,7 @@ class ExampleMemory(Memory):
         """An example memory of `examples` (Example objects or records) for `catalog`'s databases, embedded one
         database at a time (`progress`: see relmem.progress). An example naming a database the catalog lacks is an
         error."""
-        memory = cls(load_encoder(encoder) if encoder is None or isinstance(encoder, str) else encoder)
+        memory = cls(encoder)
         examples = [e if isinstance(e, Example) else Example.from_record(e) for e in examples]
         unknown = sorted({e.database for e in examples if e.database and e.database not in catalog})
         if unknown:
@@ -156,7 +156,7 @@ class ExampleMemory(Memory):
         path = os.path.join(folder, "examples.json")
         manifest = read_manifest(path, "example memory", {"format": str, "version": int, "encoder": str,
                                                           "examples": list}, "relmem-examples", FORMAT_VERSION)
-        encoder = encoder if encoder is not None else load_encoder(manifest["encoder"])
+        encoder = as_encoder(encoder, manifest["encoder"])
         if encoder.name != manifest["encoder"]:
             raise Error(f"example memory {folder} was embedded with {manifest['encoder']}, not {encoder.name}")
         memory = cls(encoder)

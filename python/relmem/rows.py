@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 
 from . import Catalog, Error, VectorIndex
-from .encoders import load_encoder
+from .encoders import as_encoder
 from .memory import DatabaseFile, Memory, database_file, plan_refresh
 from .memory_files import atomic_folder, read_manifest
 from .progress import callback as progress_callback
@@ -45,7 +45,7 @@ def _checksum(rows):
 
 class RowMemory(Memory):
     def __init__(self, encoder=None, rows_per_table=100, max_value_chars=40):
-        self.encoder = _encoder(encoder)
+        self.encoder = as_encoder(encoder or None, DEFAULT_ENCODER)
         self.rows_per_table = rows_per_table
         self.max_value_chars = max_value_chars
         self.tables = {}   # database -> {table: (columns, [row values], first id)}
@@ -182,7 +182,7 @@ class RowMemory(Memory):
                                                        "databases": dict, "checksum": str}, "relmem-rows", FORMAT_VERSION)
         if _checksum(manifest["databases"]) != manifest["checksum"]:
             raise Error(f"row memory file {path} is corrupt (checksum mismatch)")
-        encoder = _encoder(encoder if encoder is not None else manifest["encoder"])
+        encoder = as_encoder(encoder if encoder is not None else manifest["encoder"] or None, DEFAULT_ENCODER)
         if encoder.name != manifest["encoder"]:
             raise Error(f"row memory {folder} was embedded with {manifest['encoder']}, not {encoder.name}")
         memory = cls(encoder, manifest["rows_per_table"], manifest["max_value_chars"])
@@ -200,10 +200,6 @@ class RowMemory(Memory):
         except (KeyError, TypeError, ValueError) as error:
             raise Error(f"row memory {path}: bad record ({error})") from None
         return memory
-
-
-def _encoder(encoder):
-    return load_encoder(encoder or DEFAULT_ENCODER) if encoder is None or isinstance(encoder, str) else encoder
 
 
 def _file_record(file):

@@ -5,9 +5,9 @@
     memory.link("restaurants", "Italian places in Los Angeles?")        # spans of the question that are values
     relmem.correct_values("SELECT ... WHERE city = 'Los Angeles'", "restaurants", memory, catalog)
 """
-from ._relmem import Encoder, Error
+from ._relmem import Error
 from ._relmem import values as _values
-from .encoders import load_encoder
+from .encoders import as_encoder
 from .memory import Memory
 
 # Typed results (attribute access): a stored value for a written one; a question span that matches a stored value
@@ -34,14 +34,6 @@ normalize_value = _values.normalize_value
 lexicon_info = _values.lexicon_info  # where the meaning channels come from, and which sources are missing
 
 
-def _encoder(encoder):
-    if encoder is None or isinstance(encoder, str):
-        return load_encoder(encoder)
-    if isinstance(encoder, Encoder):
-        return encoder
-    raise TypeError(f"encoder must be a relmem.Encoder or an encoder name, not {type(encoder).__name__}")
-
-
 class ValueMemory(Memory):
     """Per database and column: the distinct stored text values (lexical index + encoder vectors), and the range
     of numeric and date columns. Build it once per collection; refresh() re-reads only changed databases."""
@@ -55,13 +47,13 @@ class ValueMemory(Memory):
         None picks the default. `progress`: see relmem.progress. Options: max_values_per_column (10000),
         max_vectors_per_column (200), max_digit_share (0.5), max_value_chars (200), max_average_chars (100),
         encode_batch (4096)."""
-        return cls(_values.ValueMemory.build(catalog, _encoder(encoder), progress=progress, **options))
+        return cls(_values.ValueMemory.build(catalog, as_encoder(encoder), progress=progress, **options))
 
     @classmethod
     def load(cls, folder, encoder=None):
         """Loads a saved memory; the encoder named in its manifest is loaded unless one is given."""
         if encoder is not None:
-            encoder = _encoder(encoder)
+            encoder = as_encoder(encoder)
         return cls(_values.ValueMemory.load(str(folder), encoder))
 
     def save(self, folder):

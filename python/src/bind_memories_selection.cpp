@@ -24,32 +24,9 @@ namespace {
 
 using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
-constexpr const char* kRawFields[] = {"card",  "table", "lexical_card", "lexical_table",
-                                      "column", "value", "word_column",  "lexical_table_coverage",
-                                      "table_word_column", "word_lead", "question_form", "hubness"};
-
-float raw_field(const RawSimilarities& raw, const std::string& field) {
-  if (field == "card") return raw.card;
-  if (field == "table") return raw.table;
-  if (field == "lexical_card") return raw.lexical_card;
-  if (field == "lexical_table") return raw.lexical_table;
-  if (field == "column") return raw.column;
-  if (field == "value") return raw.value;
-  if (field == "word_column") return raw.word_column;
-  if (field == "lexical_table_coverage") return raw.lexical_table_coverage;
-  if (field == "table_word_column") return raw.table_word_column;
-  if (field == "question_form") return raw.question_form;
-  if (field == "hubness") return raw.hubness;
-  return raw.word_lead;
-}
-
-// None: the package default (USE-lite when installed, else hashing with a warning); a spec string; an Encoder.
+// None (the package default), a spec string or an Encoder, as relmem.encoders.as_encoder reads them.
 std::shared_ptr<const Encoder> to_encoder(const py::object& encoder) {
-  if (encoder.is_none()) {
-    return py::module_::import("relmem.encoders").attr("load_encoder")().cast<std::shared_ptr<Encoder>>();
-  }
-  if (py::isinstance<py::str>(encoder)) return std::shared_ptr<Encoder>(load_encoder(encoder.cast<std::string>()));
-  return encoder.cast<std::shared_ptr<Encoder>>();
+  return py::module_::import("relmem.encoders").attr("as_encoder")(encoder).cast<std::shared_ptr<Encoder>>();
 }
 
 // None, a model file path, or a RelevanceModel.
@@ -131,24 +108,65 @@ TrainingOptions training_options(const py::kwargs& kwargs) {
   return o;
 }
 
-SelectionOptions make_options(int samples_per_column, int max_value_chars, const std::string& fusion, int candidates,
-                              const std::string& lexical_encoder, int pool, int64_t values_per_column,
-                              const std::string& column_dtype, const std::string& table_dtype, bool synonyms,
-                              bool split_sentences, const std::string& device) {
-  SelectionOptions o;
-  o.device = device;
-  o.column_dtype = column_dtype;
-  o.table_dtype = table_dtype;
-  o.synonyms = synonyms;
-  o.split_sentences = split_sentences;
-  o.values_per_column = values_per_column;
-  o.lexical_encoder = lexical_encoder;
-  o.samples_per_column = samples_per_column;
-  o.max_value_chars = max_value_chars;
-  o.fusion = parse_fusion(fusion);
-  o.candidates = candidates;
-  o.pool = pool;
-  return o;
+py::object option_to_python(SimilarityFusion fusion) { return py::str(fusion_name(fusion)); }
+template <typename T>
+py::object option_to_python(const T& value) {
+  return py::cast(value);
+}
+
+void set_option(SimilarityFusion& fusion, const py::handle& value) {
+  fusion = parse_fusion(value.cast<std::string>());
+}
+template <typename T>
+void set_option(T& member, const py::handle& value) {
+  member = value.cast<T>();
+}
+
+// The options by name with their defaults, in keyword order.
+py::dict option_defaults() {
+  py::dict out;
+  const SelectionOptions defaults;
+  for_each_selection_option(defaults, [&](const SelectionOptionName& option, const auto& value) {
+    out[option.name] = option_to_python(value);
+  });
+  return out;
+}
+
+// SelectionOptions from keywords named as the options. An unknown name or a value of the wrong type is a TypeError,
+// as for any other keyword argument.
+SelectionOptions selection_options(const py::kwargs& kwargs, const std::string& function) {
+  const py::dict known = option_defaults();
+  for (const auto& item : kwargs) {
+    if (known.contains(item.first)) continue;
+    std::string names;
+    for (const auto& option : known) names += (names.empty() ? "" : ", ") + py::str(option.first).cast<std::string>();
+    throw py::type_error(function + "() got an unexpected keyword argument '" +
+                         py::str(item.first).cast<std::string>() + "'; its options are " + names);
+  }
+  SelectionOptions options;
+  for_each_selection_option(options, [&](const SelectionOptionName& option, auto& value) {
+    if (!kwargs.contains(option.name)) return;
+    const py::object given = kwargs[option.name];
+    try {
+      set_option(value, given);
+    } catch (const py::cast_error&) {
+      throw py::type_error(function + "(): option '" + option.name + "' takes " +
+                           py::str(py::type::of(option_to_python(value)).attr("__name__")).cast<std::string>() +
+                           ", not " + py::str(py::type::of(given).attr("__name__")).cast<std::string>());
+    }
+  });
+  return options;
+}
+
+// One line per option: "name (default): what it does".
+std::string options_doc() {
+  std::string out = "Options (keywords):";
+  const SelectionOptions defaults;
+  for_each_selection_option(defaults, [&](const SelectionOptionName& option, const auto& value) {
+    out += std::string("\n  ") + option.name + " (" + std::string(py::repr(option_to_python(value))) +
+           "): " + option.doc;
+  });
+  return out;
 }
 
 const float* check_vector(const FloatArray& a, int dim, const char* what) {
@@ -198,68 +216,53 @@ void bind_selection_memory(py::module_& m) {
                ", probability=" + std::to_string(d.probability) + ")";
       });
 
-  py::class_<SelectionMemory>(m, "SelectionMemory",
+  static const std::string constructor_doc =
+      "An empty memory; fill it with add() or add_vectors(). encoder: None (default encoder), a spec string or an "
+      "Encoder; model: None, a model file path or a RelevanceModel.\n" + options_doc();
+  static const std::string build_doc =
+      "Embeds every database of the catalog. encoder: None (default encoder), a spec string or an Encoder; model: "
+      "None, a model file path or a RelevanceModel; descriptions/examples: per-database text; progress: False, True "
+      "(a bar on stderr) or a callable (db, done, total).\n" + options_doc();
+  py::class_<SelectionMemory> selection(m, "SelectionMemory",
                               "Database selection memory: card and table embeddings of every database, scored by "
-                              "fused cosines (untrained) or a trained RelevanceModel.")
-      .def(py::init([](const py::object& encoder, const py::object& model, int samples_per_column,
-                       int max_value_chars, const std::string& fusion, int candidates,
-                       const std::string& lexical_encoder, int pool, int64_t values_per_column,
-                       const std::string& column_dtype, const std::string& table_dtype, bool synonyms,
-                       bool split_sentences, const std::string& device) {
-             SelectionMemory memory(to_encoder(encoder), make_options(samples_per_column, max_value_chars, fusion,
-                                                                      candidates, lexical_encoder, pool,
-                                                                      values_per_column, column_dtype, table_dtype,
-                                                                      synonyms, split_sentences, device));
+                              "fused cosines (untrained) or a trained RelevanceModel.");
+  selection.attr("raw_fields") = [] {
+    py::list names;
+    for (const RawSimilarityField& field : kRawSimilarityFields) names.append(field.name);
+    return py::tuple(names);
+  }();
+  selection.attr("untrained_weights") = [] {
+    const RawSimilarities weights = untrained_weights();
+    py::dict out;
+    for (const RawSimilarityField& field : kRawSimilarityFields) out[field.name] = weights.*field.member;
+    return out;
+  }();
+  selection.attr("option_defaults") = option_defaults();
+  selection
+      .def(py::init([](const py::object& encoder, const py::object& model, const py::kwargs& options) {
+             SelectionMemory memory(to_encoder(encoder), selection_options(options, "SelectionMemory"));
              memory.set_model(to_model(model));
              return memory;
            }),
-           py::arg("encoder") = py::none(), py::arg("model") = py::none(), py::arg("samples_per_column") = 3,
-           py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
-           py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
-           py::arg("values_per_column") = SelectionOptions{}.values_per_column,
-           py::arg("column_dtype") = SelectionOptions{}.column_dtype,
-          py::arg("table_dtype") = SelectionOptions{}.table_dtype, py::arg("synonyms") = true,
-           py::arg("split_sentences") = true, py::arg("device") = SelectionOptions{}.device,
-           "An empty memory; fill it with add() or add_vectors(). pool: collections larger than this are first "
-           "narrowed to the pool databases whose int8-quantized cards score best (fp16 cards on a CUDA device: "
-           "'cuda' or 'cuda:N').")
+           py::arg("encoder") = py::none(), py::arg("model") = py::none(), constructor_doc.c_str())
       .def_static(
           "build",
           [](const Catalog& catalog, const py::object& encoder, const py::object& model,
              std::optional<std::map<std::string, std::string>> descriptions,
-             std::optional<std::map<std::string, std::vector<std::string>>> examples, int samples_per_column,
-             int max_value_chars, const std::string& fusion, int candidates, const std::string& lexical_encoder,
-             int pool, int64_t values_per_column, const std::string& column_dtype, const std::string& table_dtype,
-             bool synonyms, bool split_sentences, const std::string& device, const py::object& progress) {
+             std::optional<std::map<std::string, std::vector<std::string>>> examples, const py::object& progress,
+             const py::kwargs& options) {
             auto enc = to_encoder(encoder);
             auto mod = to_model(model);
-            const auto options = make_options(samples_per_column, max_value_chars, fusion, candidates,
-                                              lexical_encoder, pool, values_per_column, column_dtype, table_dtype,
-                                              synonyms, split_sentences, device);
+            const SelectionOptions chosen = selection_options(options, "SelectionMemory.build");
             const auto callback = progress_from(progress, "selection memory");
             py::gil_scoped_release release;
             return SelectionMemory::build(catalog, enc, mod, descriptions.value_or(std::map<std::string, std::string>{}),
                                           examples.value_or(std::map<std::string, std::vector<std::string>>{}),
-                                          options, callback);
+                                          chosen, callback);
           },
           py::arg("catalog"), py::arg("encoder") = py::none(), py::arg("model") = py::none(),
-          py::arg("descriptions") = py::none(), py::arg("examples") = py::none(), py::arg("samples_per_column") = 3,
-          py::arg("max_value_chars") = 40, py::arg("fusion") = "mean", py::arg("candidates") = 100,
-          py::arg("lexical_encoder") = "hashing:4096", py::arg("pool") = SelectionOptions{}.pool,
-          py::arg("values_per_column") = SelectionOptions{}.values_per_column,
-          py::arg("column_dtype") = SelectionOptions{}.column_dtype,
-          py::arg("table_dtype") = SelectionOptions{}.table_dtype, py::arg("synonyms") = true,
-          py::arg("split_sentences") = true, py::arg("device") = SelectionOptions{}.device,
-          py::arg("progress") = false,
-          "Embeds every database of the catalog. progress: False, True (a bar on stderr) or a callable (db, done, "
-          "total). encoder: None (default encoder), a spec string or an Encoder; "
-          "model: None, a model file path or a RelevanceModel; descriptions/examples: per-database text; "
-          "lexical_encoder: the lexical channel's encoder spec ('' for none); values_per_column: distinct text "
-          "values per column indexed as evidence when a question names them (0 for none); column_dtype: storage of the "
-          "column vectors ('int8', 'fp16' or 'fp32'), table_dtype: of the table vectors; synonyms: the lexical texts "
-          "carry WordNet synonyms of table and column names (when WordNet is installed); split_sentences: questions are "
-          "ranked by their sentence parts too (marked parts, Q1: ... or 1. ..., always); device: where the pool's "
-          "approximate pass runs ('cpu', 'cuda' or 'cuda:N').")
+          py::arg("descriptions") = py::none(), py::arg("examples") = py::none(), py::arg("progress") = false,
+          build_doc.c_str())
       .def_static(
           "load",
           [](const std::string& folder, const py::object& encoder, const std::string& device) {
@@ -278,6 +281,13 @@ void bind_selection_memory(py::module_& m) {
            }, py::arg("device"),
            "Moves the pool's approximate pass: 'cuda' or 'cuda:N' keeps an fp16 copy of the card vectors on that GPU "
            "(a batch's pools in one search), 'cpu' drops it. relmem.Error without a usable device.")
+      .def_property_readonly("options", [](const SelectionMemory& s) {
+             py::dict out;
+             for_each_selection_option(s.options(), [&](const SelectionOptionName& option, const auto& value) {
+               out[option.name] = option_to_python(value);
+             });
+             return out;
+           }, "This memory's options by name (see option_defaults).")
       .def_property_readonly("device", [](const SelectionMemory& s) { return s.options().device; },
                              "'cpu' or 'cuda:N': where the pool's approximate pass runs.")
       .def("refresh", [](SelectionMemory& s, const Catalog& catalog, const py::object& progress) {
@@ -331,19 +341,17 @@ void bind_selection_memory(py::module_& m) {
              py::list out;
              for (const auto& q : found) {
                py::dict row;
-               for (const char* field : kRawFields) {
+               for (const RawSimilarityField& field : kRawSimilarityFields) {
                  std::vector<float> values;
-                 for (const auto& raw : q.raw) values.push_back(raw_field(raw, field));
-                 row[field] = floats_to_numpy(values);
+                 for (const auto& raw : q.raw) values.push_back(raw.*field.member);
+                 row[field.name] = floats_to_numpy(values);
                }
                out.append(py::make_tuple(q.databases, row));
              }
              return out;
            }, py::arg("questions"),
            "Per question (whole, not split into parts): its candidate databases and their raw similarities, a dict "
-           "of arrays by field (card, table, lexical_card, lexical_table, column, value, word_column, "
-           "lexical_table_coverage, table_word_column, word_lead, question_form, hubness), the inputs of untrained and trained "
-           "scoring alike.")
+           "of arrays by field (SelectionMemory.raw_fields), the inputs of untrained and trained scoring alike.")
       .def("select_set", [](const SelectionMemory& s, const std::string& question) {
              py::gil_scoped_release release;
              return s.select_set(question);

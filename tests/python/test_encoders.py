@@ -21,6 +21,17 @@ def test_load_encoder_by_name():
         relmem.load_encoder("nope")
 
 
+def test_as_encoder_reads_a_spec_an_encoder_or_none():
+    encoder = relmem.HashingEncoder(32)
+    assert encoders.as_encoder(encoder) is encoder
+    assert encoders.as_encoder("hashing:64").dim == 64
+    assert encoders.as_encoder(None, "hashing:128").dim == 128
+    with pytest.raises(TypeError, match="not int"):
+        encoders.as_encoder(42)
+    with pytest.raises(relmem.Error, match="unknown encoder"):
+        encoders.as_encoder("nope")
+
+
 def test_default_falls_back_to_hashing_with_a_warning(monkeypatch, tmp_path):
     monkeypatch.setenv("RELMEM_USE_LITE_DIR", str(tmp_path / "absent"))
     with pytest.warns(UserWarning, match="hashing"):

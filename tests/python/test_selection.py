@@ -1,4 +1,6 @@
 """The selection memory and relevance trainer from Python, on the demo collection with the hashing encoder."""
+import json
+
 import numpy as np
 import pytest
 
@@ -55,6 +57,7 @@ def test_similarities_are_what_the_untrained_score_reads(memory):
     assert sorted(databases) == memory.databases and set(raw) == {
         "card", "table", "lexical_card", "lexical_table", "column", "value", "word_column", "lexical_table_coverage",
         "table_word_column", "word_lead", "question_form", "hubness"}
+    assert tuple(raw) == relmem.SelectionMemory.raw_fields
     assert all(len(values) == len(databases) for values in raw.values())
     # Hubness is the database's, centered on the collection (every database is a candidate here).
     assert abs(float(np.sum(raw["hubness"]))) < 1e-4 and float(np.max(np.abs(raw["hubness"]))) > 0
@@ -64,8 +67,11 @@ def test_similarities_are_what_the_untrained_score_reads(memory):
              + 0.4 * raw["word_column"][i] + 0.25 * raw["table_word_column"][i] + 0.3 * raw["question_form"][i]
              - 0.4 * raw["hubness"][i]
              for i, db in enumerate(databases)}
+    weights = relmem.SelectionMemory.untrained_weights
     for match in memory.select(question, 3):
         assert match.score == pytest.approx(fused[match.database], abs=1e-5)
+        i = databases.index(match.database)
+        assert match.score == pytest.approx(sum(w * raw[name][i] for name, w in weights.items()), abs=1e-5)
 
 
 def test_stored_vectors_rebuild_the_same_memory(memory):
@@ -109,6 +115,35 @@ def test_stored_values_and_column_vectors(catalog):
     assert top[0].database == "clinic" and top[0].score > top[1].score
     with pytest.raises(relmem.Error):
         memory.add_vectors("bad", card[0], [], column_vectors=columns[:, :5])
+
+
+def test_options_are_keywords_kept_by_save_and_load(tmp_path, catalog):
+    defaults = relmem.SelectionMemory.option_defaults
+    assert relmem.SelectionMemory(encoder="hashing").options == defaults
+    chosen = {"samples_per_column": 1, "max_value_chars": 20, "fusion": "max", "candidates": 50, "pool": 60,
+              "values_per_column": 5, "column_dtype": "fp16", "table_dtype": "fp32", "synonyms": False,
+              "split_sentences": False}
+    assert set(chosen) == set(defaults) - {"lexical_encoder", "device"}
+    memory = relmem.SelectionMemory.build(catalog, encoder="hashing", lexical_encoder="", **chosen)
+    assert memory.options == {**defaults, **chosen, "lexical_encoder": ""}
+    memory.save(str(tmp_path / "selection"))
+    assert relmem.SelectionMemory.load(str(tmp_path / "selection")).options == memory.options
+    # A manifest written before an option existed reads as the memory was built then; one lacking an option every
+    # manifest has is malformed.
+    path = tmp_path / "selection" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    del manifest["options"]["synonyms"], manifest["options"]["pool"]
+    path.write_text(json.dumps(manifest))
+    older = relmem.SelectionMemory.load(str(tmp_path / "selection")).options
+    assert older == {**memory.options, "synonyms": False, "pool": max(defaults["pool"], chosen["candidates"])}
+    del manifest["options"]["candidates"]
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(relmem.Error, match="options lack 'candidates'"):
+        relmem.SelectionMemory.load(str(tmp_path / "selection"))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'split_sentence'.*split_sentences"):
+        relmem.SelectionMemory(encoder="hashing", split_sentence=False)
+    with pytest.raises(TypeError, match="option 'pool' takes int, not str"):
+        relmem.SelectionMemory.build(catalog, encoder="hashing", pool="many")
 
 
 def test_bad_inputs_are_clear_errors(tmp_path, catalog):

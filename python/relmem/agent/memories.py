@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .. import Error, _relmem
-from ..encoders import load_encoder
+from ..encoders import as_encoder
 from ..examples import ExampleMemory
 from ..memory_files import atomic_folder, read_manifest
 from ..rows import RowMemory
@@ -38,7 +38,7 @@ class Memories:
         memory of `examples` (Example objects or records) and a row memory of at most `rows_per_table` rows per
         table (0: none). `encoder`: an Encoder, a spec string or None (the default encoder; the row memory has its
         own lexical one). With progress=True, progress bars go to stderr."""
-        encoder = load_encoder(encoder) if encoder is None or isinstance(encoder, str) else encoder
+        encoder = as_encoder(encoder)
         descriptions = dict(descriptions or {})
         selection = SelectionMemory.build(catalog, encoder, descriptions=descriptions, progress=progress)
         value_memory = ValueMemory.build(catalog, encoder, progress=progress) if values else None
@@ -79,7 +79,7 @@ class Memories:
             "values": bool, "examples": bool}, "relmem-memory", FORMAT_VERSION)
         if not all(isinstance(v, str) for v in manifest["descriptions"].values()):
             raise Error(f"memory manifest {path}: 'descriptions' must map database names to text")
-        encoder = load_encoder(manifest["encoder"]) if encoder is None else encoder
+        encoder = as_encoder(encoder, manifest["encoder"])
         selection = SelectionMemory.load(os.path.join(folder, "selection"), encoder)
         values = ValueMemory.load(os.path.join(folder, "values"), encoder) if manifest.get("values") else None
         examples = (ExampleMemory.load(os.path.join(folder, "examples"), encoder) if manifest.get("examples")

@@ -32,7 +32,7 @@ reports the seconds SelectionMemory.load took (the encoder included; vectors are
 question's milliseconds, latency and recall on the same questions, and the process's resident memory (VmRSS) and
 peak (VmHWM) after them, the resident bytes split into anonymous memory and mapped file pages. --keep FOLDER keeps
 the saved memory; --reopen FOLDER measures only the reopening of a kept one. --column-dtype picks the storage of the
-column vectors, --table-dtype that of the table vectors (int8 by default).
+column vectors, --table-dtype that of the table vectors (by default as SelectionMemory.build stores them).
 --device cuda[:N] moves the synthetic memory, once grown, and the reopened one to that GPU (SelectionMemory.set_device:
 the pool's approximate pass over fp16 card vectors there); "device" in "synthetic" and "reopened". --batch N (with --synthetic) also
 times select_batch over the questions in batches of N, after one untimed batch: "ms_per_batch" and
@@ -95,9 +95,10 @@ def add_arguments(parser):
     parser.add_argument("--reopen", default=None, metavar="FOLDER",
                         help="only open the memory saved in FOLDER in a fresh process and measure it on --questions "
                              "(the first 500); --dbs is not read")
-    parser.add_argument("--column-dtype", default="int8", choices=["int8", "fp16", "fp32"],
+    defaults = SelectionMemory.option_defaults
+    parser.add_argument("--column-dtype", default=defaults["column_dtype"], choices=["int8", "fp16", "fp32"],
                         help="storage of the column vectors")
-    parser.add_argument("--table-dtype", default="int8", choices=["int8", "fp16", "fp32"],
+    parser.add_argument("--table-dtype", default=defaults["table_dtype"], choices=["int8", "fp16", "fp32"],
                         help="storage of the table vectors")
     parser.add_argument("--device", default="cpu",
                         help="with --synthetic or --reopen: where the grown and reopened memories find their pools "
@@ -128,12 +129,10 @@ def _bar(iterable, description, enabled, **kwargs):
     return tqdm(iterable, desc=description, disable=not enabled, file=sys.stderr, **kwargs)
 
 
-def build_memory(catalog, encoder, model, progress, column_dtype="int8", synonyms=True, split_sentences=True,
-                 table_dtype="int8"):
-    """Embeds every database of the catalog; returns (memory, seconds)."""
+def build_memory(catalog, encoder, model, progress, **options):
+    """Embeds every database of the catalog with SelectionMemory.build's options; returns (memory, seconds)."""
     start = time.perf_counter()
-    memory = SelectionMemory.build(catalog, encoder, model=model, column_dtype=column_dtype, table_dtype=table_dtype,
-                                   synonyms=synonyms, split_sentences=split_sentences, progress=progress)
+    memory = SelectionMemory.build(catalog, encoder, model=model, progress=progress, **options)
     return memory, time.perf_counter() - start
 
 
@@ -329,8 +328,9 @@ def run(args):
     encoder = load_encoder(args.encoder or (model.config.encoder if model and model.config.encoder else None)
                            or default_encoder_name())
     catalog = open_catalog(args.dbs)
-    memory, build_seconds = build_memory(catalog, encoder, model, progress, args.column_dtype, not args.no_synonyms,
-                                         not args.no_split, args.table_dtype)
+    memory, build_seconds = build_memory(catalog, encoder, model, progress, column_dtype=args.column_dtype,
+                                         table_dtype=args.table_dtype, synonyms=not args.no_synonyms,
+                                         split_sentences=not args.no_split)
 
     questions = load_questions(args.questions, args.limit)
     unknown = sorted({db for _, dbs in questions for db in dbs if db not in memory})

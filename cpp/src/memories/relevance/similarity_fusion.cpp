@@ -39,18 +39,9 @@ float fuse_similarities(SimilarityFusion fusion, float card, float best_table) {
 namespace relmem {
 
 void RawSimilarities::keep_max(const RawSimilarities& other) {
-  card = std::max(card, other.card);
-  table = std::max(table, other.table);
-  lexical_card = std::max(lexical_card, other.lexical_card);
-  lexical_table = std::max(lexical_table, other.lexical_table);
-  column = std::max(column, other.column);
-  value = std::max(value, other.value);
-  word_column = std::max(word_column, other.word_column);
-  lexical_table_coverage = std::max(lexical_table_coverage, other.lexical_table_coverage);
-  table_word_column = std::max(table_word_column, other.table_word_column);
-  word_lead = std::max(word_lead, other.word_lead);
-  question_form = std::max(question_form, other.question_form);
-  hubness = std::max(hubness, other.hubness);
+  for (const RawSimilarityField& field : kRawSimilarityFields) {
+    this->*field.member = std::max(this->*field.member, other.*field.member);
+  }
 }
 
 float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool lexical) {
@@ -69,6 +60,22 @@ float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool 
          kCoverageWeight * raw.lexical_table_coverage + kColumnWeight * raw.column + kValueWeight * raw.value +
          kWordColumnWeight * raw.word_column + kTableWordColumnWeight * raw.table_word_column +
          kQuestionFormWeight * raw.question_form - kHubnessWeight * raw.hubness;
+}
+
+RawSimilarities untrained_weights() {
+  RawSimilarities weights;
+  weights.card = kCardWeight;
+  weights.table = kTableWeight;
+  weights.lexical_card = kLexicalCardWeight;
+  weights.lexical_table = kLexicalTableWeight;
+  weights.column = kColumnWeight;
+  weights.value = kValueWeight;
+  weights.word_column = kWordColumnWeight;
+  weights.lexical_table_coverage = kCoverageWeight;
+  weights.table_word_column = kTableWordColumnWeight;
+  weights.question_form = kQuestionFormWeight;
+  weights.hubness = -kHubnessWeight;
+  return weights;
 }
 
 }  // namespace relmem

@@ -60,6 +60,53 @@ nlohmann::json read_values_json(const std::string& path, const std::string& chec
   return values;
 }
 
+nlohmann::json option_json(SimilarityFusion fusion) { return fusion_name(fusion); }
+template <typename T>
+nlohmann::json option_json(const T& value) {
+  return value;
+}
+
+void read_option(const nlohmann::json& saved, SimilarityFusion& fusion) {
+  fusion = parse_fusion(saved.get<std::string>());
+}
+template <typename T>
+void read_option(const nlohmann::json& saved, T& value) {
+  value = saved.get<T>();
+}
+
+nlohmann::json saved_options(const SelectionOptions& options) {
+  nlohmann::json out = nlohmann::json::object();
+  for_each_selection_option(options, [&](const SelectionOptionName& option, const auto& value) {
+    if (option.saved) out[option.name] = option_json(value);
+  });
+  return out;
+}
+
+// What a manifest written before an option existed stands for: the value the memory was built with then. Every
+// other option is in every manifest.
+nlohmann::json before_option_existed(const std::string& name, int version, const SelectionOptions& read_so_far,
+                                     const std::string& manifest_path) {
+  if (name == "pool") return std::max(SelectionOptions{}.pool, read_so_far.candidates);
+  if (name == "values_per_column" && version < 2) return 0;  // before columns and values
+  if (name == "column_dtype" || name == "table_dtype") return "fp32";  // before compact storage
+  if (name == "synonyms") return false;
+  if (name == "split_sentences") return true;
+  throw Error(manifest_path + " is malformed: its options lack '" + name + "'");
+}
+
+SelectionOptions read_options(const nlohmann::json& saved, int version, const std::string& manifest_path) {
+  SelectionOptions options;
+  for_each_selection_option(options, [&](const SelectionOptionName& option, auto& value) {
+    if (!option.saved) return;
+    if (saved.contains(option.name)) {
+      read_option(saved.at(option.name), value);
+    } else {
+      read_option(before_option_existed(option.name, version, options, manifest_path), value);
+    }
+  });
+  return options;
+}
+
 }  // namespace
 
 void SelectionMemory::save(const std::string& target) const {
@@ -78,18 +125,7 @@ void SelectionMemory::save(const std::string& target) const {
       {"version", kVersion},
       {"encoder", encoder_->name()},
       {"dim", encoder_->dim()},
-      {"options",
-       {{"samples_per_column", options_.samples_per_column},
-        {"max_value_chars", options_.max_value_chars},
-        {"fusion", fusion_name(options_.fusion)},
-        {"candidates", options_.candidates},
-        {"pool", options_.pool},
-        {"values_per_column", options_.values_per_column},
-        {"synonyms", options_.synonyms},
-        {"split_sentences", options_.split_sentences},
-        {"lexical_encoder", options_.lexical_encoder},
-        {"column_dtype", options_.column_dtype},
-        {"table_dtype", options_.table_dtype}}},
+      {"options", saved_options(options_)},
       {"calibration",
        {{"scale", calibration_.scale},
         {"bias", calibration_.bias},
@@ -143,19 +179,7 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
       throw Error("selection memory in " + folder + " holds " + std::to_string(dim) + "-d vectors but encoder '" +
                   encoder->name() + "' gives " + std::to_string(encoder->dim()));
     }
-    const auto& o = manifest.at("options");
-    SelectionOptions options;
-    options.samples_per_column = o.at("samples_per_column").get<int>();
-    options.max_value_chars = o.at("max_value_chars").get<int>();
-    options.fusion = parse_fusion(o.at("fusion").get<std::string>());
-    options.candidates = o.at("candidates").get<int>();
-    options.pool = o.value("pool", std::max(options.pool, options.candidates));  // absent before the pool existed
-    options.lexical_encoder = o.at("lexical_encoder").get<std::string>();
-    options.values_per_column = has_columns ? o.at("values_per_column").get<int64_t>() : 0;
-    options.column_dtype = o.value("column_dtype", "fp32");  // absent before compact columns
-    options.table_dtype = o.value("table_dtype", "fp32");    // absent before compact tables
-    options.synonyms = o.value("synonyms", false);  // absent before synonyms existed
-    options.split_sentences = o.value("split_sentences", true);
+    const SelectionOptions options = read_options(manifest.at("options"), version, manifest_path);
     SelectionMemory memory(encoder, options);
     memory.cards_ = VectorIndex::load(join(folder, kCards), "cpu", "", /*mmap=*/true);
     // Read, not mapped: the pool reads the tables of 2,000 databases per question, so all of them are soon resident

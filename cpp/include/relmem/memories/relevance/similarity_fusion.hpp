@@ -41,6 +41,26 @@ struct RawSimilarities {
   void keep_max(const RawSimilarities& other);
 };
 
+// Every field of RawSimilarities by name, in declaration order: the names the Python bindings give them.
+struct RawSimilarityField {
+  const char* name;
+  float RawSimilarities::*member;
+};
+inline constexpr RawSimilarityField kRawSimilarityFields[] = {
+    {"card", &RawSimilarities::card},
+    {"table", &RawSimilarities::table},
+    {"lexical_card", &RawSimilarities::lexical_card},
+    {"lexical_table", &RawSimilarities::lexical_table},
+    {"column", &RawSimilarities::column},
+    {"value", &RawSimilarities::value},
+    {"word_column", &RawSimilarities::word_column},
+    {"lexical_table_coverage", &RawSimilarities::lexical_table_coverage},
+    {"table_word_column", &RawSimilarities::table_word_column},
+    {"word_lead", &RawSimilarities::word_lead},
+    {"question_form", &RawSimilarities::question_form},
+    {"hubness", &RawSimilarities::hubness},
+};
+
 enum class SimilarityFusion { Mean, Max, Card, Table };
 
 SimilarityFusion parse_fusion(const std::string& name);  // "mean", "max", "card", "table"
@@ -53,6 +73,9 @@ float fuse_similarities(SimilarityFusion fusion, float card, float best_table);
 // lexical_table_coverage (with lexical) + kTableWordColumnWeight x table_word_column + kQuestionFormWeight x
 // question_form - kHubnessWeight x hubness.
 float untrained_score(SimilarityFusion fusion, const RawSimilarities& raw, bool lexical);
+// untrained_score with mean fusion and a lexical channel as one weight per raw field: the sum of weight x field
+// (hubness negative, word_lead 0).
+RawSimilarities untrained_weights();
 // Chosen on 2,000 train_spider.json questions against all 157 databases; docs/selection.md.
 constexpr float kColumnWeight = 0.2f;
 constexpr float kValueWeight = 0.01f;

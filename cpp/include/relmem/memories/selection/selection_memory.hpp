@@ -26,6 +26,7 @@
 #include "relmem/memories/relevance/similarity_fusion.hpp"
 #include "relmem/memories/relevance/value_postings.hpp"
 #include "relmem/memories/selection/schema_scores.hpp"
+#include "relmem/memories/selection/selection_options.hpp"
 #include "relmem/memories/text/question_parts.hpp"
 #include "relmem/memories/text/sparse_postings.hpp"
 #include "relmem/memories/text/sparse_vectors.hpp"
@@ -35,38 +36,6 @@ namespace relmem {
 // A question word meets a column as well as its best WordNet synonym does, the synonym's cosine times this
 // (chosen on train_spider.json; docs/selection.md).
 constexpr float kSynonymWeight = 0.95f;
-
-struct SelectionOptions {
-  int samples_per_column = 3;  // card sample values per text column
-  int max_value_chars = 40;
-  SimilarityFusion fusion = SimilarityFusion::Mean;  // untrained scoring
-  // Collections larger than this are narrowed to the databases whose card or tables the sentence encoder ranks
-  // among the top `candidates` (cards) and 4 x `candidates` (tables) of the pool; smaller ones are scored in full.
-  int candidates = 100;
-  // The pool: every database of a collection of at most this many, else the `pool` databases whose cards score best
-  // on int8-quantized card vectors (an approximate pass that streams a quarter of the bytes), or on fp16 ones on a
-  // CUDA `device`. The pool's cards and tables are then scored exactly.
-  int pool = 2000;
-  // Where the pool's approximate pass runs: "cpu", or "cuda" / "cuda:N", where the memory keeps an fp16 copy of its
-  // card vectors on that GPU and finds the pools of a batch of questions in one search. Not saved: a folder opens on
-  // "cpu" (on a machine without a GPU too); SelectionMemory::set_device moves a memory.
-  std::string device = "cpu";
-  // Encoder spec of the lexical channel ("" for none). Its vectors are stored sparse.
-  std::string lexical_encoder = "hashing:4096";
-  // Distinct text values indexed per column for the value evidence (0: none). Longer than max_value_chars: skipped.
-  int64_t values_per_column = 1000;
-  // Storage of the column vectors, most of the memory's bytes: "int8" (a quarter of "fp32"), "fp16" or "fp32".
-  std::string column_dtype = "int8";
-  // Storage of the table vectors, read for every table of the pool: "int8" (recall@k at 100,000 databases and on
-  // Spider dev as with "fp32": docs/selection.md), "fp16" or "fp32".
-  std::string table_dtype = "int8";
-  // The lexical texts carry other words for table and column names (WordNet synonyms, expanded abbreviations) when
-  // WordNet is installed (wordnet.hpp).
-  bool synonyms = true;
-  // Questions are cut into sentence parts ("How many singers? Which cars ...?"; question_parts.hpp); parts the asker
-  // marked (Q1: ..., 1. ...) are split either way.
-  bool split_sentences = true;
-};
 
 // What the memory scores a question by (untrained fusion or trained model alike): the raw similarities of each
 // candidate database and their maxima over the candidates. Training computes its features through the same call.
