@@ -6,7 +6,8 @@
 #
 # SET: `relmem eval build ... --n single=100,double=50,value=50,zero=50 --value-cases CASES --seed 0`.
 # MEMDIR: `relmem index --dbs ../shared/data/spider/database --examples TRAIN_EXAMPLES --out MEMDIR`.
-# Runs, most telling first: relmem, gold-DB DDL and free decoding on single-DB questions; relmem and LLM only on
+# Runs, most telling first: relmem (with all top 5 and with the selected set only), gold-DB DDL and free decoding on
+# single-DB questions; relmem and LLM only on
 # zero-DB questions; value questions with and without the value memory; double-DB questions; top-20 DDL.
 set -euo pipefail
 [ $# -ge 4 ] || { echo "usage: $0 SET.jsonl MEMDIR OUTDIR N [LLM flags]" >&2; exit 2; }
@@ -27,6 +28,7 @@ run() {  # run NAME KIND [flags]: items of KIND into OUTDIR/NAME.jsonl
 
 llm_flags=("$@")
 run relmem single
+run relmem-selected single --candidates selected
 run gold-ddl single --condition gold-ddl
 run free-decoding single --free
 run relmem zero
@@ -37,7 +39,7 @@ run relmem double
 run gold-ddl double --condition gold-ddl
 run top20-ddl single --condition top20-ddl
 runs=()
-for name in relmem gold-ddl free-decoding llm-only no-value-memory top20-ddl; do
+for name in relmem relmem-selected gold-ddl free-decoding llm-only no-value-memory top20-ddl; do
   [ -s "$out/$name.jsonl" ] && runs+=("$out/$name.jsonl")
 done
 "$relmem" eval report "${runs[@]}" > "$out/report.json"
