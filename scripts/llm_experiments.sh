@@ -29,6 +29,7 @@ run() {  # run NAME KIND [flags]: items of KIND into OUTDIR/NAME.jsonl
 llm_flags=("$@")
 run relmem single
 run relmem-selected single --candidates selected
+run relmem-kept single --candidates selected --keep-candidates
 run gold-ddl single --condition gold-ddl
 run free-decoding single --free
 run relmem zero
@@ -39,7 +40,7 @@ run relmem double
 run gold-ddl double --condition gold-ddl
 run top20-ddl single --condition top20-ddl
 runs=()
-for name in relmem relmem-selected gold-ddl free-decoding llm-only no-value-memory top20-ddl; do
+for name in relmem relmem-selected relmem-kept gold-ddl free-decoding llm-only no-value-memory top20-ddl; do
   [ -s "$out/$name.jsonl" ] && runs+=("$out/$name.jsonl")
 done
 "$relmem" eval report "${runs[@]}" > "$out/report.json"

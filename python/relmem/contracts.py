@@ -104,16 +104,17 @@ def _sql_reply_grammar(schema=None, dialect="sqlite"):
     return 'root ::= "Begin SQL\\n" sql-query ";"? "\\nEnd SQL"\n' + sql_rules(schema, "sql", dialect)
 
 
-def _plan_grammar(schemas=None, dialects=None):
+def _plan_grammar(schemas=None, dialects=None, may_decline=True):
     """Targets whose SQL names only its own database's tables and columns, followed by that database's name; or
-    NO_DATABASE. `schemas`: {database: {table: [column, ...]}} of the candidates the prompt shows; `dialects`:
-    {database: engine} ("sqlite" where absent)."""
+    NO_DATABASE unless not `may_decline`. `schemas`: {database: {table: [column, ...]}} of the candidates the prompt
+    shows; `dialects`: {database: engine} ("sqlite" where absent)."""
     if not schemas:
         return None
     names = list(schemas)
     by_database = " | ".join(f'd{i}-query ";"? "\\nEnd SQL\\nDatabase: " {_literal(name)}'
                              for i, name in enumerate(names))
-    rules = [f'root ::= target ("\\n" target){{0,{max(len(names) - 1, 0)}}} | {_literal(NO_DATABASE)}',
+    decline = f" | {_literal(NO_DATABASE)}" if may_decline else ""
+    rules = [f'root ::= target ("\\n" target){{0,{max(len(names) - 1, 0)}}}{decline}',
              f'target ::= "Goal: " goal "\\nBegin SQL\\n" ({by_database})',
              f"goal ::= [^\\n]{{1,200}}"]
     return "\n".join(rules) + "\n" + "".join(sql_rules(schemas[name], f"d{i}", (dialects or {}).get(name, "sqlite"))

@@ -178,3 +178,12 @@ def test_gbnf_recognizer():
     with pytest.raises(relmem.Error, match="no rule 'root'"):
         Grammar('start ::= "a"')
     assert not Grammar('root ::= root "a" | "b" "a"').matches("ba" + "a")
+
+
+def test_a_plan_that_must_keep_its_candidates_cannot_decline():
+    schemas = {"concert_singer": SINGERS}
+    free = Grammar(CONTRACTS["plan"].grammar(schemas=schemas))
+    kept = Grammar(CONTRACTS["plan"].grammar(schemas=schemas, may_decline=False))
+    plan = "Goal: count the singers\nBegin SQL\nSELECT COUNT(*) FROM singer\nEnd SQL\nDatabase: concert_singer"
+    assert free.matches(plan) and kept.matches(plan)
+    assert free.matches("No relevant database") and not kept.matches("No relevant database")

@@ -50,6 +50,8 @@ def add_ask_arguments(parser):
     parser.add_argument("--candidates", choices=CANDIDATES, default="top_k",
                         help="which of the top K go into planning: all (top_k, default) or those of the selection "
                              "memory's calibrated set, at least the first (selected)")
+    parser.add_argument("--keep-candidates", action="store_true",
+                        help="the plan must use the candidates it is given (no \"No relevant database\")")
     parser.add_argument("--disable", action="append", default=[], choices=sorted(SWITCHES), metavar="SWITCH",
                         help="switch stages off (repeatable): " + ", ".join(sorted(SWITCHES)))
     parser.add_argument("--decompose", choices=DECOMPOSERS, default="rules",
@@ -130,6 +132,7 @@ def run_ask(args):
     pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, memories.examples,
                                 descriptions=memories.descriptions,
                                 config={"top_k": args.top_k, "candidates": args.candidates,
+                                        "keep_candidates": args.keep_candidates,
                                         "decompose": args.decompose},
                                 disable=args.disable, rows=memories.rows)
     state = pipeline.ask(args.question)

@@ -9,6 +9,8 @@ class PipelineConfig:
     top_k: int = 5                    # databases the selection stage proposes; their schemas go into planning
     candidates: str = "top_k"         # which of them: "top_k" (all K, the LLM prunes) or "selected" (those of
     #                                   the selection memory's calibrated set, at least the first)
+    keep_candidates: bool = False     # the plan must use the candidates (its grammar has no "No relevant
+    #                                   database"): selection without the LLM's refinement
     conversation_turns: int = 3       # earlier turns given to rephrasing and planning
     example_k: int = 3                # few-shot examples at most
     example_threshold: float = 0.6    # least cosine similarity of an example to the question

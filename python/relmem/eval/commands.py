@@ -3,7 +3,8 @@
     relmem eval build --spider DIR --zero-db DIR --out SET.jsonl [--n 500 | --n single=200,double=100] [--seed S]
     relmem eval run --set SET.jsonl --dbs DIR [--memory MEMDIR] [--llm gold-simulator | LLM flags]
                     [--condition relmem|llm-only|gold-ddl|top20-ddl] [--free] [--kind K] [--per-kind N]
-                    [--disable SWITCH] [--top-k K] [--candidates top_k|selected] [--all-schemas] [--concurrency N] [--resume OUT] --out OUT
+                    [--disable SWITCH] [--top-k K] [--candidates top_k|selected] [--keep-candidates]
+                    [--all-schemas] [--concurrency N] [--resume OUT] --out OUT
     relmem eval judge OUT --out JUDGED.jsonl [LLM flags]
     relmem eval report OUT... [--judged JUDGED.jsonl ...] [--markdown] [--plots DIR]
 """
@@ -63,6 +64,9 @@ def register(commands):
     p.add_argument("--candidates", choices=CANDIDATES, default="top_k",
                    help="which of the top K go into planning: all (top_k, default) or those of the selection "
                         "memory's calibrated set, at least the first (selected)")
+    p.add_argument("--keep-candidates", action="store_true",
+                   help="the plan must use the candidates it is given: no \"No relevant database\" (selection "
+                        "without the LLM's refinement)")
     p.add_argument("--context", choices=("built", "full_ddl"), default="built",
                    help="the SQL prompts' schemas: built per question (default) or every table's DDL (ablation)")
     p.add_argument("--decompose", choices=DECOMPOSERS, default="rules",
@@ -120,6 +124,7 @@ def _label(args, model):
     changes += ["all schemas"] if args.all_schemas else []
     changes += [f"top-k {args.top_k}"] if args.top_k != 5 else []
     changes += ["selected candidates"] if args.candidates == "selected" else []
+    changes += ["candidates kept"] if args.keep_candidates else []
     changes += ["full DDL"] if args.context == "full_ddl" else []
     changes += ["LLM decomposition"] if args.decompose == "llm" else []
     return name + (f" ({', '.join(changes)})" if changes else "")
@@ -153,10 +158,12 @@ def run_run(args):
         memories = Memories.build(catalog, progress=sys.stderr.isatty())
     model = _llm(args, items)
     pipeline = make_pipeline(catalog, memories, model, args.disable, args.top_k, args.all_schemas,
-                             args.context, args.decompose, args.condition, items, not args.free, args.candidates)
+                             args.context, args.decompose, args.condition, items, not args.free, args.candidates,
+                             args.keep_candidates)
     run = {"label": _label(args, model), "llm": SIMULATOR if args.llm == SIMULATOR else llms.describe(model),
            "condition": args.condition, "constrained": not args.free,
            "disable": sorted(args.disable), "top_k": args.top_k, "candidates": args.candidates,
+           "keep_candidates": args.keep_candidates,
            "all_schemas": args.all_schemas,
            "context": args.context, "decompose": args.decompose, "set": args.set_path}
     summary = run_items(pipeline, items, args.out, run, args.concurrency, args.resume, args.full_trace,

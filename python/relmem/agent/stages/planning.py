@@ -65,7 +65,8 @@ class Plan(LLMStage):
                 schemas = {db: shown_columns(state, self.catalog, db) for db in known}
                 targets = self.ask(step, self.messages(state), functools.partial(parse_plan, known_databases=known),
                                    self.constraints("plan", schemas=schemas,
-                                                    dialects={db: engine_of(self.catalog, db) for db in known}),
+                                                    dialects={db: engine_of(self.catalog, db) for db in known},
+                                                    may_decline=not self.config.keep_candidates),
                                    self.reminder(known))
             except StageFailure as failure:
                 step.fail(failure)
