@@ -108,6 +108,12 @@ TrainingOptions training_options(const py::kwargs& kwargs) {
   return o;
 }
 
+CalibrationObjective parse_objective(const std::string& name) {
+  if (name == "f1") return CalibrationObjective::SetF1;
+  if (name == "likelihood") return CalibrationObjective::Likelihood;
+  throw Error("calibration objective must be 'f1' or 'likelihood', not '" + name + "'");
+}
+
 py::object option_to_python(SimilarityFusion fusion) { return py::str(fusion_name(fusion)); }
 template <typename T>
 py::object option_to_python(const T& value) {
@@ -352,19 +358,22 @@ void bind_selection_memory(py::module_& m) {
            }, py::arg("questions"),
            "Per question (whole, not split into parts): its candidate databases and their raw similarities, a dict "
            "of arrays by field (SelectionMemory.raw_fields), the inputs of untrained and trained scoring alike.")
-      .def("select_set", [](const SelectionMemory& s, const std::string& question) {
+      .def("select_set", [](const SelectionMemory& s, const std::string& question, bool at_least_one) {
              py::gil_scoped_release release;
-             return s.select_set(question);
-           }, py::arg("question"),
-           "The databases whose probability clears the calibrated threshold (at least the best one).")
-      .def("select_set_parts", [](const SelectionMemory& s, const std::vector<std::string>& parts) {
+             return s.select_set(question, at_least_one);
+           }, py::arg("question"), py::arg("at_least_one") = true,
+           "The databases whose probability clears the calibrated threshold; with at_least_one, at least the best one "
+           "(of each part), else possibly none.")
+      .def("select_set_parts", [](const SelectionMemory& s, const std::vector<std::string>& parts, bool at_least_one) {
              py::gil_scoped_release release;
-             return s.select_set_parts(parts);
-           }, py::arg("parts"), "select_set() for a question already cut into parts (see select_parts).")
-      .def("select_set_batch", [](const SelectionMemory& s, const std::vector<std::string>& questions) {
+             return s.select_set_parts(parts, at_least_one);
+           }, py::arg("parts"), py::arg("at_least_one") = true,
+           "select_set() for a question already cut into parts (see select_parts).")
+      .def("select_set_batch", [](const SelectionMemory& s, const std::vector<std::string>& questions,
+                                  bool at_least_one) {
              py::gil_scoped_release release;
-             return s.select_set_batch(questions);
-           }, py::arg("questions"))
+             return s.select_set_batch(questions, at_least_one);
+           }, py::arg("questions"), py::arg("at_least_one") = true)
       .def("add", [](SelectionMemory& s, const Catalog& catalog, const std::string& db, const std::string& description,
                      std::optional<std::vector<std::string>> examples) {
              py::gil_scoped_release release;
@@ -419,12 +428,15 @@ void bind_selection_memory(py::module_& m) {
            "question forms (shape (forms, dim); without them, its best column stands in).")
       .def("remove", &SelectionMemory::remove, py::arg("db"))
       .def("calibrate", [](SelectionMemory& s, const std::vector<std::string>& questions, const py::list& databases,
-                           int candidates) {
+                           int candidates, const std::string& objective) {
              auto labeled = to_labeled(questions, databases);
+             const CalibrationObjective parsed = parse_objective(objective);
              py::gil_scoped_release release;
-             return s.calibrate(labeled, candidates);
-           }, py::arg("questions"), py::arg("databases"), py::arg("candidates") = 10,
-           "Fits probabilities and the set threshold on held-out questions; databases[i] is a name or a list.")
+             return s.calibrate(labeled, candidates, parsed);
+           }, py::arg("questions"), py::arg("databases"), py::arg("candidates") = 10, py::arg("objective") = "f1",
+           "Fits probabilities (logistic regression on the top candidates' scores) and the set threshold on held-out "
+           "questions; databases[i] is a name or a list. objective: 'f1' (the threshold of the best set F1 on them) "
+           "or 'likelihood' (threshold 0.5).")
       .def_property("calibration", &SelectionMemory::calibration, &SelectionMemory::set_calibration)
       .def_property(
           "model",

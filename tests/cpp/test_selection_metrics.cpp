@@ -1,6 +1,9 @@
 // Ranking and set metrics of labelled questions (the benchmark's and the trainer's one definition).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
+
 #include "relmem/common.hpp"
 #include "relmem/memories/relevance/selection_calibration.hpp"
 #include "relmem/memories/relevance/selection_metrics.hpp"
@@ -47,4 +50,24 @@ TEST(SelectionCalibration, ForcedCandidatesAreChosenWhateverTheThreshold) {
   const std::vector<ScoredQuestion> questions{single, parts};
   EXPECT_DOUBLE_EQ(set_metrics(questions, best_threshold(questions)).f1, 1.0);
   EXPECT_GT(best_threshold(questions), 0.8f);
+}
+
+TEST(SelectionMetrics, PlattScalingRecoversKnownLogisticParameters) {
+  // Candidates whose relevance is drawn with p = sigmoid(4 s - 6): the likelihood fit finds scale 4 and bias -6.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> score(0.0f, 3.0f);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  std::vector<ScoredQuestion> questions(4000);
+  for (auto& q : questions) {
+    for (int i = 0; i < 10; ++i) {
+      const float s = score(rng);
+      q.values.push_back(s);
+      q.relevant.push_back(coin(rng) < 1.0 / (1.0 + std::exp(-(4.0 * s - 6.0))) ? 1 : 0);
+    }
+  }
+  const PlattScaling platt = fit_platt(questions);
+  EXPECT_NEAR(platt.scale, 4.0f, 0.2f);
+  EXPECT_NEAR(platt.bias, -6.0f, 0.3f);
+  EXPECT_NEAR(platt.probability(1.5f), 0.5f, 0.02f);
+  EXPECT_THROW(fit_platt({ScoredQuestion{{1.0f, 0.5f}, {0, 0}, 1, 1}}), Error);
 }

@@ -203,3 +203,28 @@ def test_train_relevance_refuses_unknown_options(catalog):
         relmem.train_relevance(catalog, questions, databases, encoder="hashing", epoch=2)
     with pytest.raises(relmem.Error, match="bad value for option 'epochs'"):
         relmem.train_relevance(catalog, questions, databases, encoder="hashing", epochs="two")
+
+
+def test_likelihood_calibration_sets_the_threshold_at_one_half(catalog):
+    memory = relmem.SelectionMemory.build(catalog, encoder="hashing", descriptions=DESCRIPTIONS)
+    questions, dbs = [q for q, _ in ANSWERABLE], [db for _, db in ANSWERABLE]
+    memory.calibrate(questions, dbs, objective="f1")
+    f1_fit = memory.calibration
+    memory.calibrate(questions, dbs, objective="likelihood")
+    fit = memory.calibration
+    assert fit.fitted and fit.threshold == 0.5
+    assert (fit.scale, fit.bias) == pytest.approx((f1_fit.scale, f1_fit.bias))  # the same logistic regression
+    with pytest.raises(relmem.Error, match="objective"):
+        memory.calibrate(questions, dbs, objective="accuracy")
+
+
+def test_select_set_may_select_none(catalog):
+    memory = relmem.SelectionMemory.build(catalog, encoder="hashing", descriptions=DESCRIPTIONS)
+    question = ANSWERABLE[0][0]
+    memory.calibration = relmem.SelectionCalibration(1.0, -100.0, 0.5)  # every probability ~0
+    assert memory.select_set(question, at_least_one=False) == []
+    assert memory.select_set_batch([question], at_least_one=False) == [[]]
+    assert memory.select_set_parts([question], at_least_one=False) == []
+    assert [m.database for m in memory.select_set(question)] == [ANSWERABLE[0][1]]
+    memory.calibration = relmem.SelectionCalibration(1.0, 100.0, 0.5)  # every probability ~1
+    assert len(memory.select_set(question, at_least_one=False)) == len(memory)

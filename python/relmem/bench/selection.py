@@ -25,7 +25,8 @@ ranking_metrics and set_metrics that the trainer uses.
 composite ones built from them) before evaluating; with a --model whose file names its trainer's held-out databases,
 only on their questions (questions the model trained on score too well to set its threshold); by default train_spider.json beside --questions is used when it
 exists and is not the --questions file itself ("none" disables calibration). Calibration questions whose text is
-also an evaluated question are dropped. --synthetic N grows the memory to N databases with vectors made from the
+also an evaluated question are dropped. --calibrate-objective likelihood sets the threshold at 0.5 instead of
+at the best set F1 on them. --synthetic N grows the memory to N databases with vectors made from the
 real ones (see synthetic_databases) and reports latency (and recall, now among synthetic look-alikes) there, on the
 first 500 questions; then it saves the grown memory and opens it again in a fresh process ("reopened"), which
 reports the seconds SelectionMemory.load took (the encoder included; vectors are memory-mapped), the first
@@ -89,6 +90,9 @@ def add_arguments(parser):
     parser.add_argument("--calibrate", default="auto",
                         help="labelled questions for select_set's calibration (default: train_spider.json beside "
                              "--questions when present; 'none' to skip)")
+    parser.add_argument("--calibrate-objective", default="f1", choices=["f1", "likelihood"],
+                        help="what fits select_set's threshold: the best set F1 on the calibration questions, or the "
+                             "likelihood alone (threshold 0.5)")
     parser.add_argument("--synthetic", type=int, default=0, help="latency at an N-database synthetic collection")
     parser.add_argument("--keep", default=None, metavar="FOLDER",
                         help="with --synthetic: save the grown memory into FOLDER (kept) instead of a temporary one")
@@ -201,9 +205,10 @@ def calibration_file(option, questions_path):
     return None
 
 
-def calibrate(memory, path, evaluated, seed, databases=None):
-    """Fits select_set's probabilities and threshold on `path`'s questions (on databases of the memory, none of
-    them an evaluated question; only on `databases` when given) plus composites of them; returns what was done."""
+def calibrate(memory, path, evaluated, seed, databases=None, objective="f1"):
+    """Fits select_set's probabilities and threshold (for `objective`, SelectionMemory.calibrate) on `path`'s
+    questions (on databases of the memory, none of them an evaluated question; only on `databases` when given) plus
+    composites of them; returns what was done."""
     texts = {q[0] for q in evaluated}
     allowed = set(databases) if databases is not None else None
     pool = [q for q in load_questions(path) if q[0] not in texts and all(db in memory for db in q[1])
@@ -214,8 +219,9 @@ def calibrate(memory, path, evaluated, seed, databases=None):
     chosen = rng.sample(pool, min(CALIBRATION_QUESTIONS, len(pool)))
     chosen += make_composites(chosen, len(chosen) // 8, seed + 1) \
         + make_composites(chosen, len(chosen) // 8, seed + 3, 3, "concatenate")
-    metrics = memory.calibrate([q[0] for q in chosen], [q[1] for q in chosen])
-    out = {"file": path, "questions": len(chosen), "fit_f1": metrics.f1, **_calibration(memory)}
+    metrics = memory.calibrate([q[0] for q in chosen], [q[1] for q in chosen], objective=objective)
+    out = {"file": path, "questions": len(chosen), "objective": objective, "fit_f1": metrics.f1,
+           **_calibration(memory)}
     if allowed is not None:
         out["databases"] = len(allowed)
     return out
@@ -345,7 +351,7 @@ def run(args):
 
     calibration_path = calibration_file(args.calibrate, args.questions)
     calibration = calibrate(memory, calibration_path, questions + composites + natural + synonyms, args.seed,
-                            model_heldout_databases(model)) \
+                            model_heldout_databases(model), args.calibrate_objective) \
         if calibration_path \
         else {"file": None, **_calibration(memory)}
 

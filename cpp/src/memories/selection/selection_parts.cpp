@@ -179,30 +179,32 @@ std::vector<DatabaseMatch> SelectionMemory::select_vector(const float* question,
   return score(question, lexical_question, k);
 }
 
-std::vector<DatabaseMatch> SelectionMemory::select_set(const std::string& question) const {
-  return select_set_batch({question})[0];
+std::vector<DatabaseMatch> SelectionMemory::select_set(const std::string& question, bool at_least_one) const {
+  return select_set_batch({question}, at_least_one)[0];
 }
 
-std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_set_batch(
-    const std::vector<std::string>& questions) const {
+std::vector<std::vector<DatabaseMatch>> SelectionMemory::select_set_batch(const std::vector<std::string>& questions,
+                                                                          bool at_least_one) const {
   std::shared_lock<std::shared_mutex> lock(*lock_);
   std::vector<std::vector<DatabaseMatch>> out;
-  for (const auto& parts : rank_parts(questions, INT_MAX)) out.push_back(chosen_set(parts));
+  for (const auto& parts : rank_parts(questions, INT_MAX)) out.push_back(chosen_set(parts, at_least_one));
   return out;
 }
 
-std::vector<DatabaseMatch> SelectionMemory::select_set_parts(const std::vector<std::string>& parts) const {
+std::vector<DatabaseMatch> SelectionMemory::select_set_parts(const std::vector<std::string>& parts,
+                                                             bool at_least_one) const {
   std::shared_lock<std::shared_mutex> lock(*lock_);
-  return chosen_set(rank_given_parts({parts}, INT_MAX)[0]);
+  return chosen_set(rank_given_parts({parts}, INT_MAX)[0], at_least_one);
 }
 
-std::vector<DatabaseMatch> SelectionMemory::chosen_set(const PartRankings& parts) const {
+std::vector<DatabaseMatch> SelectionMemory::chosen_set(const PartRankings& parts, bool at_least_one) const {
   // Every part picks its own databases (at least its best one), so a question with several parts gets one per
   // part. The whole question picks only when there are no parts: beside them, its best is one more guess (set F1
   // of 3-part questions from train_spider.json 0.705 with it, 0.723 without).
   std::unordered_set<std::string> chosen;
   for (const auto& part : parts.parts) {
-    for (size_t i = 0; i < part.size() && (i == 0 || part[i].probability >= calibration_.threshold); ++i)
+    for (size_t i = 0; i < part.size() && ((at_least_one && i == 0) || part[i].probability >= calibration_.threshold);
+         ++i)
       chosen.insert(part[i].database);
   }
   std::vector<DatabaseMatch> matches;
@@ -211,7 +213,8 @@ std::vector<DatabaseMatch> SelectionMemory::chosen_set(const PartRankings& parts
   return matches;
 }
 
-SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questions, int candidates) {
+SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questions, int candidates,
+                                     CalibrationObjective objective) {
   if (questions.empty()) throw Error("calibration needs at least one labelled question");
   if (candidates < 1) throw Error("calibration candidates must be >= 1");
   std::unique_lock<std::shared_mutex> lock(*lock_);
@@ -265,7 +268,7 @@ SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questi
   SelectionCalibration c;
   c.scale = platt.scale;
   c.bias = platt.bias;
-  c.threshold = best_threshold(scored);
+  c.threshold = objective == CalibrationObjective::Likelihood ? kLikelihoodThreshold : best_threshold(scored);
   c.fitted = true;
   calibration_ = c;
   return set_metrics(scored, c.threshold);

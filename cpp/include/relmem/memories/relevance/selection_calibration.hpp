@@ -1,6 +1,6 @@
 #pragma once
-// Turning selection scores into probabilities and sets: Platt scaling fitted by Newton's method, and the
-// probability threshold that maximizes the micro-averaged F1 of set selection on held-out questions.
+// Turning selection scores into probabilities and sets: Platt scaling fitted by Newton's method, and either the
+// probability threshold that maximizes the micro-averaged F1 of set selection on held-out questions, or 0.5.
 #include <cstdint>
 #include <vector>
 
@@ -13,6 +13,12 @@ struct ScoredQuestion {
   int64_t gold = 0;            // the question's databases (some may be missing from the candidates)
   int64_t forced = 1;          // the leading candidates chosen whatever their value (each part's best)
 };
+
+// What calibration fits the set threshold for: the set F1 of held-out questions (a threshold near 1 for the untrained
+// memory, since each part's best database is kept anyway), or the likelihood alone, whose threshold is 0.5: a
+// database is selected when it is more likely relevant than not.
+enum class CalibrationObjective { SetF1, Likelihood };
+constexpr float kLikelihoodThreshold = 0.5f;
 
 struct PlattScaling {
   float scale = 1.0f;

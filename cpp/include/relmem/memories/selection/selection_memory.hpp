@@ -133,16 +133,19 @@ class SelectionMemory {
   // given, are the questions' sentence-encoder rows (saves encoding them again).
   std::vector<QuestionSimilarities> similarities(const std::vector<std::string>& questions,
                                                  const RowMatrix* vectors = nullptr) const;
-  // Every candidate whose probability clears the calibrated threshold, best first; at least the best database (of
-  // each part of a question with several parts: see question_parts.hpp).
-  std::vector<DatabaseMatch> select_set(const std::string& question) const;
-  std::vector<std::vector<DatabaseMatch>> select_set_batch(const std::vector<std::string>& questions) const;
+  // Every candidate whose probability clears the calibrated threshold, best first; with `at_least_one`, at least the
+  // best database (of each part of a question with several parts: see question_parts.hpp), else possibly none.
+  std::vector<DatabaseMatch> select_set(const std::string& question, bool at_least_one = true) const;
+  std::vector<std::vector<DatabaseMatch>> select_set_batch(const std::vector<std::string>& questions,
+                                                           bool at_least_one = true) const;
   // select_set() for a question already cut into parts (see select_parts).
-  std::vector<DatabaseMatch> select_set_parts(const std::vector<std::string>& parts) const;
+  std::vector<DatabaseMatch> select_set_parts(const std::vector<std::string>& parts, bool at_least_one = true) const;
 
-  // Fits the probability scaling and the set threshold on labelled held-out questions (ordinary and composite);
-  // returns the set-selection metrics on them at the fitted threshold.
-  SetMetrics calibrate(const std::vector<LabeledQuestion>& questions, int candidates = 10);
+  // Fits the probability scaling (logistic regression of relevance on the score of each question's top `candidates`)
+  // and the set threshold (CalibrationObjective) on labelled held-out questions (ordinary and composite); returns
+  // the set-selection metrics on them at that threshold, each part's best database kept.
+  SetMetrics calibrate(const std::vector<LabeledQuestion>& questions, int candidates = 10,
+                       CalibrationObjective objective = CalibrationObjective::SetF1);
   const SelectionCalibration& calibration() const { return calibration_; }
   void set_calibration(const SelectionCalibration& calibration);
 
@@ -290,7 +293,7 @@ class SelectionMemory {
   // The same for questions given as their parts (select_parts), empty parts dropped.
   std::vector<PartRankings> rank_given_parts(const std::vector<std::vector<std::string>>& questions, int k) const;
   // select_set's choice from a question's rankings.
-  std::vector<DatabaseMatch> chosen_set(const PartRankings& parts) const;
+  std::vector<DatabaseMatch> chosen_set(const PartRankings& parts, bool at_least_one) const;
   // One ranking of at most k from a question's rankings: each one's scores are shifted so that its best database
   // scores as the best ranking's best one (the whole question's best first among them, then the parts' by their
   // probability), and a database keeps its highest shifted score and its highest probability (the probability
