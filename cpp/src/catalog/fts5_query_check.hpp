@@ -16,8 +16,8 @@ namespace relmem {
 constexpr size_t kMaxFts5QueryTokens = 32;
 
 // Why the already prepared statement `sql` must not run, or nullopt: every FTS5 query string and LIKE/GLOB pattern
-// it hands to an FTS5 table (MATCH, `=` on the table's own column, the table-valued function form, through views
-// too) must be a string literal of at most kMaxFts5QueryTokens tokens. Tokens are counted as unicode61 splits them,
+// it hands to an FTS5 table (MATCH, `=` on the table's own column, the table-valued function form, a column filter
+// MATCH) must be a string literal of at most kMaxFts5QueryTokens tokens. Tokens are counted as unicode61 splits them,
 // or one per character where the database has a trigram tokenizer or a `separators` option. Reads the statement's
 // program (EXPLAIN), and only where the database has an FTS5 table.
 std::optional<std::string> refuse_unbounded_fts5_queries(sqlite3* db, const std::string& sql);
