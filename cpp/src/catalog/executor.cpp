@@ -12,7 +12,7 @@
 
 #include "../common/utf8.hpp"
 #include "bounded_functions.hpp"
-#include "fts5_query_check.hpp"
+#include "full_text_query_check.hpp"
 #include "query_watchdog.hpp"
 #include "readonly_connection.hpp"
 #include "statement_keyword.hpp"
@@ -293,7 +293,7 @@ QueryResult execute_readonly_on(sqlite3* db, const std::string& sql, const ExecO
   if (!only_trailing_noise(tail))
     return failure(SqlErrorKind::Refused, std::string(kOnlyOneSelect) + ", and this text holds more than one");
   if (!sqlite3_stmt_readonly(stmt.get())) return failure(SqlErrorKind::Refused, "the statement is not read-only");
-  if (auto why = refuse_unbounded_fts5_queries(db, sql)) {
+  if (auto why = refuse_unbounded_full_text_queries(db, sql)) {
     if (watchdog.expired()) return failure(SqlErrorKind::Timeout, time_limit + " while compiling");
     return failure(SqlErrorKind::Refused, *why);
   }

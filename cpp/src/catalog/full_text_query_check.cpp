@@ -1,9 +1,10 @@
-#include "fts5_query_check.hpp"
+#include "full_text_query_check.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <vector>
@@ -128,13 +129,14 @@ std::string quoted_start(const std::string& text) {
   return "'" + text.substr(0, end) + "...'";
 }
 
-// Why the value register `reg` holds before `program` hands it to FTS5 is not a short literal, or nullopt. Every
-// instruction that may write it must be a string literal within the bound, NULL, or a copy of such a register.
+// Why the value register `reg` holds before `program` hands it to a full-text table is not a short literal, or
+// nullopt. Every instruction that may write it must be a string literal within the bound, NULL, or a copy of such a
+// register.
 std::optional<std::string> check_register(const std::vector<Instruction>& program, int64_t reg, const TokenCounter& tokens,
-                                          std::set<int64_t>& seen) {
+                                          size_t max_tokens, std::set<int64_t>& seen) {
   static const std::string computed =
-      "an FTS5 query string or pattern must be a string literal in the SQL, so that its length can be checked before "
-      "it runs, and this one is computed";
+      "a full-text query string or pattern must be a string literal in the SQL, so that its length can be checked "
+      "before it runs, and this one is computed";
   if (!seen.insert(reg).second) return std::nullopt;
   bool written = false;
   for (const Instruction& op : program) {
@@ -142,14 +144,14 @@ std::optional<std::string> check_register(const std::vector<Instruction>& progra
     written = true;
     if (op.opcode == "String8" || op.opcode == "String") {
       const size_t n = tokens.count(op.p4);
-      if (n > kMaxFts5QueryTokens)
-        return "an FTS5 query may hold at most " + std::to_string(kMaxFts5QueryTokens) + " tokens, and " +
+      if (n > max_tokens)
+        return "a full-text query on this table may hold at most " + std::to_string(max_tokens) + " tokens, and " +
                quoted_start(op.p4) + " holds " + std::to_string(n) +
-               " (FTS5 matches a phrase against a document in one step that the time limit cannot stop); search for "
+               " (a phrase is matched against a document in one step that the time limit cannot stop); search for "
                "fewer words";
     } else if (op.opcode == "Null" || op.opcode == "BeginSubrtn" || op.opcode == "SoftNull") {
     } else if (op.opcode == "SCopy" || op.opcode == "Copy" || op.opcode == "IntCopy" || op.opcode == "Move") {
-      if (auto why = check_register(program, op.p1 + (reg - op.p2), tokens, seen)) return why;
+      if (auto why = check_register(program, op.p1 + (reg - op.p2), tokens, max_tokens, seen)) return why;
     } else {
       return computed;
     }
@@ -158,15 +160,36 @@ std::optional<std::string> check_register(const std::vector<Instruction>& progra
   return std::nullopt;
 }
 
-// The FTS5 tables' declarations, or none.
-std::vector<std::string> fts5_declarations(sqlite3* db) {
-  std::vector<std::string> declarations;
-  Statement stmt = prepare(db, "SELECT sql FROM sqlite_schema WHERE sql LIKE 'CREATE VIRTUAL TABLE%USING%fts5%'");
+struct FullTextTable {
+  std::string name;
+  std::string module;  // "fts3", "fts4" or "fts5", lower case
+  std::string declaration;
+};
+
+// The module a CREATE VIRTUAL TABLE statement names, in lower case.
+std::string module_of(const std::string& declaration) {
+  std::string lower = declaration;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  size_t i = lower.find(" using");
+  if (i == std::string::npos) return "";
+  i += 6;
+  while (i < lower.size() && std::isspace(static_cast<unsigned char>(lower[i]))) ++i;
+  size_t end = i;
+  while (end < lower.size() && (std::isalnum(static_cast<unsigned char>(lower[end])) || lower[end] == '_')) ++end;
+  return lower.substr(i, end - i);
+}
+
+std::vector<FullTextTable> full_text_tables(sqlite3* db) {
+  std::vector<FullTextTable> tables;
+  Statement stmt = prepare(db, "SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'");
   while (stmt && sqlite3_step(stmt.get()) == SQLITE_ROW) {
-    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt.get(), 0));
-    declarations.emplace_back(text ? text : "");
+    const auto* name = reinterpret_cast<const char*>(sqlite3_column_text(stmt.get(), 0));
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt.get(), 1));
+    FullTextTable table{name ? name : "", "", text ? text : ""};
+    table.module = module_of(table.declaration);
+    if (table.module == "fts3" || table.module == "fts4" || table.module == "fts5") tables.push_back(std::move(table));
   }
-  return declarations;
+  return tables;
 }
 
 bool contains_ignoring_case(const std::string& text, const std::string& word) {
@@ -175,38 +198,76 @@ bool contains_ignoring_case(const std::string& text, const std::string& word) {
          }) != text.end();
 }
 
-}  // namespace
-
-std::optional<std::string> refuse_unbounded_fts5_queries(sqlite3* db, const std::string& sql) {
-  const std::vector<std::string> declarations = fts5_declarations(db);
-  if (declarations.empty()) return std::nullopt;
-  const bool every_character = std::any_of(declarations.begin(), declarations.end(), [](const std::string& sql) {
-    return contains_ignoring_case(sql, "trigram") || contains_ignoring_case(sql, "separators");
-  });
-
+// The program EXPLAIN lists for `sql`, or nullopt (with SQLite's message in `error`).
+std::optional<std::vector<Instruction>> program_of(sqlite3* db, const std::string& sql, std::string& error) {
   Statement explain = prepare(db, "EXPLAIN " + sql);
-  if (!explain) return "the statement's FTS5 queries could not be checked: " + valid_utf8(sqlite3_errmsg(db));
   std::vector<Instruction> program;
-  int rc;
-  while ((rc = sqlite3_step(explain.get())) == SQLITE_ROW) {
+  int rc = SQLITE_ERROR;
+  while (explain && (rc = sqlite3_step(explain.get())) == SQLITE_ROW) {
     const auto* opcode = reinterpret_cast<const char*>(sqlite3_column_text(explain.get(), 1));
     const auto* p4 = reinterpret_cast<const char*>(sqlite3_column_text(explain.get(), 5));
     program.push_back({opcode ? opcode : "", sqlite3_column_int64(explain.get(), 2), sqlite3_column_int64(explain.get(), 3),
                        sqlite3_column_int64(explain.get(), 4),
                        p4 ? std::string(p4, static_cast<size_t>(sqlite3_column_bytes(explain.get(), 5))) : ""});
   }
-  if (rc != SQLITE_DONE) return "the statement's FTS5 queries could not be checked: " + valid_utf8(sqlite3_errmsg(db));
+  if (rc != SQLITE_DONE) {
+    error = valid_utf8(sqlite3_errmsg(db));
+    return std::nullopt;
+  }
+  return program;
+}
+
+// The "vtab:<address>" EXPLAIN shows when a program opens `table`: the connection keeps one such object per virtual
+// table, so it tells the FTS3/4 tables' cursors apart from other virtual tables' in another program.
+std::string virtual_table_of(sqlite3* db, const std::string& table) {
+  std::string quoted = "\"";
+  for (char c : table) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  std::string error;
+  const auto program = program_of(db, "SELECT 1 FROM " + quoted + "\"", error);
+  if (!program) return "";
+  for (const Instruction& op : *program)
+    if (op.opcode == "VOpen") return op.p4;
+  return "";
+}
+
+}  // namespace
+
+std::optional<std::string> refuse_unbounded_full_text_queries(sqlite3* db, const std::string& sql) {
+  const std::vector<FullTextTable> tables = full_text_tables(db);
+  if (tables.empty()) return std::nullopt;
+  const bool every_character = std::any_of(tables.begin(), tables.end(), [](const FullTextTable& table) {
+    return contains_ignoring_case(table.declaration, "trigram") || contains_ignoring_case(table.declaration, "separators");
+  });
+  std::string error;
+  const auto program = program_of(db, sql, error);
+  if (!program) return "the statement's full-text queries could not be checked: " + error;
+  std::set<std::string> fts34;
+  for (const FullTextTable& table : tables)
+    if (table.module != "fts5") fts34.insert(virtual_table_of(db, table.name));
+  fts34.erase("");
+  std::map<int64_t, std::string> cursor_tables;
+  for (const Instruction& op : *program)
+    if (op.opcode == "VOpen") cursor_tables[op.p1] = op.p4;
 
   const TokenCounter tokens(db, every_character);
-  for (const Instruction& op : program) {
+  for (size_t i = 0; i < program->size(); ++i) {
+    const Instruction& op = (*program)[i];
     if (op.opcode != "VFilter") continue;
+    // VFilter's P3 holds idxNum, P3 + 1 the argument count, then the arguments.
+    std::set<int64_t> seen;
     const std::string kinds = fts5_argument_kinds(op.p4);
     for (size_t j = 0; j < kinds.size(); ++j) {
       if (kinds[j] != 'M' && kinds[j] != 'm' && kinds[j] != 'L' && kinds[j] != 'G') continue;
-      std::set<int64_t> seen;
-      // VFilter's P3 holds idxNum, P3 + 1 the argument count, then the arguments.
-      if (auto why = check_register(program, op.p3 + 2 + static_cast<int64_t>(j), tokens, seen)) return why;
+      if (auto why = check_register(*program, op.p3 + 2 + static_cast<int64_t>(j), tokens, kMaxFts5QueryTokens, seen))
+        return why;
     }
+    if (!kinds.empty() || !fts34.count(cursor_tables[op.p1])) continue;
+    // FTS3/4 take the query first where idxNum's low 16 bits are 2 or more (a full-text search; the high bits flag
+    // language and rowid arguments); the instruction before the argument count sets idxNum.
+    const bool known_not_full_text = i >= 2 && (*program)[i - 2].opcode == "Integer" && (*program)[i - 2].p2 == op.p3 &&
+                                     ((*program)[i - 2].p1 & 0xFFFF) < 2;
+    if (known_not_full_text) continue;
+    if (auto why = check_register(*program, op.p3 + 2, tokens, kMaxFts4QueryTokens, seen)) return why;
   }
   return std::nullopt;
 }
