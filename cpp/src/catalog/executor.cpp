@@ -293,10 +293,10 @@ QueryResult execute_readonly_on(sqlite3* db, const std::string& sql, const ExecO
   if (!only_trailing_noise(tail))
     return failure(SqlErrorKind::Refused, std::string(kOnlyOneSelect) + ", and this text holds more than one");
   if (!sqlite3_stmt_readonly(stmt.get())) return failure(SqlErrorKind::Refused, "the statement is not read-only");
-  if (auto why = refuse_unbounded_full_text_queries(db, sql)) {
-    if (watchdog.expired()) return failure(SqlErrorKind::Timeout, time_limit + " while compiling");
-    return failure(SqlErrorKind::Refused, *why);
-  }
+  // The check runs statements of its own: an interrupt that ended one of them is not seen by the next.
+  const auto full_text_refusal = refuse_unbounded_full_text_queries(db, sql);
+  if (watchdog.expired()) return failure(SqlErrorKind::Timeout, time_limit + " while compiling");
+  if (full_text_refusal) return failure(SqlErrorKind::Refused, *full_text_refusal);
 
   QueryResult result;
   const int n_columns = sqlite3_column_count(stmt.get());
