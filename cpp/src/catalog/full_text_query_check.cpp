@@ -35,10 +35,10 @@ bool is_one_of(const std::string& opcode, const std::array<const char*, N>& name
 }
 
 // Opcodes that write the register named by P2 or by P3, or by P1 in place.
-constexpr std::array<const char*, 16> kWritesP2 = {"Integer", "Int64",      "Real",    "String8", "String", "Blob",
-                                                   "Variable", "SCopy",     "IntCopy", "Rowid",   "RowData", "SorterData",
-                                                   "Sequence", "OffsetLimit", "Not",   "BitNot"};
-constexpr std::array<const char*, 5> kWritesP2More = {"IsTrue", "VRowid", "IdxRowid", "Count", "ReadCookie"};
+constexpr std::array<const char*, 21> kWritesP2 = {
+    "Integer", "Int64",      "Real",       "String8", "String", "Blob",     "Variable", "SCopy",  "IntCopy",  "Rowid",
+    "RowData", "SorterData", "Sequence", "OffsetLimit", "Not", "BitNot", "IsTrue",   "VRowid", "IdxRowid", "Count",
+    "ReadCookie"};
 constexpr std::array<const char*, 25> kWritesP3 = {
     "Column",  "VColumn", "Function",  "PureFunc", "Concat",   "Add",      "Subtract",   "Multiply", "Divide",
     "Remainder", "BitAnd", "BitOr",    "ShiftLeft", "ShiftRight", "And",   "Or",         "MakeRecord", "NewRowid",
@@ -49,7 +49,7 @@ bool writes(const Instruction& op, int64_t reg) {
   if (op.opcode == "Null" || op.opcode == "BeginSubrtn") return reg >= op.p2 && reg <= std::max(op.p2, op.p3);
   if (op.opcode == "Copy") return reg >= op.p2 && reg <= op.p2 + op.p3;
   if (op.opcode == "Move") return reg >= op.p2 && reg < op.p2 + std::max<int64_t>(op.p3, 1);
-  if (is_one_of(op.opcode, kWritesP2) || is_one_of(op.opcode, kWritesP2More)) return op.p2 == reg;
+  if (is_one_of(op.opcode, kWritesP2)) return op.p2 == reg;
   if (is_one_of(op.opcode, kWritesP3)) return op.p3 == reg;
   if (is_one_of(op.opcode, kWritesP1)) return op.p1 == reg;
   return false;
