@@ -181,3 +181,47 @@ TEST_F(ExecutorTest, TableValuedFunctionsRun) {
   result = execute_readonly(path, "SELECT count(*) FROM pragma_table_info('stadium')");
   ASSERT_TRUE(result.ok()) << result.error->message;
 }
+
+// Short literal full-text queries run however they are written, joins on the row id and other virtual tables' computed
+// arguments included; computed or long ones are refused (tests/cpp/test_function_time_limits.cpp times them).
+TEST(FullTextQueries, ShortLiteralsRunInEveryFormComputedOrLongOnesAreRefused) {
+  relmem_test::TempDir dir;
+  const std::string path = dir.file("fts.sqlite");
+  relmem_test::make_database(path, R"sql(
+    CREATE TABLE docs (id INTEGER PRIMARY KEY, title TEXT);
+    INSERT INTO docs VALUES (1, 'hello'), (2, 'other');
+    CREATE VIRTUAL TABLE f5 USING fts5(title, body);
+    INSERT INTO f5 (rowid, title, body) VALUES (1, 'hello', 'hello world'), (2, 'other', 'more words');
+    CREATE VIRTUAL TABLE f4 USING fts4(body);
+    INSERT INTO f4 (docid, body) VALUES (1, 'hello world'), (2, 'more words');
+    CREATE VIRTUAL TABLE t3 USING fts5(body, tokenize = 'trigram');
+    INSERT INTO t3 VALUES ('hello world');)sql");
+  const std::vector<std::pair<std::string, int64_t>> counts = {
+      {"SELECT count(*) FROM f5 WHERE f5 MATCH 'hello'", 1},
+      {"SELECT count(*) FROM f5('hello OR words')", 2},
+      {"SELECT count(*) FROM f5 WHERE f5 = 'world' AND body MATCH 'hello' AND rank MATCH 'bm25(10.0, 5.0)'", 1},
+      {"SELECT count(*) FROM docs JOIN f5 ON f5.rowid = docs.id WHERE f5 MATCH 'title: hello'", 1},
+      {"SELECT count(*) FROM docs JOIN f4 ON f4.docid = docs.id WHERE f4 MATCH 'hello'", 1},
+      {"SELECT count(*) FROM f4 WHERE docid = (SELECT id FROM docs WHERE title = 'other')", 1},
+      {"SELECT count(*) FROM t3 WHERE body LIKE '%llo wo%'", 1},
+      {"SELECT count(*) FROM docs, json_each('[' || docs.id || ']')", 2},
+  };
+  for (const auto& [sql, count] : counts) {
+    const QueryResult result = execute_readonly(path, sql);
+    ASSERT_TRUE(result.ok()) << sql << ": " << result.error->message;
+    EXPECT_EQ(std::get<int64_t>(result.rows[0][0]), count) << sql;
+  }
+  const std::vector<std::pair<std::string, std::string>> refusals = {
+      {"SELECT count(*) FROM f5 WHERE f5 MATCH (SELECT title FROM docs WHERE id = 1)", "this one is computed"},
+      {"SELECT count(*) FROM f4 WHERE f4 MATCH 'hel' || 'lo'", "this one is computed"},
+      {"SELECT count(*) FROM t3 WHERE body LIKE '%' || (SELECT title FROM docs WHERE id = 1) || '%'", "is computed"},
+      {"SELECT count(*) FROM t3 WHERE body LIKE '%abcdefghijklmnopqrstuvwxyz0123456789%'", "at most 32 tokens"},
+      {"SELECT count(*) FROM f4 WHERE f4 MATCH 'a b c d e f g h i j k l m n o p q'", "at most 16 tokens"},
+  };
+  for (const auto& [sql, reason] : refusals) {
+    const QueryResult result = execute_readonly(path, sql);
+    ASSERT_FALSE(result.ok()) << sql;
+    EXPECT_EQ(result.error->kind, SqlErrorKind::Refused) << sql << ": " << result.error->message;
+    EXPECT_NE(result.error->message.find(reason), std::string::npos) << sql << ": " << result.error->message;
+  }
+}

@@ -97,15 +97,20 @@ TEST(FullTextFunctionTimeLimit, SnippetIsRefusedTheOthersEndWithinTheLimitPlusSl
     WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 199999)
     INSERT INTO f5 SELECT group_concat('w' || (i % 5000), ' ') FROM k;
     INSERT INTO f4 SELECT body FROM f5;)sql");
-  std::string many_terms;
+  // 500 terms; 16 terms, 31 tokens with the ORs; 8 terms, 15 tokens
+  std::string many_terms, most_fts5_terms, most_fts4_terms;
   for (int i = 0; i < 500; ++i) many_terms += (i ? " OR w" : "w") + std::to_string(i);
+  for (int i = 0; i < 16; ++i) most_fts5_terms += (i ? " OR w" : "w") + std::to_string(i);
+  for (int i = 0; i < 8; ++i) most_fts4_terms += (i ? " OR w" : "w") + std::to_string(i);
   const std::vector<std::pair<std::string, std::string>> calls = {
       {"SELECT length(snippet(f5, 0, '[', ']', '...', 64)) FROM f5 WHERE f5 MATCH 'w1'", "refused"},
       {"SELECT length(snippet(f4)) FROM f4 WHERE f4 MATCH 'w1'", "refused"},
-      {"SELECT length(highlight(f5, 0, '[', ']')) FROM f5 WHERE f5 MATCH '" + many_terms + "'", "done"},
-      {"SELECT bm25(f5) FROM f5 WHERE f5 MATCH '" + many_terms + "'", "done"},
-      {"SELECT length(offsets(f4)) FROM f4 WHERE f4 MATCH '" + many_terms + "'", "done"},
-      {"SELECT length(matchinfo(f4, 'pcnalxy')) FROM f4 WHERE f4 MATCH '" + many_terms + "'", "done"},
+      {"SELECT length(highlight(f5, 0, '[', ']')) FROM f5 WHERE f5 MATCH '" + most_fts5_terms + "'", "done"},
+      {"SELECT bm25(f5) FROM f5 WHERE f5 MATCH '" + most_fts5_terms + "'", "done"},
+      {"SELECT bm25(f5) FROM f5 WHERE f5 MATCH '" + many_terms + "'", "refused"},
+      {"SELECT length(offsets(f4)) FROM f4 WHERE f4 MATCH '" + most_fts4_terms + "'", "done"},
+      {"SELECT length(matchinfo(f4, 'pcnalxy')) FROM f4 WHERE f4 MATCH '" + most_fts4_terms + "'", "done"},
+      {"SELECT length(offsets(f4)) FROM f4 WHERE f4 MATCH '" + many_terms + "'", "refused"},
       {"SELECT count(*) FROM f5 WHERE f5 MATCH 'NEAR(w1 w2 w3 w4 w5 w6 w7 w8, 100000)'", "done"},
   };
   for (const auto& [sql, expected] : calls) {
@@ -118,6 +123,62 @@ TEST(FullTextFunctionTimeLimit, SnippetIsRefusedTheOthersEndWithinTheLimitPlusSl
       EXPECT_EQ(child.outcome.rfind("refused:", 0), 0u) << call << " -> " << child.outcome;
     else
       expect_outcome(expected, child.outcome);
+  }
+}
+
+// FTS3/4 and FTS5 match a phrase against one document inside one step, reading each token's positions: a phrase of
+// 128 words over a document of 1,000,000 equal words runs for seconds there. Query strings over kMaxFts5QueryTokens
+// (kMaxFts4QueryTokens) tokens are refused, and so are query strings the SQL computes, however they reach the table (a view over an
+// FTS5 table is refused by SQLite itself on a connection that does not trust the schema).
+TEST(FullTextFunctionTimeLimit, LongPhrasesAreRefusedAndTheLongestAllowedEndWithinTheLimitPlusSlack) {
+  relmem_test::TempDir dir;
+  const std::string path = dir.file("fts.sqlite");
+  std::string phrase;
+  for (int i = 0; i < 20000; ++i) phrase += i ? " a" : "a";
+  relmem_test::make_database(path, R"sql(
+    CREATE VIRTUAL TABLE f5 USING fts5(body);
+    WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 999999)
+    INSERT INTO f5 SELECT group_concat('a', ' ') FROM k;
+    CREATE VIRTUAL TABLE f4 USING fts4(body);
+    INSERT INTO f4 SELECT body FROM f5;
+    CREATE TABLE queries (q TEXT);
+    INSERT INTO queries VALUES ('")sql" + phrase + R"sql("');)sql");
+  // 128 tokens load before the time limit and then take seconds in one step (20,000 are still loading when the
+  // limit stops them); 32 is the most FTS5 allows, 16 the most FTS3/4 allow.
+  std::string loaded_in_time, longest_allowed;
+  for (int i = 0; i < 128; ++i) loaded_in_time += i ? " a" : "a";
+  for (int i = 0; i < 32; ++i) longest_allowed += i ? " a" : "a";
+  const std::string computed = "replace(hex(zeroblob(20000)), '00', 'a ')";
+  const std::vector<std::pair<std::string, std::string>> calls = {
+      {"SELECT count(*) FROM f5 WHERE f5 MATCH '\"" + phrase + "\"'", "at most 32 tokens"},
+      {"SELECT count(*) FROM f5 WHERE f5 MATCH '\"" + loaded_in_time + "\"'", "at most 32 tokens"},
+      {"SELECT count(*) FROM f5('\"" + phrase + "\"')", "at most 32 tokens"},
+      {"SELECT count(*) FROM f5 WHERE f5 = '\"" + phrase + "\"'", "at most 32 tokens"},
+      {"SELECT count(*) FROM f5 WHERE f5 MATCH 'NEAR(" + phrase + ")'", "at most 32 tokens"},
+      {"SELECT count(*) FROM f5 WHERE f5 MATCH '\"' || " + computed + " || '\"'", "is computed"},
+      {"SELECT count(*) FROM f5 WHERE f5 MATCH coalesce(NULL, '\"' || " + computed + " || '\"', 'a')", "is computed"},
+      {"SELECT count(*) FROM f5 WHERE f5 MATCH CASE WHEN random() THEN (SELECT q FROM queries) ELSE 'a' END",
+       "is computed"},
+      {"SELECT count(*) FROM queries, f5 WHERE f5 MATCH queries.q", "is computed"},
+      {"SELECT count(*) FROM f5 WHERE f5 MATCH '\"" + longest_allowed + "\"'", "done"},
+      {"SELECT count(*) FROM f4 WHERE f4 MATCH '\"" + phrase + "\"'", "at most 16 tokens"},
+      {"SELECT count(*) FROM f4 WHERE f4 MATCH '\"" + loaded_in_time + "\"'", "at most 16 tokens"},
+      {"SELECT count(*) FROM f4 WHERE f4 MATCH '\"" + longest_allowed + "\"'", "at most 16 tokens"},
+      {"SELECT count(*) FROM f4 WHERE body MATCH '\"' || " + computed + " || '\"'", "is computed"},
+      {"SELECT count(*) FROM f4 WHERE f4 MATCH '\"" + longest_allowed.substr(0, 31) + "\"'", "done"},
+  };
+  for (const auto& [sql, expected] : calls) {
+    const relmem_test::ChildQuery child = relmem_test::run_query_in_child(path, sql, kTimeLimit);
+    const std::string call = sql.substr(0, 80) + " ... " + sql.substr(sql.size() - std::min<size_t>(sql.size(), 40));
+    EXPECT_EQ(child.signal, 0) << call;
+    EXPECT_LT(child.seconds, kTimeLimit + kSlack) << call << " -> " << child.outcome.substr(0, 200);
+    EXPECT_LT(child.max_rss_bytes, kMaxMemoryBytes) << call;
+    if (expected == "done") {
+      expect_outcome(expected, child.outcome);
+    } else {
+      EXPECT_EQ(child.outcome.rfind("refused:", 0), 0u) << call << " -> " << child.outcome.substr(0, 200);
+      EXPECT_NE(child.outcome.find(expected), std::string::npos) << call << " -> " << child.outcome.substr(0, 200);
+    }
   }
 }
 

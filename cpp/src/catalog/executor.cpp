@@ -12,6 +12,7 @@
 
 #include "../common/utf8.hpp"
 #include "bounded_functions.hpp"
+#include "full_text_query_check.hpp"
 #include "query_watchdog.hpp"
 #include "readonly_connection.hpp"
 #include "statement_keyword.hpp"
@@ -292,6 +293,10 @@ QueryResult execute_readonly_on(sqlite3* db, const std::string& sql, const ExecO
   if (!only_trailing_noise(tail))
     return failure(SqlErrorKind::Refused, std::string(kOnlyOneSelect) + ", and this text holds more than one");
   if (!sqlite3_stmt_readonly(stmt.get())) return failure(SqlErrorKind::Refused, "the statement is not read-only");
+  // The check runs statements of its own: an interrupt that ended one of them is not seen by the next.
+  const auto full_text_refusal = refuse_unbounded_full_text_queries(db, sql);
+  if (watchdog.expired()) return failure(SqlErrorKind::Timeout, time_limit + " while compiling");
+  if (full_text_refusal) return failure(SqlErrorKind::Refused, *full_text_refusal);
 
   QueryResult result;
   const int n_columns = sqlite3_column_count(stmt.get());
