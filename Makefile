@@ -7,7 +7,7 @@ NVCC := $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=/usr/bin/python3 \
 	$(if $(NVCC),-DCMAKE_CUDA_COMPILER=$(NVCC),)
 
-.PHONY: setup deps models build build-all venv engines llm mcp-client demo test test-cpp test-python notebooks clean
+.PHONY: setup deps models build build-all venv engines llm mcp-client reference demo test test-cpp test-python notebooks clean
 
 setup: deps models build venv engines llm mcp-client
 
@@ -29,6 +29,11 @@ llm: venv
 mcp-client:
 	@bash scripts/install_mcp_client.sh
 
+# The tests' reference Python (.venv-ref: torch's CPU build, sentence-transformers), pinned; the tests that need it
+# skip where it cannot be installed.
+reference:
+	@bash scripts/install_reference.sh .venv-ref
+
 # `build` compiles what relmem itself needs (the library and its Python module); `build-all` adds the tests and
 # the training executables, which `make test` needs.
 build:
@@ -48,7 +53,7 @@ venv: build
 demo: setup
 	@$(VENV)/bin/relmem demo
 
-test: setup build-all test-cpp test-python
+test: setup reference build-all test-cpp test-python
 
 test-cpp:
 	@cd $(BUILD) && ctest --output-on-failure -j $$(nproc)

@@ -2,8 +2,8 @@
 against torch autograd on small random inputs.
 
 torch is not a dependency of relmem: the reference runs in another interpreter, $RELMEM_REFERENCE_PYTHON or the
-repository's .venv-ref (python3 -m venv .venv-ref; .venv-ref/bin/pip install torch==2.13.0, the CPU wheel on local
-disk), through scripts/reference/bert_layer_gradients_reference.py. The test skips when neither has torch.
+repository's .venv-ref (`make reference`, which `make test` runs), through
+scripts/reference/bert_layer_gradients_reference.py. The test skips when neither has torch.
 """
 import json
 import os

@@ -1,7 +1,7 @@
 """The "minilm" encoder against sentence-transformers on torch's CPU build, on the installed all-MiniLM-L6-v2.
 
 torch is not a dependency of relmem: the reference runs in another interpreter, $RELMEM_REFERENCE_PYTHON or the
-repository's .venv-ref (pip install torch sentence-transformers), through scripts/reference/
+repository's .venv-ref (`make reference`, which `make test` runs), through scripts/reference/
 sentence_encoder_reference.py. The test skips when that interpreter or the installed model is absent.
 """
 import json
