@@ -1,48 +1,20 @@
 // The fine-tunable BERT top against central finite differences in double precision on tiny random sizes: GELU, one
 // and two post-norm layers with mean pooling and L2 normalization, and the card-cosine head's pair loss.
 #include <gtest/gtest.h>
-#include <omp.h>
 
 #include <cmath>
 #include <functional>
 #include <random>
 
+#include "test_gradient_check.hpp"
 #include "relmem/encoders/finetuning/bert_top.hpp"
 #include "relmem/memories/training/card_relevance_training.hpp"
 
 using namespace relmem;
 using backprop::Matrix;
+using namespace relmem_test;
 
 namespace {
-
-using MatrixD = Matrix<double>;
-
-MatrixD random_matrix(int rows, int cols, std::mt19937_64& rng, double scale = 1.0) {
-  std::normal_distribution<double> normal(0.0, scale);
-  MatrixD m(rows, cols);
-  for (int64_t i = 0; i < m.size(); ++i) m.data()[i] = normal(rng);
-  return m;
-}
-
-// Checks d(loss)/d(values[i]) for every i against central differences; `loss` reads the values.
-void expect_gradient(const std::function<double()>& loss, double* values, int64_t count, const double* analytic,
-                     const std::string& what) {
-  omp_set_num_threads(1);  // tiny sizes: thread start-up would dominate the thousands of loss evaluations
-  constexpr double kStep = 1e-6;
-  int nonzero = 0;
-  for (int64_t i = 0; i < count; ++i) {
-    const double original = values[i];
-    values[i] = original + kStep;
-    const double plus = loss();
-    values[i] = original - kStep;
-    const double minus = loss();
-    values[i] = original;
-    const double numeric = (plus - minus) / (2 * kStep);
-    EXPECT_NEAR(analytic[i], numeric, 1e-6 + 1e-5 * std::fabs(numeric)) << what << " entry " << i;
-    nonzero += std::fabs(analytic[i]) > 1e-9 ? 1 : 0;
-  }
-  EXPECT_GT(nonzero, count / 2) << what << ": the check is vacuous";
-}
 
 // Ragged sentences of 3, 1, 5 and 2 tokens.
 const std::vector<int> kOffsets = {0, 3, 4, 9, 11};
@@ -79,12 +51,12 @@ void check_top(int layers) {
   const MatrixD weights = random_matrix(static_cast<int>(kOffsets.size()) - 1, shape.width, rng);
   auto loss = [&]() {
     BertTopCache<double> cache;
-    return bert_top_forward<double>(shape, parameters.data(), tokens, kOffsets, cache).cwiseProduct(weights).sum();
+    return top_forward<double>(shape, parameters.data(), tokens, kOffsets, cache).cwiseProduct(weights).sum();
   };
   BertTopCache<double> cache;
-  bert_top_forward<double>(shape, parameters.data(), tokens, kOffsets, cache);
+  top_forward<double>(shape, parameters.data(), tokens, kOffsets, cache);
   std::vector<double> d_parameters(parameters.size(), 0.0);
-  const MatrixD d_tokens = bert_top_backward<double>(shape, parameters.data(), cache, weights, d_parameters.data());
+  const MatrixD d_tokens = top_backward<double>(shape, parameters.data(), cache, weights, d_parameters.data());
   expect_gradient(loss, parameters.data(), static_cast<int64_t>(parameters.size()), d_parameters.data(), "parameters");
   expect_gradient(loss, tokens.data(), tokens.size(), d_tokens.data(), "tokens");
 }
@@ -166,9 +138,9 @@ TEST(BertTop, FloatPassesAgreeWithDouble) {
   const MatrixD tokens = random_matrix(kOffsets.back(), shape.width, rng);
   const MatrixD weights = random_matrix(static_cast<int>(kOffsets.size()) - 1, shape.width, rng);
   BertTopCache<double> cache;
-  const MatrixD vectors = bert_top_forward<double>(shape, parameters.data(), tokens, kOffsets, cache);
+  const MatrixD vectors = top_forward<double>(shape, parameters.data(), tokens, kOffsets, cache);
   std::vector<double> expected(parameters.size(), 0.0);
-  bert_top_backward<double>(shape, parameters.data(), cache, weights, expected.data());
+  top_backward<double>(shape, parameters.data(), cache, weights, expected.data());
 
   BertTop top(shape, std::vector<float>(parameters.begin(), parameters.end()));
   TokenStates states;

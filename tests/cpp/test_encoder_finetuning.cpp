@@ -83,7 +83,7 @@ TEST_F(EncoderFinetuning, TopWithTheEncodersWeightsReproducesIt) {
   const RowMatrix expected = encoder_->encode(texts);
   for (int layers : {1, 2}) {
     const UseLiteTop top = encoder_->top(layers);
-    EXPECT_EQ(top.layers(), layers);
+    EXPECT_EQ(top.shape().layer_count(), layers);
     EXPECT_LT(max_difference(encoder_->encode_with_top(texts, top), expected), 2e-5) << layers << " layers";
   }
   EXPECT_THROW(encoder_->top(3), Error);

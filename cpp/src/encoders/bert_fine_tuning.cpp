@@ -2,8 +2,6 @@
 // fine-tuned model directory.
 #include <omp.h>
 
-#include <algorithm>
-#include <exception>
 #include <filesystem>
 #include <map>
 
@@ -127,36 +125,13 @@ TokenStates BertEncoder::token_states(const std::vector<std::string>& texts, int
   std::vector<std::vector<int32_t>> ids(texts.size());
 #pragma omp parallel for schedule(dynamic, 16) if (!omp_in_parallel() && count > 64)
   for (int i = 0; i < count; ++i) ids[static_cast<size_t>(i)] = tokenizer_.encode(texts[static_cast<size_t>(i)]);
-  TokenStates states;
-  for (const auto& sequence : ids) states.offsets.push_back(states.offsets.back() + static_cast<int>(sequence.size()));
-  states.rows.resize(states.offsets.back(), hidden_size_);
-
-  std::vector<std::pair<int, int>> runs;  // consecutive texts of about kMaxRunTokens tokens
-  for (int begin = 0; begin < count;) {
-    int end = begin + 1;
-    while (end < count && states.offsets[end + 1] - states.offsets[begin] <= kMaxRunTokens) ++end;
-    runs.emplace_back(begin, end);
-    begin = end;
-  }
-  std::exception_ptr failure;
-#pragma omp parallel for schedule(dynamic, 1) if (!omp_in_parallel() && runs.size() > 1)
-  for (std::size_t run = 0; run < runs.size(); ++run) {
-    try {
-      std::vector<const std::vector<int32_t>*> batch;
-      std::vector<Eigen::Index> offsets{0};
-      for (int i = runs[run].first; i < runs[run].second; ++i) {
-        batch.push_back(&ids[static_cast<size_t>(i)]);
-        offsets.push_back(offsets.back() + static_cast<Eigen::Index>(ids[static_cast<size_t>(i)].size()));
-      }
-      states.rows.middleRows(states.offsets[runs[run].first], offsets.back()) =
-          model_->forward(batch, offsets, layers() - top_layers);
-    } catch (...) {
-#pragma omp critical
-      failure = std::current_exception();
-    }
-  }
-  if (failure) std::rethrow_exception(failure);
-  return states;
+  const int hidden = hidden_size_, frozen_layers = layers() - top_layers;
+  return stack_token_states(ids, hidden, kMaxRunTokens, [&](const std::vector<const std::vector<int32_t>*>& batch,
+                                                            float* rows) {
+    std::vector<Eigen::Index> offsets{0};
+    for (const auto* sequence : batch) offsets.push_back(offsets.back() + static_cast<Eigen::Index>(sequence->size()));
+    Eigen::Map<RowMatrix>(rows, offsets.back(), hidden) = model_->forward(batch, offsets, frozen_layers);
+  });
 }
 
 void BertEncoder::save_with_top(const BertTop& top, const std::string& out_dir) const {

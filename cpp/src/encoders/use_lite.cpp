@@ -161,38 +161,15 @@ TokenStates UseLiteEncoder::token_states(const std::vector<std::string>& texts, 
   std::vector<std::vector<int32_t>> ids(count);
 #pragma omp parallel for schedule(dynamic, 16) if (!omp_in_parallel() && count > 64)
   for (int i = 0; i < count; ++i) ids[i] = tokenize(texts[i]);
-  TokenStates states;
-  for (int i = 0; i < count; ++i) states.offsets.push_back(states.offsets.back() + static_cast<int>(ids[i].size()));
-  states.rows.resize(states.offsets.back(), shape.input_width());
-
-  // Consecutive runs of about kMaxBatchTokens tokens, written in place.
-  std::vector<std::pair<int, int>> runs;
-  for (int begin = 0; begin < count;) {
-    int end = begin + 1;
-    while (end < count && states.offsets[end + 1] - states.offsets[begin] <= kMaxBatchTokens) ++end;
-    runs.emplace_back(begin, end);
-    begin = end;
-  }
-  std::exception_ptr failure;
-#pragma omp parallel for schedule(dynamic, 1) if (!omp_in_parallel() && runs.size() > 1)
-  for (std::size_t run = 0; run < runs.size(); ++run) {
-    try {
-      std::vector<const std::vector<int32_t>*> sentences;
-      for (int i = runs[run].first; i < runs[run].second; ++i) sentences.push_back(&ids[i]);
-      model_->token_states(sentences, layers,
-                           states.rows.data() + static_cast<int64_t>(states.offsets[runs[run].first]) * states.rows.cols());
-    } catch (...) {
-#pragma omp critical
-      failure = std::current_exception();
-    }
-  }
-  if (failure) std::rethrow_exception(failure);
-  return states;
+  return stack_token_states(ids, shape.input_width(), kMaxBatchTokens,
+                            [&](const std::vector<const std::vector<int32_t>*>& texts, float* rows) {
+                              model_->token_states(texts, layers, rows);
+                            });
 }
 
 void UseLiteEncoder::check_top(const UseLiteTop& top) const {
   if (top.empty()) throw Error("the fine-tuned encoder top has no layers");
-  if (top.layers() > 2 || !(top.shape() == model_->top_shape(top.layers()))) {
+  if (top.shape().layer_count() > 2 || !(top.shape() == model_->top_shape(top.shape().layer_count()))) {
     throw Error("the fine-tuned encoder layers do not match the USE-lite model in " + model_dir_ +
                 " (different layer sizes or constants)");
   }
@@ -200,7 +177,7 @@ void UseLiteEncoder::check_top(const UseLiteTop& top) const {
 
 RowMatrix UseLiteEncoder::encode_with_top(const std::vector<std::string>& texts, const UseLiteTop& top) const {
   check_top(top);
-  return top.encode(token_states(texts, top.layers()));
+  return top.encode(token_states(texts, top.shape().layer_count()));
 }
 
 }  // namespace relmem

@@ -1,18 +1,13 @@
 #include "relmem/encoders/finetuning/bert_top.hpp"
 
-#include <omp.h>
-
-#include <algorithm>
 #include <cmath>
-#include <exception>
+
+#include "top_passes.hpp"
 
 namespace relmem {
 namespace {
 
 using backprop::Matrix;
-
-// Sentences per chunk of BertTop::encode: bounds the activations held at once.
-constexpr int kEncodeChunk = 64;
 
 // Pointers into one layer of the flat parameters (or of a gradient with the same layout).
 template <typename P>
@@ -24,26 +19,21 @@ struct LayerTensors {
 template <typename P>
 LayerTensors<P> layer_tensors(const BertTopShape& shape, P base) {
   const int64_t width = shape.width, hidden = shape.hidden;
-  P next = base;
-  auto take = [&next](int64_t count) {
-    P at = next;
-    next += count;
-    return at;
-  };
+  FlatTensors<P> tensors(base);
   LayerTensors<P> t;
-  t.qkv = take(width * 3 * width);
-  t.qkv_bias = take(3 * width);
-  t.output = take(width * width);
-  t.output_bias = take(width);
-  t.attention_norm_scale = take(width);
-  t.attention_norm_bias = take(width);
-  t.intermediate = take(width * hidden);
-  t.intermediate_bias = take(hidden);
-  t.ffn_out = take(hidden * width);
-  t.ffn_out_bias = take(width);
-  t.output_norm_scale = take(width);
-  t.output_norm_bias = take(width);
-  t.end = next;
+  t.qkv = tensors.take(width * 3 * width);
+  t.qkv_bias = tensors.take(3 * width);
+  t.output = tensors.take(width * width);
+  t.output_bias = tensors.take(width);
+  t.attention_norm_scale = tensors.take(width);
+  t.attention_norm_bias = tensors.take(width);
+  t.intermediate = tensors.take(width * hidden);
+  t.intermediate_bias = tensors.take(hidden);
+  t.ffn_out = tensors.take(hidden * width);
+  t.ffn_out_bias = tensors.take(width);
+  t.output_norm_scale = tensors.take(width);
+  t.output_norm_bias = tensors.take(width);
+  t.end = tensors.end();
   return t;
 }
 
@@ -135,7 +125,7 @@ std::vector<BertLayerTensor> bert_layer_tensors(const BertTopShape& shape) {
 }
 
 template <typename S>
-Matrix<S> bert_top_forward(const BertTopShape& shape, const S* parameters, const Matrix<S>& tokens,
+Matrix<S> top_forward(const BertTopShape& shape, const S* parameters, const Matrix<S>& tokens,
                            const std::vector<int>& offsets, BertTopCache<S>& cache) {
   cache.offsets = offsets;
   cache.layers.resize(static_cast<size_t>(shape.layers));
@@ -151,7 +141,7 @@ Matrix<S> bert_top_forward(const BertTopShape& shape, const S* parameters, const
 }
 
 template <typename S>
-Matrix<S> bert_top_backward(const BertTopShape& shape, const S* parameters, const BertTopCache<S>& cache,
+Matrix<S> top_backward(const BertTopShape& shape, const S* parameters, const BertTopCache<S>& cache,
                             const Matrix<S>& d_vectors, S* d_parameters) {
   const Matrix<S> d_pooled =
       backprop::l2_normalize_backward<S>(cache.pooled, static_cast<S>(shape.l2_epsilon), d_vectors);
@@ -165,68 +155,7 @@ Matrix<S> bert_top_backward(const BertTopShape& shape, const S* parameters, cons
   return d_x;
 }
 
-template Matrix<float> bert_top_forward<float>(const BertTopShape&, const float*, const Matrix<float>&,
-                                               const std::vector<int>&, BertTopCache<float>&);
-template Matrix<double> bert_top_forward<double>(const BertTopShape&, const double*, const Matrix<double>&,
-                                                 const std::vector<int>&, BertTopCache<double>&);
-template Matrix<float> bert_top_backward<float>(const BertTopShape&, const float*, const BertTopCache<float>&,
-                                                const Matrix<float>&, float*);
-template Matrix<double> bert_top_backward<double>(const BertTopShape&, const double*, const BertTopCache<double>&,
-                                                  const Matrix<double>&, double*);
-
-BertTop::BertTop(BertTopShape shape, std::vector<float> parameters)
-    : shape_(std::move(shape)), parameters_(std::move(parameters)) {
-  shape_.validate();
-  if (static_cast<int64_t>(parameters_.size()) != shape_.parameter_count()) {
-    throw Error("BERT top: " + std::to_string(parameters_.size()) + " parameters where its shape needs " +
-                std::to_string(shape_.parameter_count()));
-  }
-}
-
-void BertTop::check(const TokenStates& states) const {
-  if (empty()) throw Error("BERT top has no layers");
-  if (states.rows.cols() != shape_.width) {
-    throw Error("BERT top takes " + std::to_string(shape_.width) + "-wide token states, got " +
-                std::to_string(states.rows.cols()));
-  }
-  states.check();
-}
-
-RowMatrix BertTop::forward(const TokenStates& states, BertTopCache<float>& cache) const {
-  check(states);
-  return bert_top_forward<float>(shape_, parameters_.data(), states.rows, states.offsets, cache);
-}
-
-void BertTop::backward(const BertTopCache<float>& cache, const RowMatrix& d_vectors, std::vector<float>& gradient) const {
-  if (gradient.size() != parameters_.size()) throw Error("BERT top: gradient buffer has the wrong size");
-  if (d_vectors.rows() != cache.pooled.rows() || d_vectors.cols() != shape_.width) {
-    throw Error("BERT top: the vectors' gradient does not match the forward pass");
-  }
-  bert_top_backward<float>(shape_, parameters_.data(), cache, d_vectors, gradient.data());
-}
-
-RowMatrix BertTop::encode(const TokenStates& states) const {
-  check(states);
-  const int sentences = states.sentences();
-  RowMatrix out(sentences, shape_.width);
-  const int chunks = (sentences + kEncodeChunk - 1) / kEncodeChunk;
-  std::exception_ptr failure;
-#pragma omp parallel for schedule(dynamic, 1) if (!omp_in_parallel() && chunks > 1)
-  for (int chunk = 0; chunk < chunks; ++chunk) {
-    try {
-      const int begin = chunk * kEncodeChunk, end = std::min(sentences, begin + kEncodeChunk);
-      std::vector<int> offsets;
-      for (int s = begin; s <= end; ++s) offsets.push_back(states.offsets[s] - states.offsets[begin]);
-      const RowMatrix rows = states.rows.middleRows(states.offsets[begin], offsets.back());
-      BertTopCache<float> cache;
-      out.middleRows(begin, end - begin) = bert_top_forward<float>(shape_, parameters_.data(), rows, offsets, cache);
-    } catch (...) {
-#pragma omp critical
-      failure = std::current_exception();
-    }
-  }
-  if (failure) std::rethrow_exception(failure);
-  return out;
-}
+RELMEM_INSTANTIATE_TOP_PASSES(BertTopShape, float)
+RELMEM_INSTANTIATE_TOP_PASSES(BertTopShape, double)
 
 }  // namespace relmem

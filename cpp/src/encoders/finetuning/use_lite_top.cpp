@@ -1,19 +1,14 @@
 #include "relmem/encoders/finetuning/use_lite_top.hpp"
 
-#include <omp.h>
-
-#include <algorithm>
 #include <cmath>
-#include <exception>
 #include <string>
+
+#include "top_passes.hpp"
 
 namespace relmem {
 namespace {
 
 using backprop::Matrix;
-
-// Sentences per chunk of UseLiteTop::encode: bounds the activations held at once.
-constexpr int kEncodeChunk = 64;
 
 // Pointers into the flat parameters (or a gradient with the same layout) for one layer.
 template <typename P>
@@ -26,28 +21,23 @@ template <typename P>
 LayerTensors<P> layer_tensors(const TransformerLayerShape& layer, P base) {
   const int64_t in = layer.input_width, width = layer.width, qkv = 3LL * layer.heads * layer.head_width;
   const int64_t hidden = layer.hidden;
-  P next = base;
-  auto take = [&next](int64_t count) {
-    P at = next;
-    next += count;
-    return at;
-  };
+  FlatTensors<P> tensors(base);
   LayerTensors<P> t;
-  t.norm_scale = take(in);
-  t.norm_bias = take(in);
-  t.qkv = take(in * qkv);
-  t.qkv_bias = take(qkv);
-  t.output = take(qkv / 3 * width);
-  t.output_bias = take(width);
-  t.residual = in != width ? take(in * width) : nullptr;
-  t.residual_bias = in != width ? take(width) : nullptr;
-  t.ffn_norm_scale = take(width);
-  t.ffn_norm_bias = take(width);
-  t.ffn_in = take(width * hidden);
-  t.ffn_in_bias = take(hidden);
-  t.ffn_out = take(hidden * width);
-  t.ffn_out_bias = take(width);
-  t.end = next;
+  t.norm_scale = tensors.take(in);
+  t.norm_bias = tensors.take(in);
+  t.qkv = tensors.take(in * qkv);
+  t.qkv_bias = tensors.take(qkv);
+  t.output = tensors.take(qkv / 3 * width);
+  t.output_bias = tensors.take(width);
+  t.residual = in != width ? tensors.take(in * width) : nullptr;
+  t.residual_bias = in != width ? tensors.take(width) : nullptr;
+  t.ffn_norm_scale = tensors.take(width);
+  t.ffn_norm_bias = tensors.take(width);
+  t.ffn_in = tensors.take(width * hidden);
+  t.ffn_in_bias = tensors.take(hidden);
+  t.ffn_out = tensors.take(hidden * width);
+  t.ffn_out_bias = tensors.take(width);
+  t.end = tensors.end();
   return t;
 }
 
@@ -184,75 +174,7 @@ Matrix<S> top_backward(const UseLiteTopShape& shape, const S* parameters, const 
   return d_x;
 }
 
-template Matrix<float> top_forward<float>(const UseLiteTopShape&, const float*, const Matrix<float>&,
-                                          const std::vector<int>&, TopCache<float>&);
-template Matrix<double> top_forward<double>(const UseLiteTopShape&, const double*, const Matrix<double>&,
-                                            const std::vector<int>&, TopCache<double>&);
-template Matrix<float> top_backward<float>(const UseLiteTopShape&, const float*, const TopCache<float>&,
-                                           const Matrix<float>&, float*);
-template Matrix<double> top_backward<double>(const UseLiteTopShape&, const double*, const TopCache<double>&,
-                                             const Matrix<double>&, double*);
-
-UseLiteTop::UseLiteTop(UseLiteTopShape shape, std::vector<float> parameters)
-    : shape_(std::move(shape)), parameters_(std::move(parameters)) {
-  shape_.validate();
-  if (static_cast<int64_t>(parameters_.size()) != shape_.parameter_count()) {
-    throw Error("encoder top: " + std::to_string(parameters_.size()) + " parameters where its shape needs " +
-                std::to_string(shape_.parameter_count()));
-  }
-}
-
-void UseLiteTop::check(const TokenStates& states) const {
-  if (empty()) throw Error("encoder top has no layers");
-  if (states.rows.cols() != shape_.input_width()) {
-    throw Error("encoder top takes " + std::to_string(shape_.input_width()) + "-wide token states, got " +
-                std::to_string(states.rows.cols()));
-  }
-  states.check();
-}
-
-RowMatrix UseLiteTop::forward(const TokenStates& states, TopCache<float>& cache) const {
-  check(states);
-  return top_forward<float>(shape_, parameters_.data(), states.rows, states.offsets, cache);
-}
-
-void UseLiteTop::backward(const TopCache<float>& cache, const RowMatrix& d_vectors, std::vector<float>& gradient) const {
-  if (gradient.size() != parameters_.size()) throw Error("encoder top: gradient buffer has the wrong size");
-  if (d_vectors.rows() != cache.pooled.rows() || d_vectors.cols() != shape_.output_width) {
-    throw Error("encoder top: the vectors' gradient does not match the forward pass");
-  }
-  top_backward<float>(shape_, parameters_.data(), cache, d_vectors, gradient.data());
-}
-
-RowMatrix UseLiteTop::encode(const TokenStates& states) const {
-  check(states);
-  const int sentences = states.sentences();
-  RowMatrix out(sentences, shape_.output_width);
-  const int chunks = (sentences + kEncodeChunk - 1) / kEncodeChunk;
-  auto run = [&](int chunk) {
-    const int begin = chunk * kEncodeChunk, end = std::min(sentences, begin + kEncodeChunk);
-    std::vector<int> offsets;
-    for (int s = begin; s <= end; ++s) offsets.push_back(states.offsets[s] - states.offsets[begin]);
-    const RowMatrix rows = states.rows.middleRows(states.offsets[begin], offsets.back());
-    TopCache<float> cache;
-    out.middleRows(begin, end - begin) = top_forward<float>(shape_, parameters_.data(), rows, offsets, cache);
-  };
-  if (chunks <= 1) {
-    if (chunks == 1) run(0);
-    return out;
-  }
-  std::exception_ptr failure;
-#pragma omp parallel for schedule(dynamic, 1) if (!omp_in_parallel())
-  for (int chunk = 0; chunk < chunks; ++chunk) {
-    try {
-      run(chunk);
-    } catch (...) {
-#pragma omp critical
-      failure = std::current_exception();
-    }
-  }
-  if (failure) std::rethrow_exception(failure);
-  return out;
-}
+RELMEM_INSTANTIATE_TOP_PASSES(UseLiteTopShape, float)
+RELMEM_INSTANTIATE_TOP_PASSES(UseLiteTopShape, double)
 
 }  // namespace relmem

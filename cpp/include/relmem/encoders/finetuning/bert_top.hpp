@@ -8,10 +8,13 @@
 #include <vector>
 
 #include "relmem/common.hpp"
-#include "relmem/encoders/finetuning/token_states.hpp"
+#include "relmem/encoders/finetuning/trainable_top.hpp"
 #include "relmem/encoders/finetuning/transformer_backprop.hpp"
 
 namespace relmem {
+
+template <typename S>
+struct BertTopCache;
 
 // Every layer is BERT's post-norm layer with GELU:
 //   h1 = LN1(x + Attention(x W_qkv + b_qkv) W_o + b_o),   out = LN2(h1 + gelu(h1 W_1 + b_1) W_2 + b_2)
@@ -23,6 +26,12 @@ struct BertTopShape {
   float norm_epsilon = 1e-12f;
   float l2_epsilon = 1e-24f;  // the sentence vector is y / sqrt(max(|y|^2, l2_epsilon))
 
+  static constexpr const char* kName = "BERT top";
+  template <typename S>
+  using Cache = BertTopCache<S>;
+  bool empty() const { return layers == 0; }
+  int token_width() const { return width; }
+  int vector_width() const { return width; }
   int head_width() const { return heads > 0 ? width / heads : 0; }
   int64_t layer_parameter_count() const;
   int64_t parameter_count() const { return layers * layer_parameter_count(); }
@@ -53,34 +62,13 @@ struct BertTopCache {
 };
 
 template <typename S>
-backprop::Matrix<S> bert_top_forward(const BertTopShape& shape, const S* parameters, const backprop::Matrix<S>& tokens,
+backprop::Matrix<S> top_forward(const BertTopShape& shape, const S* parameters, const backprop::Matrix<S>& tokens,
                                      const std::vector<int>& offsets, BertTopCache<S>& cache);
 // Adds d(loss)/d(parameters) into d_parameters; returns d(loss)/d(tokens).
 template <typename S>
-backprop::Matrix<S> bert_top_backward(const BertTopShape& shape, const S* parameters, const BertTopCache<S>& cache,
+backprop::Matrix<S> top_backward(const BertTopShape& shape, const S* parameters, const BertTopCache<S>& cache,
                                       const backprop::Matrix<S>& d_vectors, S* d_parameters);
 
-class BertTop {
- public:
-  BertTop() = default;
-  BertTop(BertTopShape shape, std::vector<float> parameters);  // relmem::Error on a size mismatch
-
-  bool empty() const { return shape_.layers == 0; }
-  const BertTopShape& shape() const { return shape_; }
-  std::vector<float>& parameters() { return parameters_; }
-  const std::vector<float>& parameters() const { return parameters_; }
-
-  // L2-normalized sentence vectors (forward only), in chunks of sentences on all threads.
-  RowMatrix encode(const TokenStates& states) const;
-  // Forward keeping what backward needs; backward adds the parameter gradient into `gradient`.
-  RowMatrix forward(const TokenStates& states, BertTopCache<float>& cache) const;
-  void backward(const BertTopCache<float>& cache, const RowMatrix& d_vectors, std::vector<float>& gradient) const;
-
- private:
-  void check(const TokenStates& states) const;
-
-  BertTopShape shape_;
-  std::vector<float> parameters_;
-};
+using BertTop = TrainableTop<BertTopShape>;
 
 }  // namespace relmem

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "relmem/common.hpp"
-#include "relmem/encoders/finetuning/token_states.hpp"
+#include "relmem/encoders/finetuning/trainable_top.hpp"
 #include "relmem/encoders/finetuning/transformer_backprop.hpp"
 
 namespace relmem {
@@ -27,13 +27,23 @@ struct TransformerLayerShape {
   bool operator==(const TransformerLayerShape& other) const;
 };
 
+template <typename S>
+struct TopCache;
+
 struct UseLiteTopShape {
   std::vector<TransformerLayerShape> layers;  // bottom first
   int output_width = 0;                       // the tanh layer's
   float norm_epsilon = 0.0f;
   float l2_epsilon = 0.0f;
 
+  static constexpr const char* kName = "USE-lite top";
+  template <typename S>
+  using Cache = TopCache<S>;
+  bool empty() const { return layers.empty(); }
+  int layer_count() const { return static_cast<int>(layers.size()); }
   int input_width() const { return layers.empty() ? 0 : layers.front().input_width; }
+  int token_width() const { return input_width(); }
+  int vector_width() const { return output_width; }
   int64_t parameter_count() const;
   void validate() const;  // relmem::Error on sizes that do not chain
   bool operator==(const UseLiteTopShape& other) const;
@@ -63,28 +73,6 @@ template <typename S>
 backprop::Matrix<S> top_backward(const UseLiteTopShape& shape, const S* parameters, const TopCache<S>& cache,
                                  const backprop::Matrix<S>& d_vectors, S* d_parameters);
 
-class UseLiteTop {
- public:
-  UseLiteTop() = default;  // no layers: the encoder stays frozen
-  UseLiteTop(UseLiteTopShape shape, std::vector<float> parameters);  // relmem::Error on a size mismatch
-
-  bool empty() const { return shape_.layers.empty(); }
-  int layers() const { return static_cast<int>(shape_.layers.size()); }
-  const UseLiteTopShape& shape() const { return shape_; }
-  std::vector<float>& parameters() { return parameters_; }
-  const std::vector<float>& parameters() const { return parameters_; }
-
-  // L2-normalized sentence vectors (forward only), in chunks of sentences on all threads.
-  RowMatrix encode(const TokenStates& states) const;
-  // Forward keeping what backward needs; backward adds the parameter gradient into `gradient`.
-  RowMatrix forward(const TokenStates& states, TopCache<float>& cache) const;
-  void backward(const TopCache<float>& cache, const RowMatrix& d_vectors, std::vector<float>& gradient) const;
-
- private:
-  void check(const TokenStates& states) const;
-
-  UseLiteTopShape shape_;
-  std::vector<float> parameters_;
-};
+using UseLiteTop = TrainableTop<UseLiteTopShape>;
 
 }  // namespace relmem
