@@ -53,6 +53,28 @@ def test_question_answered_from_its_own_context_runs_no_sql(catalog, memories):
     assert_no_errors(state)
 
 
+def test_the_context_switch_can_see_only_the_selected_candidates(catalog, memories):
+    question = "Our shop sold 12, 7 and 9 bikes in the last three months. What was the average per month?"
+    rules = [Rule(stage="context_switch", reply="Reasoning: all numbers are given.\nAnswer: (NO)"),
+             Rule(stage="answer_directly", reply="Answer: 9.33 bikes per month")]
+    with FakeLLMServer(rules) as server:
+        _, state = ask(server, catalog, memories, question, config={"top_k": 1, "switch_view": "candidates"})
+        prompt = server.requests[0].prompt
+    assert [r["stage"] for r in state.trace] == ["select_databases", "context_switch", "answer_directly"]
+    shown = [db for db in catalog.databases if f"- {db}:" in prompt]
+    assert shown == [state.candidates[0].database]
+    assert state.answer == "9.33 bikes per month" and state.targets == []
+    with FakeLLMServer(rules) as server:
+        ask(server, catalog, memories, question)
+        prompt = server.requests[0].prompt
+    assert all(f"- {db}:" in prompt for db in catalog.databases)  # the collection's overview
+
+
+def test_an_unknown_switch_view_is_refused(catalog, memories):
+    with pytest.raises(relmem.Error, match="switch_view"):
+        PipelineConfig(switch_view="everything")
+
+
 def test_a_question_no_database_holds_is_answered_without_data(catalog, memories):
     question = "Passage: The Eiffel Tower stands in Paris. Question: In which city is the Eiffel Tower?"
     rules = [Rule(stage="context_switch", reply="Reasoning: it names a place.\nAnswer: (YES)"),

@@ -28,6 +28,8 @@ class PipelineConfig:
     hybrid_store: str = ""            # fill store of LLM-filled virtual columns ("": $RELMEM_HOME/hybrid_fills.sqlite)
     constrained: bool = True          # LLM replies decoded under their output contract's grammar, where the LLM
     #                                   enforces grammars (the local llama.cpp model); SQL names only shown tables
+    switch_view: str = "collection"   # the databases the context switch is shown: "collection" (the collection's
+    #                                   overview) or "candidates" (the selection memory's top K for the question)
     decompose: str = "rules"          # who splits a question into parts for selection: "rules" (the selection
     #                                   memory's sentence and clause rules) or "llm" (the decompose stage)
 
@@ -44,10 +46,13 @@ class PipelineConfig:
             raise Error(f"unknown decompose setting {self.decompose!r} (known: {', '.join(DECOMPOSERS)})")
         if self.candidates not in CANDIDATES:
             raise Error(f"unknown candidates setting {self.candidates!r} (known: {', '.join(CANDIDATES)})")
+        if self.switch_view not in SWITCH_VIEWS:
+            raise Error(f"unknown switch_view setting {self.switch_view!r} (known: {', '.join(SWITCH_VIEWS)})")
 
 
 DECOMPOSERS = ("rules", "llm")
 CANDIDATES = ("top_k", "selected")
+SWITCH_VIEWS = ("collection", "candidates")
 
 
 # Switch names: each stage belongs to one group; disabling a group removes its stages from Pipeline.default.

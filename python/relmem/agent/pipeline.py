@@ -59,10 +59,15 @@ class Pipeline:
                 stages.append(LinkQuestionValues(values, config))
             stages.append(DescribeWithoutLLM())
             return cls(stages)
-        stages = [Rephrase(llm, config), ContextSwitch(llm, catalog, config, descriptions), AnswerDirectly(llm, config)]
+        stages = [Rephrase(llm, config)]
+        switch = [ContextSwitch(llm, catalog, config, descriptions), AnswerDirectly(llm, config)]
+        if config.switch_view == "collection":
+            stages += switch
         if config.decompose == "llm":
             stages.append(DecomposeQuestion(llm, config))
         stages.append(SelectDatabases(selection, config))
+        if config.switch_view == "candidates":
+            stages += switch
         if examples is not None and len(examples):
             stages.append(RetrieveExamples(examples, config))
         builder = ContextBuilder(catalog, selection, values=values if use_values else None, rows=rows,

@@ -16,10 +16,11 @@ def database_schema(state, catalog, database, descriptions=None):
     return built.text if built is not None else schema_text(catalog, database, (descriptions or {}).get(database, ""))
 
 
-def overview_text(catalog, descriptions=None, max_databases=30, max_names_chars=2000):
+def overview_text(catalog, descriptions=None, max_databases=30, max_names_chars=2000, databases=None):
     """The subjects of the collection for the context switch: one line per database (its description, else its
-    tables and columns), up to `max_databases`; the names of any others follow on one line, cut to a length."""
-    databases = catalog.databases
+    tables and columns), up to `max_databases`; the names of any others follow on one line, cut to a length.
+    `databases`: those to show (default: every database of the catalog)."""
+    databases = catalog.databases if databases is None else list(databases)
     lines = []
     for database in databases[:max_databases]:
         description = (descriptions or {}).get(database)

@@ -31,7 +31,9 @@ class Rephrase(LLMStage):
 
 
 class ContextSwitch(LLMStage):
-    """Asks whether the question needs the databases at all, or can be answered from its own context."""
+    """Asks whether the question needs the databases at all, or can be answered from its own context. The LLM sees
+    the collection's overview, or with config.switch_view == "candidates" only the databases selection proposed for
+    the question (the stage then runs after selection)."""
     name = "context_switch"
     group = "context_switch"
     reads = ("standalone_question",)
@@ -39,13 +41,18 @@ class ContextSwitch(LLMStage):
 
     def __init__(self, llm, catalog, config, descriptions=None):
         super().__init__(llm, catalog, config, descriptions)
-        self.overview = overview_text(catalog, descriptions)
+        self.sees_candidates = config.switch_view == "candidates"
+        if self.sees_candidates:
+            self.reads = ("standalone_question", "candidates")
+        self.overview = None if self.sees_candidates else overview_text(catalog, descriptions)
 
     def run(self, state):
         with state.trace.step(self.name) as step:
+            overview = (overview_text(self.catalog, self.descriptions, databases=[c.database for c in state.candidates])
+                        if self.sees_candidates else self.overview)
             try:
                 state.needs_data = self.ask(step, "context_switch", parse_verdict, self.constraints("verdict"),
-                                            databases=self.overview,
+                                            databases=overview,
                                             question=state.standalone_question)
             except StageFailure as failure:
                 state.needs_data = True

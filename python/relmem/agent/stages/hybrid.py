@@ -75,6 +75,7 @@ class HybridAnswer(LLMStage):
     group = "hybrid"
     runs_when_stopped = True
     reads = ("standalone_question", "candidates", "targets")
+    optional_reads = ("needs_data",)
     writes = ("targets", "answer", "stopped")
 
     def __init__(self, llm, catalog, config, store=None, descriptions=None):
@@ -82,7 +83,9 @@ class HybridAnswer(LLMStage):
         self.store = store or default_store_path()
 
     def finding(self, state):
-        """Why the stored data falls short, or None when it does not."""
+        """Why the stored data falls short, or None when it does not (or the question needs no data)."""
+        if state.needs_data is False:
+            return None
         if not state.targets:
             return "no candidate database stores the data this question needs" if state.candidates else None
         failed = [t for t in state.targets if t.result is not None and not t.ok and _MISSING.search(t.error or "")]
