@@ -15,7 +15,7 @@ import json
 import time
 from contextlib import contextmanager
 
-from ..parsers import ask_with_format
+from ..parsers import StageFailure, ask_with_format
 
 
 class Step:
@@ -23,6 +23,17 @@ class Step:
 
     def __init__(self, record):
         self.record = record
+        self.fallback = None
+
+    def on_failure(self, action=None, **decision):
+        """What the stage does when the LLM gives nothing usable (a StageFailure inside the step): the failure is
+        recorded, action(failure) runs when given, `decision` is recorded, and the rest of the step is skipped.
+        Without it, the failure propagates to the pipeline, which stops the question."""
+        def fallback(failure):
+            if action is not None:
+                action(failure)
+            self.decide(**decision)
+        self.fallback = fallback
 
     def ask(self, llm, messages, parser, **params):
         """ask_with_format() as this record's stage, with every attempt recorded here; raises StageFailure like it."""
@@ -56,6 +67,11 @@ class Trace:
         start = time.perf_counter()
         try:
             yield step
+        except StageFailure as failure:
+            record["error"] = str(failure)
+            if step.fallback is None:
+                raise
+            step.fallback(failure)
         except Exception as error:
             if record["error"] is None:
                 record["error"] = f"{type(error).__name__}: {error}"

@@ -1,5 +1,5 @@
 """Stages about the question itself: rephrasing follow-ups, the context switch, and direct answers."""
-from ...parsers import StageFailure, parse_answer, parse_rephrase, parse_verdict
+from ...parsers import parse_answer, parse_rephrase, parse_verdict
 from ..conversation import conversation_text
 from ..schemas import overview_text
 from .base import LLMStage
@@ -20,13 +20,9 @@ class Rephrase(LLMStage):
         if not state.history:
             return
         with state.trace.step(self.name) as step:
-            try:
-                state.standalone_question = self.ask(step, "rephrase", parse_rephrase, self.constraints("rephrase"),
-                                                     context=conversation_text(state.history), question=state.question)
-            except StageFailure as failure:
-                step.decide(fallback="the question as asked")
-                step.fail(failure)
-                return
+            step.on_failure(fallback="the question as asked")
+            state.standalone_question = self.ask(step, "rephrase", parse_rephrase, self.constraints("rephrase"),
+                                                 context=conversation_text(state.history), question=state.question)
             step.decide(question=state.standalone_question)
 
 
@@ -50,15 +46,10 @@ class ContextSwitch(LLMStage):
         with state.trace.step(self.name) as step:
             overview = (overview_text(self.catalog, self.descriptions, databases=[c.database for c in state.candidates])
                         if self.sees_candidates else self.overview)
-            try:
-                state.needs_data = self.ask(step, "context_switch", parse_verdict, self.constraints("verdict"),
-                                            databases=overview,
-                                            question=state.standalone_question)
-            except StageFailure as failure:
-                state.needs_data = True
-                step.decide(needs_databases=True, fallback="the databases are consulted")
-                step.fail(failure)
-                return
+            state.needs_data = True
+            step.on_failure(needs_databases=True, fallback="the databases are consulted")
+            state.needs_data = self.ask(step, "context_switch", parse_verdict, self.constraints("verdict"),
+                                        databases=overview, question=state.standalone_question)
             step.decide(needs_databases=state.needs_data)
 
 
@@ -80,14 +71,10 @@ class AnswerDirectly(LLMStage):
         if not self.wanted(state):
             return
         with state.trace.step(self.name) as step:
-            try:
-                answer = self.ask(step, self.prompt, parse_answer, self.constraints("answer"),
-                                  conversation=conversation_text(state.history) or "(none)",
-                                  question=state.standalone_question)
-            except StageFailure as failure:
-                step.fail(failure)
-                state.stop(f"could not answer: {failure.reason}")
-                return
+            step.on_failure(lambda failure: state.stop(f"could not answer: {failure.reason}"))
+            answer = self.ask(step, self.prompt, parse_answer, self.constraints("answer"),
+                              conversation=conversation_text(state.history) or "(none)",
+                              question=state.standalone_question)
             step.decide(answer=answer)
             state.stop(answer)
 

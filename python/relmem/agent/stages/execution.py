@@ -1,5 +1,5 @@
 """Read-only execution of each target, and self-correction of the ones SQLite could not run."""
-from ...parsers import StageFailure, parse_sql
+from ...parsers import parse_sql
 from .base import LLMStage, Stage
 from .queries import execution, pending, reuse_note
 
@@ -52,14 +52,11 @@ class SelfCorrect(LLMStage):
     def repair(self, state, target, retry):
         """One repair and its execution; False when the LLM gave no usable query."""
         with state.trace.step(self.name, target) as step:
-            try:
-                repaired = self.ask(step, "self_correct", parse_sql, self.sql_constraints(state, target.database),
-                                    schema=self.schema(state, target.database),
-                                    question=state.standalone_question, sql=target.sql, error=target.result.error,
-                                    **self.dialect_fields(target.database))
-            except StageFailure as failure:
-                step.fail(failure)
-                return False
+            step.on_failure()
+            repaired = self.ask(step, "self_correct", parse_sql, self.sql_constraints(state, target.database),
+                                schema=self.schema(state, target.database),
+                                question=state.standalone_question, sql=target.sql, error=target.result.error,
+                                **self.dialect_fields(target.database))
             if repaired.strip() == target.sql.strip():  # the same query fails the same way: no retry helps
                 step.decide(retry=retry, sql=repaired)
                 step.fail("the repair repeats the query that failed")
@@ -70,3 +67,4 @@ class SelfCorrect(LLMStage):
             if target.refused:
                 step.fail(target.error)
             return True
+        return False  # the LLM gave no usable query

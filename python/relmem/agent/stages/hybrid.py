@@ -12,7 +12,7 @@ from ... import Error
 from ...encoders import relmem_home
 from ...hybrid import session as hybrid_session
 from ...contracts import OutputContract
-from ...parsers import FormatError, StageFailure
+from ...parsers import FormatError
 from ..schemas import schema_text
 from ..state import QueryTarget
 from .base import LLMStage
@@ -99,14 +99,11 @@ class HybridAnswer(LLMStage):
             return
         database = state.targets[0].database if state.targets else state.candidates[0].database
         with state.trace.step(self.name) as step:
-            try:
-                proposal = self.ask(step, "hybrid_propose", parse_proposal,
-                                    PROPOSAL.constraints() if self.config.constrained else {},
-                                    question=state.standalone_question, finding=finding,
-                                    schema=schema_text(self.catalog, database, self.descriptions.get(database, "")))
-            except StageFailure as failure:
-                step.fail(failure)
-                return
+            step.on_failure()
+            proposal = self.ask(step, "hybrid_propose", parse_proposal,
+                                PROPOSAL.constraints() if self.config.constrained else {},
+                                question=state.standalone_question, finding=finding,
+                                schema=schema_text(self.catalog, database, self.descriptions.get(database, "")))
             columns, sql = proposal["columns"], proposal.get("sql", "").strip()
             step.decide(database=database, finding=finding, proposed_columns=columns, sql=sql)
             if not columns or not sql:

@@ -2,7 +2,7 @@
 result; when they report problems the LLM refines the query, for up to N rounds."""
 from ... import Error
 from ... import sql as sqltools
-from ...parsers import StageFailure, parse_sql
+from ...parsers import parse_sql
 from .base import LLMStage
 from .queries import execution, pending, reuse_note, value_checks
 
@@ -82,16 +82,13 @@ class InspectAndRefine(LLMStage):
         """Asks the LLM for a refined query; True when it changed the query."""
         retriever, detector = feedback
         with state.trace.step(self.name, target) as step:
-            try:
-                refined = self.ask(step, "refine", parse_sql, self.sql_constraints(state, target.database),
-                                   schema=self.schema(state, target.database),
-                                   question=state.standalone_question, sql=target.sql, retriever_feedback=retriever,
-                                   detector_feedback=detector, **self.dialect_fields(target.database))
-            except StageFailure as failure:
-                step.fail(failure)
-                step.decide(kept=target.sql)
-                return False
+            step.on_failure(kept=target.sql)
+            refined = self.ask(step, "refine", parse_sql, self.sql_constraints(state, target.database),
+                               schema=self.schema(state, target.database),
+                               question=state.standalone_question, sql=target.sql, retriever_feedback=retriever,
+                               detector_feedback=detector, **self.dialect_fields(target.database))
             changed = refined != target.sql
             step.decide(sql=refined, changed=changed)
             target.revise(self.name, refined)
             return changed
+        return False  # the LLM gave no usable query

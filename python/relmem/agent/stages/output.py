@@ -1,6 +1,6 @@
 """The answer: the return-type decision, then the rows themselves or a text the LLM writes from them; and the
 answer given when no LLM is configured."""
-from ...parsers import RETURN_SQL_RESULT, RETURN_TEXT, StageFailure, parse_answer, parse_return_type
+from ...parsers import RETURN_SQL_RESULT, RETURN_TEXT, parse_answer, parse_return_type
 from ..tables import format_table
 from .base import LLMStage, Stage
 
@@ -35,15 +35,11 @@ class ReturnType(LLMStage):
         if not any(t.ok for t in state.targets):
             return
         with state.trace.step(self.name) as step:
-            try:
-                state.return_type = self.ask(step, "return_type", parse_return_type, self.constraints("return_type"),
-                                             question=state.standalone_question,
-                                             results=results_text(state, self.config.answer_rows))
-            except StageFailure as failure:
-                step.fail(failure)
-                state.return_type = RETURN_TEXT
-                step.decide(return_type=state.return_type, fallback=True)
-                return
+            state.return_type = RETURN_TEXT
+            step.on_failure(return_type=RETURN_TEXT, fallback=True)
+            state.return_type = self.ask(step, "return_type", parse_return_type, self.constraints("return_type"),
+                                         question=state.standalone_question,
+                                         results=results_text(state, self.config.answer_rows))
             step.decide(return_type=state.return_type)
 
 
@@ -68,16 +64,12 @@ class GenerateOutput(LLMStage):
                 step.decide(answer_from="sql_result")
                 state.stop(rows_answer(target.result.columns, target.result.rows, self.config.answer_rows))
                 return
-            try:
-                answer = self.ask(step, "generate_output", parse_answer, self.constraints("answer"),
-                                  question=state.standalone_question,
-                                  results=results_text(state, self.config.answer_rows))
-            except StageFailure as failure:
-                step.fail(failure)
-                step.decide(answer_from="results", fallback=True)
-                state.stop(f"could not write an answer ({failure.reason}); the query results are:\n"
-                           + results_text(state, self.config.answer_rows))
-                return
+            step.on_failure(lambda failure: state.stop(f"could not write an answer ({failure.reason}); the query "
+                                                       "results are:\n" + results_text(state, self.config.answer_rows)),
+                            answer_from="results", fallback=True)
+            answer = self.ask(step, "generate_output", parse_answer, self.constraints("answer"),
+                              question=state.standalone_question,
+                              results=results_text(state, self.config.answer_rows))
             step.decide(answer_from="llm", answer=answer)
             state.stop(answer)
 

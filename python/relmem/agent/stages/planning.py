@@ -4,7 +4,7 @@ import functools
 from ...contracts import CONTRACTS
 from ...engines.catalog import engine_of
 from ...engines.dialects import plan_prompt_fields
-from ...parsers import StageFailure, parse_plan
+from ...parsers import parse_plan
 from ...prompt_templates import render_prompt
 from ..conversation import conversation_text
 from ..schemas import schema_text, shown_columns
@@ -61,17 +61,13 @@ class Plan(LLMStage):
     def run(self, state):
         with state.trace.step(self.name) as step:
             known = [c.database for c in state.candidates]
-            try:
-                schemas = {db: shown_columns(state, self.catalog, db) for db in known}
-                targets = self.ask(step, self.messages(state), functools.partial(parse_plan, known_databases=known),
-                                   self.constraints("plan", schemas=schemas,
-                                                    dialects={db: engine_of(self.catalog, db) for db in known},
-                                                    may_decline=not self.config.keep_candidates),
-                                   self.reminder(known))
-            except StageFailure as failure:
-                step.fail(failure)
-                state.stop(f"could not answer: no usable plan ({failure.reason})")
-                return
+            step.on_failure(lambda failure: state.stop(f"could not answer: no usable plan ({failure.reason})"))
+            schemas = {db: shown_columns(state, self.catalog, db) for db in known}
+            targets = self.ask(step, self.messages(state), functools.partial(parse_plan, known_databases=known),
+                               self.constraints("plan", schemas=schemas,
+                                                dialects={db: engine_of(self.catalog, db) for db in known},
+                                                may_decline=not self.config.keep_candidates),
+                               self.reminder(known))
             state.targets = [QueryTarget(i, t.goal, t.database, t.sql, planned_sql=t.sql)
                              for i, t in enumerate(targets)]
             step.decide(targets=[{"goal": t.goal, "database": t.database, "sql": t.sql} for t in state.targets])

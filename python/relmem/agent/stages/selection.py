@@ -1,6 +1,6 @@
 """Database selection from the selection memory (with the question's parts as the LLM split it, when asked to), and
 the stored values question words point to."""
-from ...parsers import StageFailure, parse_parts
+from ...parsers import parse_parts
 from ..state import Candidate
 from .base import LLMStage, Stage
 
@@ -17,14 +17,10 @@ class DecomposeQuestion(LLMStage):
 
     def run(self, state):
         with state.trace.step(self.name) as step:
-            try:
-                state.question_parts = self.ask(step, "decompose", parse_parts, self.constraints("parts"),
-                                                question=state.standalone_question)
-            except StageFailure as failure:
-                state.question_parts = []
-                step.decide(fallback="the selection memory's own split")
-                step.fail(failure)
-                return
+            state.question_parts = []
+            step.on_failure(fallback="the selection memory's own split")
+            state.question_parts = self.ask(step, "decompose", parse_parts, self.constraints("parts"),
+                                            question=state.standalone_question)
             step.decide(parts=state.question_parts)
 
 

@@ -1,7 +1,7 @@
 """The value memory at work on each target's SQL: link its string literals to stored values, let the LLM correct
 them from those candidates, and post-process what is still not stored without an LLM."""
 from ... import Error
-from ...parsers import StageFailure, parse_sql
+from ...parsers import parse_sql
 from ... import sql as sqltools
 from .base import LLMStage, Stage
 from .queries import pending, reuse_note, value_checks
@@ -72,17 +72,12 @@ class CorrectValues(LLMStage):
             if not any(needs_correction(c) for c in target.value_checks):
                 continue
             with state.trace.step(self.name, target) as step:
-                try:
-                    corrected = self.ask(step, "correct_values", parse_sql,
-                                         self.sql_constraints(state, target.database),
-                                         schema=self.schema(state, target.database),
-                                         question=state.standalone_question, sql=target.sql,
-                                         candidates=candidates_text(target.value_checks),
-                                         **self.dialect_fields(target.database))
-                except StageFailure as failure:
-                    step.fail(failure)
-                    step.decide(kept=target.sql)
-                    continue
+                step.on_failure(kept=target.sql)
+                corrected = self.ask(step, "correct_values", parse_sql, self.sql_constraints(state, target.database),
+                                     schema=self.schema(state, target.database),
+                                     question=state.standalone_question, sql=target.sql,
+                                     candidates=candidates_text(target.value_checks),
+                                     **self.dialect_fields(target.database))
                 problem = literal_only_change(target.sql, corrected)
                 if problem:
                     step.decide(rejected=corrected, reason=problem, kept=target.sql)
