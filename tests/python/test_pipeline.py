@@ -70,9 +70,35 @@ def test_the_context_switch_can_see_only_the_selected_candidates(catalog, memori
     assert all(f"- {db}:" in prompt for db in catalog.databases)  # the collection's overview
 
 
-def test_an_unknown_switch_view_is_refused(catalog, memories):
+@pytest.mark.parametrize("bias, needs_data", [(-50.0, False), (50.0, True)])
+def test_the_selection_gate_decides_without_the_llm(catalog, memories, bias, needs_data):
+    question = "How many Italian restaurants are in Los Angeles?"
+    rules = [YES, Rule(stage="answer_directly", reply="Answer: none"),
+             Rule(stage="plan", reply="No relevant database"), Rule(stage="hybrid", reply='{"columns": [], "sql": ""}')]
+    config = {"context_switch": "selection", "switch_gate": (0.0, 0.0, bias)}
+    with FakeLLMServer(rules) as server:
+        _, state = ask(server, catalog, memories, question, config=config)
+    assert "context_switch" not in server.stages()
+    assert state.needs_data is needs_data
+    assert ("answer_directly" in server.stages()) is not needs_data
+    decision = records(state, "selection_switch")[0]["decision"]
+    assert decision["needs_databases"] is needs_data and decision["probability"] == (1.0 if needs_data else 0.0)
+    assert decision["best"] == memories.selection.select(question, 1)[0].database
+
+
+def test_the_selection_gate_weighs_the_best_score_and_its_lead():
+    from relmem.agent.stages.context import gate_probability
+    assert gate_probability(1.2, 0.2, (2.33, 27.58, -6.57)) > 0.5 > gate_probability(0.9, 0.05, (2.33, 27.58, -6.57))
+    assert gate_probability(0.0, 0.0, (0.0, 0.0, -1000.0)) == 0.0  # no overflow far out
+
+
+def test_an_unknown_switch_setting_is_refused(catalog, memories):
     with pytest.raises(relmem.Error, match="switch_view"):
         PipelineConfig(switch_view="everything")
+    with pytest.raises(relmem.Error, match="context_switch"):
+        PipelineConfig(context_switch="coin")
+    with pytest.raises(relmem.Error, match="switch_gate"):
+        PipelineConfig(switch_gate=(1.0, 2.0))
 
 
 def test_a_question_no_database_holds_is_answered_without_data(catalog, memories):

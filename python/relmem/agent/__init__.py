@@ -11,7 +11,7 @@ from .conversation import ConversationMemory
 from .memories import Memories
 from .pipeline import Pipeline
 from .stages.base import Stage
-from .stages.context import AnswerDirectly, AnswerWithoutData, ContextSwitch, Rephrase
+from .stages.context import AnswerDirectly, AnswerWithoutData, ContextSwitch, Rephrase, SelectionSwitch
 from .stages.execution import Execute, SelfCorrect
 from .stages.inspection import InspectAndRefine
 from .stages.output import DescribeWithoutLLM, GenerateOutput, ReturnType
@@ -26,5 +26,5 @@ __all__ = [
     "DescribeWithoutLLM",
     "Execute", "GenerateOutput", "InspectAndRefine", "LinkQuestionValues", "LinkValues", "Memories", "Pipeline",
     "LearnValues", "PipelineConfig", "Plan", "PostProcessValues", "QueryTarget", "Rephrase", "RetrieveExamples", "ReturnType",
-    "SWITCHES", "SelectDatabases", "SelfCorrect", "Stage", "State", "Trace", "Turn", "format_trace",
+    "SWITCHES", "SelectDatabases", "SelectionSwitch", "SelfCorrect", "Stage", "State", "Trace", "Turn", "format_trace",
 ]

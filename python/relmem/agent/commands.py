@@ -13,7 +13,7 @@ from ..engines import local_sources, open_catalog
 from ..examples import load_records
 from ..llm import add_llm_arguments, from_args
 from ..typed_json import json_default
-from .config import CANDIDATES, DECOMPOSERS, SWITCH_VIEWS, SWITCHES
+from .config import CANDIDATES, CONTEXT_SWITCHES, DECOMPOSERS, SWITCH_VIEWS, SWITCHES
 from .memories import Memories
 from .pipeline import Pipeline
 from .tables import format_table
@@ -52,9 +52,12 @@ def add_ask_arguments(parser):
                              "memory's calibrated set, at least the first (selected)")
     parser.add_argument("--keep-candidates", action="store_true",
                         help="the plan must use the candidates it is given (no \"No relevant database\")")
+    parser.add_argument("--context-switch", choices=CONTEXT_SWITCHES, default="llm",
+                        help="who decides whether the question needs the databases: the LLM (default) or the "
+                             "selection memory's scores (selection: no LLM call)")
     parser.add_argument("--switch-view", choices=SWITCH_VIEWS, default="collection",
-                        help="the databases the context switch is shown: the collection's overview (default) or the "
-                             "selection memory's top K for the question (candidates)")
+                        help="the databases the LLM context switch is shown: the collection's overview (default) or "
+                             "the selection memory's top K for the question (candidates)")
     parser.add_argument("--disable", action="append", default=[], choices=sorted(SWITCHES), metavar="SWITCH",
                         help="switch stages off (repeatable): " + ", ".join(sorted(SWITCHES)))
     parser.add_argument("--decompose", choices=DECOMPOSERS, default="rules",
@@ -136,7 +139,8 @@ def run_ask(args):
                                 descriptions=memories.descriptions,
                                 config={"top_k": args.top_k, "candidates": args.candidates,
                                         "keep_candidates": args.keep_candidates,
-                                        "switch_view": args.switch_view, "decompose": args.decompose},
+                                        "context_switch": args.context_switch, "switch_view": args.switch_view,
+                                        "decompose": args.decompose},
                                 disable=args.disable, rows=memories.rows)
     state = pipeline.ask(args.question)
     if args.json:

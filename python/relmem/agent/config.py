@@ -28,8 +28,14 @@ class PipelineConfig:
     hybrid_store: str = ""            # fill store of LLM-filled virtual columns ("": $RELMEM_HOME/hybrid_fills.sqlite)
     constrained: bool = True          # LLM replies decoded under their output contract's grammar, where the LLM
     #                                   enforces grammars (the local llama.cpp model); SQL names only shown tables
-    switch_view: str = "collection"   # the databases the context switch is shown: "collection" (the collection's
-    #                                   overview) or "candidates" (the selection memory's top K for the question)
+    context_switch: str = "llm"       # who decides whether a question needs the databases: "llm" (a prompt) or
+    #                                   "selection" (the gate below on the selection memory's scores, no LLM call)
+    switch_view: str = "collection"   # the databases the LLM context switch is shown: "collection" (the
+    #                                   collection's overview) or "candidates" (the selection memory's top K)
+    # The selection gate: needs data when sigmoid(w_s * s1 + w_m * (s1 - s10) + b) >= 0.5, s1 and s10 the scores of
+    # the best and the tenth database. Fitted for the default memory (USE-lite) on 1,000 train_spider.json questions
+    # against 1,000 zero_db questions outside docs/eval/llm/set.jsonl (scripts/fit_switch_gate.py; docs/llm.md).
+    switch_gate: tuple = (2.33, 27.58, -6.57)
     decompose: str = "rules"          # who splits a question into parts for selection: "rules" (the selection
     #                                   memory's sentence and clause rules) or "llm" (the decompose stage)
 
@@ -46,6 +52,12 @@ class PipelineConfig:
             raise Error(f"unknown decompose setting {self.decompose!r} (known: {', '.join(DECOMPOSERS)})")
         if self.candidates not in CANDIDATES:
             raise Error(f"unknown candidates setting {self.candidates!r} (known: {', '.join(CANDIDATES)})")
+        if self.context_switch not in CONTEXT_SWITCHES:
+            raise Error(f"unknown context_switch setting {self.context_switch!r} (known: "
+                        f"{', '.join(CONTEXT_SWITCHES)})")
+        if len(self.switch_gate) != 3:
+            raise Error(f"switch_gate takes 3 numbers (score weight, margin weight, bias), got {self.switch_gate!r}")
+        self.switch_gate = tuple(float(x) for x in self.switch_gate)
         if self.switch_view not in SWITCH_VIEWS:
             raise Error(f"unknown switch_view setting {self.switch_view!r} (known: {', '.join(SWITCH_VIEWS)})")
 
@@ -53,6 +65,7 @@ class PipelineConfig:
 DECOMPOSERS = ("rules", "llm")
 CANDIDATES = ("top_k", "selected")
 SWITCH_VIEWS = ("collection", "candidates")
+CONTEXT_SWITCHES = ("llm", "selection")
 
 
 # Switch names: each stage belongs to one group; disabling a group removes its stages from Pipeline.default.

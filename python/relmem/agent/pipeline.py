@@ -15,7 +15,7 @@ from dataclasses import fields
 from .config import PipelineConfig, check_switches
 from .conversation import ConversationMemory
 from .state import QueryTarget, State
-from .stages.context import AnswerDirectly, AnswerWithoutData, ContextSwitch, Rephrase
+from .stages.context import AnswerDirectly, AnswerWithoutData, ContextSwitch, Rephrase, SelectionSwitch
 from .stages.execution import Execute, SelfCorrect
 from .stages.hybrid import HybridAnswer
 from .stages.inspection import InspectAndRefine
@@ -60,13 +60,17 @@ class Pipeline:
             stages.append(DescribeWithoutLLM())
             return cls(stages)
         stages = [Rephrase(llm, config)]
-        switch = [ContextSwitch(llm, catalog, config, descriptions), AnswerDirectly(llm, config)]
-        if config.switch_view == "collection":
+        if config.context_switch == "selection":
+            switch = [SelectionSwitch(selection, config), AnswerDirectly(llm, config)]
+        else:
+            switch = [ContextSwitch(llm, catalog, config, descriptions), AnswerDirectly(llm, config)]
+        switch_first = config.context_switch == "selection" or config.switch_view == "collection"
+        if switch_first:
             stages += switch
         if config.decompose == "llm":
             stages.append(DecomposeQuestion(llm, config))
         stages.append(SelectDatabases(selection, config))
-        if config.switch_view == "candidates":
+        if not switch_first:
             stages += switch
         if examples is not None and len(examples):
             stages.append(RetrieveExamples(examples, config))

@@ -4,7 +4,7 @@
     relmem eval run --set SET.jsonl --dbs DIR [--memory MEMDIR] [--llm gold-simulator | LLM flags]
                     [--condition relmem|llm-only|gold-ddl|top20-ddl] [--free] [--kind K] [--per-kind N]
                     [--disable SWITCH] [--top-k K] [--candidates top_k|selected] [--keep-candidates]
-                    [--switch-view collection|candidates]
+                    [--context-switch llm|selection] [--switch-view collection|candidates]
                     [--all-schemas] [--concurrency N] [--resume OUT] --out OUT
     relmem eval judge OUT --out JUDGED.jsonl [LLM flags]
     relmem eval report OUT... [--judged JUDGED.jsonl ...] [--markdown] [--plots DIR]
@@ -16,7 +16,7 @@ import sys
 from .. import Error, llm as llms, outputs
 from ..engines import local_sources, open_catalog
 from ..agent import SWITCHES, Memories
-from ..agent.config import CANDIDATES, DECOMPOSERS, SWITCH_VIEWS
+from ..agent.config import CANDIDATES, CONTEXT_SWITCHES, DECOMPOSERS, SWITCH_VIEWS
 from .compose import build_set, parse_counts
 from .gold_simulator import NAME as SIMULATOR, GoldSimulator
 from .items import load_set, write_set
@@ -68,8 +68,11 @@ def register(commands):
     p.add_argument("--keep-candidates", action="store_true",
                    help="the plan must use the candidates it is given: no \"No relevant database\" (selection "
                         "without the LLM's refinement)")
+    p.add_argument("--context-switch", choices=CONTEXT_SWITCHES, default="llm",
+                   help="who decides whether a question needs the databases: the LLM (default) or the selection "
+                        "memory's scores (selection: no LLM call)")
     p.add_argument("--switch-view", choices=SWITCH_VIEWS, default="collection",
-                   help="the databases the context switch is shown: the collection's overview (default) or the "
+                   help="the databases the LLM context switch is shown: the collection's overview (default) or the "
                         "selection memory's top K for the question (candidates)")
     p.add_argument("--context", choices=("built", "full_ddl"), default="built",
                    help="the SQL prompts' schemas: built per question (default) or every table's DDL (ablation)")
@@ -129,6 +132,7 @@ def _label(args, model):
     changes += [f"top-k {args.top_k}"] if args.top_k != 5 else []
     changes += ["selected candidates"] if args.candidates == "selected" else []
     changes += ["candidates kept"] if args.keep_candidates else []
+    changes += ["switch by selection"] if args.context_switch == "selection" else []
     changes += ["switch sees candidates"] if args.switch_view == "candidates" else []
     changes += ["full DDL"] if args.context == "full_ddl" else []
     changes += ["LLM decomposition"] if args.decompose == "llm" else []
@@ -164,11 +168,12 @@ def run_run(args):
     model = _llm(args, items)
     pipeline = make_pipeline(catalog, memories, model, args.disable, args.top_k, args.all_schemas,
                              args.context, args.decompose, args.condition, items, not args.free, args.candidates,
-                             args.keep_candidates, args.switch_view)
+                             args.keep_candidates, args.context_switch, args.switch_view)
     run = {"label": _label(args, model), "llm": SIMULATOR if args.llm == SIMULATOR else llms.describe(model),
            "condition": args.condition, "constrained": not args.free,
            "disable": sorted(args.disable), "top_k": args.top_k, "candidates": args.candidates,
-           "keep_candidates": args.keep_candidates, "switch_view": args.switch_view,
+           "keep_candidates": args.keep_candidates, "context_switch": args.context_switch,
+           "switch_view": args.switch_view,
            "all_schemas": args.all_schemas,
            "context": args.context, "decompose": args.decompose, "set": args.set_path}
     summary = run_items(pipeline, items, args.out, run, args.concurrency, args.resume, args.full_trace,

@@ -1,8 +1,11 @@
-"""Stages about the question itself: rephrasing follow-ups, the context switch, and direct answers."""
+"""Stages about the question itself: rephrasing follow-ups, the context switch (by the LLM or by the selection
+memory's scores), and direct answers."""
+import math
+
 from ...parsers import parse_answer, parse_rephrase, parse_verdict
 from ..conversation import conversation_text
 from ..schemas import overview_text
-from .base import LLMStage
+from .base import LLMStage, Stage
 from .planning import NO_DATABASE_ANSWER
 
 
@@ -51,6 +54,44 @@ class ContextSwitch(LLMStage):
             state.needs_data = self.ask(step, "context_switch", parse_verdict, self.constraints("verdict"),
                                         databases=overview, question=state.standalone_question)
             step.decide(needs_databases=state.needs_data)
+
+
+class SelectionSwitch(Stage):
+    """The context switch without an LLM: the question needs the databases when the selection memory's best
+    database stands out, p = sigmoid(w_s * s1 + w_m * (s1 - s10) + b) >= 0.5 (config.switch_gate), s1 and s10 the
+    scores of its best and tenth database (the last, in a smaller collection). A question no database answers scores
+    low everywhere, and no database stands out."""
+    name = "selection_switch"
+    group = "context_switch"
+    reads = ("standalone_question",)
+    optional_reads = ("question_parts",)
+    writes = ("needs_data",)
+    DEPTH = 10
+
+    def __init__(self, selection, config):
+        self.selection = selection
+        self.config = config
+
+    def run(self, state):
+        with state.trace.step(self.name) as step:
+            if state.question_parts:
+                matches = self.selection.select_parts(state.question_parts, self.DEPTH)
+            else:
+                matches = self.selection.select(state.standalone_question, self.DEPTH)
+            if not matches:
+                state.needs_data = True  # the selection stage then says the collection is empty
+                return
+            best, last = float(matches[0].score), float(matches[-1].score)
+            probability = gate_probability(best, best - last, self.config.switch_gate)
+            state.needs_data = probability >= 0.5
+            step.decide(needs_databases=state.needs_data, probability=round(probability, 4),
+                        best=matches[0].database, score=round(best, 4), margin=round(best - last, 4))
+
+
+def gate_probability(score, margin, gate):
+    weight_score, weight_margin, bias = gate
+    z = weight_score * score + weight_margin * margin + bias
+    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
 
 
 class AnswerDirectly(LLMStage):

@@ -1,0 +1,76 @@
+"""Fits the selection gate of the context switch (PipelineConfig.switch_gate) for a memory.
+
+    python scripts/fit_switch_gate.py --memory MEMDIR --spider ../shared/data/spider --zero-db ../shared/data/zero_db \
+        --exclude docs/eval/llm/set.jsonl
+
+Questions that need a database: --count questions of train_spider.json (seeded). Questions that need none: --count
+questions of zero_db (SQuAD 2.0 passages and CommonsenseQA, written as `relmem eval build` writes them), without the
+ones any --exclude set holds. Each question's features are the score of its best database and that score's margin
+over the tenth; a logistic regression on them gives the gate (score weight, margin weight, bias). Prints JSON: the
+gate, and the share of each group it sends to the databases (p >= 0.5). Fits on training questions only: Spider dev
+is not read.
+"""
+import argparse
+import json
+import os
+import random
+
+import numpy as np
+
+from relmem.agent import Memories
+from relmem.agent.stages.context import SelectionSwitch
+from relmem.eval.compose import commonsense_items, squad_items
+
+
+def features(selection, questions):
+    rows = []
+    for question in questions:
+        matches = selection.select(question, SelectionSwitch.DEPTH)
+        rows.append((matches[0].score, matches[0].score - matches[-1].score))
+    return np.array(rows, dtype=np.float64)
+
+
+def fit_logistic(x, y, steps=100):
+    """Weights then bias of p = sigmoid(x w + b), by Newton's method on the mean log loss."""
+    xb = np.c_[x, np.ones(len(x))]
+    w = np.zeros(xb.shape[1])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-xb @ w))
+        hessian = (xb * (p * (1 - p))[:, None]).T @ xb + 1e-9 * np.eye(len(w))
+        w -= np.linalg.solve(hessian, xb.T @ (p - y))
+    return w
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memory", required=True, metavar="MEMDIR")
+    parser.add_argument("--spider", required=True)
+    parser.add_argument("--zero-db", required=True)
+    parser.add_argument("--exclude", action="append", default=[], metavar="SET.jsonl",
+                        help="evaluation sets whose zero-DB questions are left out of the fit")
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    selection = Memories.load(args.memory).selection
+    with open(os.path.join(args.spider, "train_spider.json")) as f:
+        train = [entry["question"] for entry in json.load(f)]
+    random.Random(args.seed).shuffle(train)
+    held_out = set()
+    for path in args.exclude:
+        with open(path) as f:
+            held_out |= {json.loads(line).get("source") for line in f if line.strip()}
+    zero = [item.question for item in squad_items(args.zero_db) + commonsense_items(args.zero_db)
+            if item.source not in held_out]
+    random.Random(args.seed).shuffle(zero)
+    needs, no_needs = features(selection, train[:args.count]), features(selection, zero[:args.count])
+    w = fit_logistic(np.vstack([needs, no_needs]), np.r_[np.ones(len(needs)), np.zeros(len(no_needs))])
+
+    def sent(x):
+        return round(float(np.mean(np.c_[x, np.ones(len(x))] @ w >= 0)), 4)
+    print(json.dumps({"switch_gate": [round(float(v), 2) for v in w],
+                      "train_spider": {"n": len(needs), "sent_to_databases": sent(needs)},
+                      "zero_db": {"n": len(no_needs), "sent_to_databases": sent(no_needs)}}))
+
+
+if __name__ == "__main__":
+    main()
