@@ -7,7 +7,8 @@
 # SET: `relmem eval build ... --n single=100,double=50,value=50,zero=50 --value-cases CASES --seed 0`.
 # MEMDIR: `relmem index --dbs ../shared/data/spider/database --examples TRAIN_EXAMPLES --out MEMDIR`.
 # Runs, most telling first: relmem (with all top 5 and with the selected set only), gold-DB DDL and free decoding on
-# single-DB questions; relmem and LLM only on
+# single-DB questions; relmem with the kept selected set and the context switch seeing the candidates, or decided
+# by the selection gate, on zero-, single- and double-DB questions; relmem and LLM only on
 # zero-DB questions; value questions with and without the value memory; double-DB questions; top-20 DDL.
 set -euo pipefail
 [ $# -ge 4 ] || { echo "usage: $0 SET.jsonl MEMDIR OUTDIR N [LLM flags]" >&2; exit 2; }
@@ -30,6 +31,11 @@ llm_flags=("$@")
 run relmem single
 run relmem-selected single --candidates selected
 run relmem-kept single --candidates selected --keep-candidates
+kept=(--candidates selected --keep-candidates)
+for kind in zero single double; do
+  run relmem-kept-switch "$kind" "${kept[@]}" --switch-view candidates
+  run relmem-kept-gate "$kind" "${kept[@]}" --context-switch selection
+done
 run gold-ddl single --condition gold-ddl
 run free-decoding single --free
 run relmem zero
@@ -40,7 +46,8 @@ run relmem double
 run gold-ddl double --condition gold-ddl
 run top20-ddl single --condition top20-ddl
 runs=()
-for name in relmem relmem-selected relmem-kept gold-ddl free-decoding llm-only no-value-memory top20-ddl; do
+for name in relmem relmem-selected relmem-kept relmem-kept-switch relmem-kept-gate gold-ddl free-decoding llm-only \
+            no-value-memory top20-ddl; do
   [ -s "$out/$name.jsonl" ] && runs+=("$out/$name.jsonl")
 done
 "$relmem" eval report "${runs[@]}" > "$out/report.json"
