@@ -12,14 +12,11 @@ is not read.
 """
 import argparse
 import json
-import os
-import random
 
 import numpy as np
 
-from relmem.agent import Memories
-from relmem.agent.stages.context import SelectionSwitch
-from relmem.eval.compose import commonsense_items, squad_items
+from relmem.agent import Memories, SelectionSwitch
+from relmem.eval.compose import switch_questions
 
 
 def features(selection, questions):
@@ -52,17 +49,8 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     selection = Memories.load(args.memory).selection
-    with open(os.path.join(args.spider, "train_spider.json")) as f:
-        train = [entry["question"] for entry in json.load(f)]
-    random.Random(args.seed).shuffle(train)
-    held_out = set()
-    for path in args.exclude:
-        with open(path) as f:
-            held_out |= {json.loads(line).get("source") for line in f if line.strip()}
-    zero = [item.question for item in squad_items(args.zero_db) + commonsense_items(args.zero_db)
-            if item.source not in held_out]
-    random.Random(args.seed).shuffle(zero)
-    needs, no_needs = features(selection, train[:args.count]), features(selection, zero[:args.count])
+    questions = switch_questions(args.spider, args.zero_db, args.count, args.seed, args.exclude)
+    needs, no_needs = features(selection, questions["train_spider"]), features(selection, questions["zero_db"])
     w = fit_logistic(np.vstack([needs, no_needs]), np.r_[np.ones(len(needs)), np.zeros(len(no_needs))])
 
     def sent(x):

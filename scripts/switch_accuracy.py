@@ -12,28 +12,12 @@ and seconds per question. Spider dev is not read.
 """
 import argparse
 import json
-import os
-import random
 import time
 
 from relmem import llm as llms
 from relmem.agent import ContextSwitch, Memories, Pipeline, PipelineConfig, SelectDatabases, SelectionSwitch, State
 from relmem.engines import open_catalog
-from relmem.eval.compose import commonsense_items, squad_items
-
-
-def questions(args):
-    with open(os.path.join(args.spider, "train_spider.json")) as f:
-        train = [entry["question"] for entry in json.load(f)]
-    held_out = set()
-    for path in args.exclude:
-        with open(path) as f:
-            held_out |= {json.loads(line).get("source") for line in f if line.strip()}
-    zero = [item.question for item in squad_items(args.zero_db) + commonsense_items(args.zero_db)
-            if item.source not in held_out]
-    random.Random(args.seed).shuffle(train)
-    random.Random(args.seed).shuffle(zero)
-    return {"train_spider": train[:args.count], "zero_db": zero[:args.count]}
+from relmem.eval.compose import switch_questions
 
 
 def main():
@@ -58,7 +42,7 @@ def main():
         stages = [SelectDatabases(memories.selection, config), switch] if args.switch_view == "candidates" else [switch]
     pipeline = Pipeline(stages)
     report = {"switch": args.switch, "switch_view": args.switch_view if args.switch == "llm" else None}
-    for group, texts in questions(args).items():
+    for group, texts in switch_questions(args.spider, args.zero_db, args.count, args.seed, args.exclude).items():
         start, sent = time.perf_counter(), 0
         for text in texts:
             state = pipeline.run(State(text))

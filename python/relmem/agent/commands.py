@@ -41,28 +41,34 @@ def add_index_arguments(parser):
     return parser
 
 
-def add_ask_arguments(parser):
-    _add_collection_arguments(parser)
-    parser.add_argument("--memory", default=None, metavar="MEMDIR",
-                        help="memories saved by `relmem index` (default: built now from --dbs)")
-    add_llm_arguments(parser)
+def add_pipeline_arguments(parser):
+    """The pipeline settings that `relmem ask` and `relmem eval run` share (PipelineConfig's fields)."""
     parser.add_argument("--top-k", type=int, default=5, help="databases whose schemas go into planning (default 5)")
     parser.add_argument("--candidates", choices=CANDIDATES, default="top_k",
                         help="which of the top K go into planning: all (top_k, default) or those of the selection "
                              "memory's calibrated set, at least the first (selected)")
     parser.add_argument("--keep-candidates", action="store_true",
-                        help="the plan must use the candidates it is given (no \"No relevant database\")")
+                        help="the plan must use the candidates it is given: no \"No relevant database\" (selection "
+                             "without the LLM's refinement)")
     parser.add_argument("--context-switch", choices=CONTEXT_SWITCHES, default="llm",
-                        help="who decides whether the question needs the databases: the LLM (default) or the "
+                        help="who decides whether a question needs the databases: the LLM (default) or the "
                              "selection memory's scores (selection: no LLM call)")
     parser.add_argument("--switch-view", choices=SWITCH_VIEWS, default="collection",
                         help="the databases the LLM context switch is shown: the collection's overview (default) or "
                              "the selection memory's top K for the question (candidates)")
+    parser.add_argument("--decompose", choices=DECOMPOSERS, default="rules",
+                        help="who splits a question into parts for database selection: the selection memory's "
+                             "rules (default) or the LLM (the decompose stage)")
+
+
+def add_ask_arguments(parser):
+    _add_collection_arguments(parser)
+    parser.add_argument("--memory", default=None, metavar="MEMDIR",
+                        help="memories saved by `relmem index` (default: built now from --dbs)")
+    add_llm_arguments(parser)
+    add_pipeline_arguments(parser)
     parser.add_argument("--disable", action="append", default=[], choices=sorted(SWITCHES), metavar="SWITCH",
                         help="switch stages off (repeatable): " + ", ".join(sorted(SWITCHES)))
-    parser.add_argument("--decompose", choices=DECOMPOSERS, default="rules",
-                        help="who splits the question into parts for database selection: the selection memory's "
-                             "rules (default) or the LLM")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object: answer, results, trace")
     parser.add_argument("--verbose", action="store_true", help="also print the readable trace")

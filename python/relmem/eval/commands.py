@@ -16,7 +16,7 @@ import sys
 from .. import Error, llm as llms, outputs
 from ..engines import local_sources, open_catalog
 from ..agent import SWITCHES, Memories
-from ..agent.config import CANDIDATES, CONTEXT_SWITCHES, DECOMPOSERS, SWITCH_VIEWS
+from ..agent.commands import add_pipeline_arguments
 from .compose import build_set, parse_counts
 from .gold_simulator import NAME as SIMULATOR, GoldSimulator
 from .items import load_set, write_set
@@ -61,24 +61,9 @@ def register(commands):
     p.add_argument("--disable", action="append", default=[], choices=sorted(set(SWITCHES) - {"conversation"}),
                    metavar="SWITCH", help="switch stages off (repeatable): " +
                                           ", ".join(sorted(set(SWITCHES) - {"conversation"})))
-    p.add_argument("--top-k", type=int, default=5, help="databases whose schemas go into planning (default 5)")
-    p.add_argument("--candidates", choices=CANDIDATES, default="top_k",
-                   help="which of the top K go into planning: all (top_k, default) or those of the selection "
-                        "memory's calibrated set, at least the first (selected)")
-    p.add_argument("--keep-candidates", action="store_true",
-                   help="the plan must use the candidates it is given: no \"No relevant database\" (selection "
-                        "without the LLM's refinement)")
-    p.add_argument("--context-switch", choices=CONTEXT_SWITCHES, default="llm",
-                   help="who decides whether a question needs the databases: the LLM (default) or the selection "
-                        "memory's scores (selection: no LLM call)")
-    p.add_argument("--switch-view", choices=SWITCH_VIEWS, default="collection",
-                   help="the databases the LLM context switch is shown: the collection's overview (default) or the "
-                        "selection memory's top K for the question (candidates)")
+    add_pipeline_arguments(p)
     p.add_argument("--context", choices=("built", "full_ddl"), default="built",
                    help="the SQL prompts' schemas: built per question (default) or every table's DDL (ablation)")
-    p.add_argument("--decompose", choices=DECOMPOSERS, default="rules",
-                   help="who splits a question into parts for database selection: the selection memory's rules "
-                        "(default) or the LLM (the decompose stage)")
     p.add_argument("--all-schemas", action="store_true",
                    help="no selection memory: every database's schema goes into planning")
     p.add_argument("--concurrency", type=int, default=1, help="questions in flight (default 1)")

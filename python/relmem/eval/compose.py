@@ -7,7 +7,7 @@ import os
 import random
 
 from .. import Catalog, Error, compose_question
-from .items import Item, Part
+from .items import Item, Part, load_set
 
 DEFAULT_SHARES = {"zero": 0.2, "single": 0.4, "double": 0.2, "multi": 0.2}
 KINDS = (*DEFAULT_SHARES, "value")  # value questions only when asked for: they need value cases
@@ -113,6 +113,18 @@ def commonsense_items(zero_dir):
         items.append(Item("", "zero", question, {"type": "choice", "choices": choices, "key": entry["answerKey"]},
                           source=f"commonsenseqa/{entry['id']}"))
     return items
+
+
+def switch_questions(spider_dir, zero_dir, count, seed=0, exclude=()):
+    """Questions to fit or measure a context switch on, none from Spider dev: {"train_spider": count questions of
+    train_spider.json, "zero_db": count zero_db questions (as squad_items and commonsense_items write them) that no
+    set of `exclude` (SET.jsonl paths) holds}, each drawn with `seed`."""
+    train = [entry["question"] for entry in _read_json(os.path.join(spider_dir, "train_spider.json"))]
+    held_out = {item.source for path in exclude for item in load_set(path)}
+    zero = [item.question for item in squad_items(zero_dir) + commonsense_items(zero_dir) if item.source not in held_out]
+    random.Random(seed).shuffle(train)
+    random.Random(seed).shuffle(zero)
+    return {"train_spider": train[:count], "zero_db": zero[:count]}
 
 
 def _sample(rng, pool, count, what):

@@ -7,6 +7,7 @@ from ..conversation import conversation_text
 from ..schemas import overview_text
 from .base import LLMStage, Stage
 from .planning import NO_DATABASE_ANSWER
+from .selection import ranked_databases
 
 
 class Rephrase(LLMStage):
@@ -74,10 +75,7 @@ class SelectionSwitch(Stage):
 
     def run(self, state):
         with state.trace.step(self.name) as step:
-            if state.question_parts:
-                matches = self.selection.select_parts(state.question_parts, self.DEPTH)
-            else:
-                matches = self.selection.select(state.standalone_question, self.DEPTH)
+            matches = ranked_databases(self.selection, state, self.DEPTH)
             if not matches:
                 state.needs_data = True  # the selection stage then says the collection is empty
                 return

@@ -38,10 +38,7 @@ class SelectDatabases(Stage):
 
     def run(self, state):
         with state.trace.step(self.name) as step:
-            if state.question_parts:
-                matches = self.selection.select_parts(state.question_parts, self.config.top_k)
-            else:
-                matches = self.selection.select(state.standalone_question, self.config.top_k)
+            matches = ranked_databases(self.selection, state, self.config.top_k)
             if self.config.candidates == "selected" and matches:
                 chosen = {m.database for m in (self.selection.select_set_parts(state.question_parts)
                                                if state.question_parts else
@@ -52,6 +49,13 @@ class SelectDatabases(Stage):
                                     "probability": round(c.probability, 4)} for c in state.candidates])
             if not state.candidates:
                 state.stop("could not answer: the collection holds no databases")
+
+
+def ranked_databases(selection, state, k):
+    """The selection memory's k best databases for the question, or for its parts when a decompose stage split it."""
+    if state.question_parts:
+        return selection.select_parts(state.question_parts, k)
+    return selection.select(state.standalone_question, k)
 
 
 class LinkQuestionValues(Stage):
