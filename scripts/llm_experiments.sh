@@ -32,10 +32,14 @@ run relmem single
 run relmem-selected single --candidates selected
 run relmem-kept single --candidates selected --keep-candidates
 kept=(--candidates selected --keep-candidates)
+gate=("${kept[@]}" --context-switch selection)
 for kind in zero single double; do
   run relmem-kept-switch "$kind" "${kept[@]}" --switch-view candidates
-  run relmem-kept-gate "$kind" "${kept[@]}" --context-switch selection
+  run relmem-kept-gate "$kind" "${gate[@]}"
 done
+run relmem-kept-gate value "${gate[@]}"
+run relmem-kept-gate-no-values value "${gate[@]}" --disable value_memory
+run relmem-kept-gate-free single "${gate[@]}" --free
 run gold-ddl single --condition gold-ddl
 run free-decoding single --free
 run relmem zero
@@ -46,8 +50,8 @@ run relmem double
 run gold-ddl double --condition gold-ddl
 run top20-ddl single --condition top20-ddl
 runs=()
-for name in relmem relmem-selected relmem-kept relmem-kept-switch relmem-kept-gate gold-ddl free-decoding llm-only \
-            no-value-memory top20-ddl; do
+for name in relmem relmem-selected relmem-kept relmem-kept-switch relmem-kept-gate relmem-kept-gate-no-values \
+            relmem-kept-gate-free gold-ddl free-decoding llm-only no-value-memory top20-ddl; do
   [ -s "$out/$name.jsonl" ] && runs+=("$out/$name.jsonl")
 done
 "$relmem" eval report "${runs[@]}" > "$out/report.json"
