@@ -17,8 +17,7 @@ class DecomposeQuestion(LLMStage):
 
     def run(self, state):
         with state.trace.step(self.name) as step:
-            state.question_parts = []
-            step.on_failure(fallback="the selection memory's own split")
+            step.on_failure(fallback="the selection memory's own split")  # question_parts stays empty
             state.question_parts = self.ask(step, "decompose", parse_parts, self.constraints("parts"),
                                             question=state.standalone_question)
             step.decide(parts=state.question_parts)
