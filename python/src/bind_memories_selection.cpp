@@ -193,19 +193,22 @@ void bind_selection_results(py::module_& m) {
       });
 
   py::class_<SelectionCalibration>(m, "SelectionCalibration",
-                                   "probability = sigmoid(scale * score + bias); select_set keeps probabilities >= "
-                                   "threshold. fitted: set by calibrate().")
-      .def(py::init([](float scale, float bias, float threshold, bool fitted) {
-             return SelectionCalibration{scale, bias, threshold, fitted};
+                                   "probability = sigmoid(scale * score + lead * (score - the best other candidate's "
+                                   "score) + bias); select_set keeps probabilities >= threshold. fitted: set by "
+                                   "calibrate().")
+      .def(py::init([](float scale, float bias, float threshold, bool fitted, float lead) {
+             return SelectionCalibration{scale, bias, threshold, fitted, lead};
            }),
-           py::arg("scale"), py::arg("bias"), py::arg("threshold"), py::arg("fitted") = true)
+           py::arg("scale"), py::arg("bias"), py::arg("threshold"), py::arg("fitted") = true, py::arg("lead") = 0.0f)
       .def_readonly("scale", &SelectionCalibration::scale)
       .def_readonly("bias", &SelectionCalibration::bias)
       .def_readonly("threshold", &SelectionCalibration::threshold)
       .def_readonly("fitted", &SelectionCalibration::fitted)
+      .def_readonly("lead", &SelectionCalibration::lead)
       .def("__repr__", [](const SelectionCalibration& c) {
         return "SelectionCalibration(scale=" + std::to_string(c.scale) + ", bias=" + std::to_string(c.bias) +
-               ", threshold=" + std::to_string(c.threshold) + ", fitted=" + (c.fitted ? "True" : "False") + ")";
+               ", threshold=" + std::to_string(c.threshold) + ", fitted=" + (c.fitted ? "True" : "False") +
+               ", lead=" + std::to_string(c.lead) + ")";
       });
 }
 
@@ -428,15 +431,17 @@ void bind_selection_memory(py::module_& m) {
            "question forms (shape (forms, dim); without them, its best column stands in).")
       .def("remove", &SelectionMemory::remove, py::arg("db"))
       .def("calibrate", [](SelectionMemory& s, const std::vector<std::string>& questions, const py::list& databases,
-                           int candidates, const std::string& objective) {
+                           int candidates, const std::string& objective, bool lead) {
              auto labeled = to_labeled(questions, databases);
              const CalibrationObjective parsed = parse_objective(objective);
              py::gil_scoped_release release;
-             return s.calibrate(labeled, candidates, parsed);
+             return s.calibrate(labeled, candidates, parsed, lead);
            }, py::arg("questions"), py::arg("databases"), py::arg("candidates") = 10, py::arg("objective") = "f1",
-           "Fits probabilities (logistic regression on the top candidates' scores) and the set threshold on held-out "
-           "questions; databases[i] is a name or a list. objective: 'f1' (the threshold of the best set F1 on them) "
-           "or 'likelihood' (threshold 0.5).")
+           py::arg("lead") = false,
+           "Fits probabilities (logistic regression on the top candidates' scores, and on their lead over the best "
+           "other candidate with lead=True) and the set threshold on held-out questions; databases[i] is a name or a "
+           "list, an empty list for a question no database answers (such questions weigh as much, as a group, as the "
+           "others). objective: 'f1' (the threshold of the best set F1 on them) or 'likelihood' (threshold 0.5).")
       .def_property("calibration", &SelectionMemory::calibration, &SelectionMemory::set_calibration)
       .def_property(
           "model",

@@ -71,3 +71,60 @@ TEST(SelectionMetrics, PlattScalingRecoversKnownLogisticParameters) {
   EXPECT_NEAR(platt.probability(1.5f), 0.5f, 0.02f);
   EXPECT_THROW(fit_platt({ScoredQuestion{{1.0f, 0.5f}, {0, 0}, 1, 1}}), Error);
 }
+
+TEST(SelectionMetrics, PlattScalingWithLeadsRecoversAllThreeWeights) {
+  // p = sigmoid(2 s + 5 lead - 3): fitted on candidates that carry their lead, the fit finds all three.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> score(0.0f, 2.0f), lead(-1.0f, 1.0f);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  std::vector<ScoredQuestion> questions(4000);
+  for (auto& q : questions) {
+    for (int i = 0; i < 10; ++i) {
+      const float s = score(rng), l = lead(rng);
+      q.values.push_back(s);
+      q.leads.push_back(l);
+      q.relevant.push_back(coin(rng) < 1.0 / (1.0 + std::exp(-(2.0 * s + 5.0 * l - 3.0))) ? 1 : 0);
+    }
+  }
+  const PlattScaling platt = fit_platt(questions);
+  EXPECT_NEAR(platt.scale, 2.0f, 0.2f);
+  EXPECT_NEAR(platt.lead, 5.0f, 0.3f);
+  EXPECT_NEAR(platt.bias, -3.0f, 0.3f);
+  EXPECT_NEAR(platt.probability(1.0f, 0.2f), 0.5f, 0.03f);
+  // Without leads on every question, the lead is no feature.
+  questions.back().leads.clear();
+  EXPECT_FLOAT_EQ(fit_platt(questions).lead, 0.0f);
+}
+
+TEST(SelectionMetrics, NoDatabaseQuestionsWeighAsMuchAsTheOthers) {
+  std::vector<ScoredQuestion> questions(6);
+  for (int i = 0; i < 4; ++i) questions[i].gold = 1;  // two questions no database answers
+  weigh_no_database_questions(questions);
+  EXPECT_DOUBLE_EQ(questions[0].weight, 1.0);
+  EXPECT_DOUBLE_EQ(questions[5].weight, 2.0);
+  std::vector<ScoredQuestion> answered(3);
+  for (auto& q : answered) q.gold = 1;
+  weigh_no_database_questions(answered);
+  for (const auto& q : answered) EXPECT_DOUBLE_EQ(q.weight, 1.0);
+}
+
+TEST(SelectionMetrics, WeightsCountAsRepeatedCandidates) {
+  // One candidate of weight 3 fits as three copies of it.
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> score(0.0f, 3.0f);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  std::vector<ScoredQuestion> weighted, repeated;
+  for (int i = 0; i < 300; ++i) {
+    ScoredQuestion q;
+    const float s = score(rng);
+    q.values = {s};
+    q.relevant = {static_cast<char>(coin(rng) < 1.0 / (1.0 + std::exp(-(2.0 * s - 3.0))) ? 1 : 0)};
+    q.weight = i % 2 ? 3.0 : 1.0;
+    weighted.push_back(q);
+    q.weight = 1.0;
+    for (int copy = 0; copy < (i % 2 ? 3 : 1); ++copy) repeated.push_back(q);
+  }
+  const PlattScaling a = fit_platt(weighted), b = fit_platt(repeated);
+  EXPECT_NEAR(a.scale, b.scale, 1e-3f);
+  EXPECT_NEAR(a.bias, b.bias, 1e-3f);
+}

@@ -228,3 +228,25 @@ def test_select_set_may_select_none(catalog):
     assert [m.database for m in memory.select_set(question)] == [ANSWERABLE[0][1]]
     memory.calibration = relmem.SelectionCalibration(1.0, 100.0, 0.5)  # every probability ~1
     assert len(memory.select_set(question, at_least_one=False)) == len(memory)
+
+
+def test_calibration_with_leads_and_questions_no_database_answers(catalog, tmp_path):
+    memory = relmem.SelectionMemory.build(catalog, encoder="hashing", descriptions=DESCRIPTIONS)
+    questions, dbs = [q for q, _ in ANSWERABLE], [db for _, db in ANSWERABLE]
+    unanswerable = ["Who wrote the play Hamlet?", "What is the boiling point of water?", "Why is the sky blue?"]
+    memory.calibrate(questions + unanswerable, dbs + [[]] * len(unanswerable), objective="likelihood", lead=True)
+    fit = memory.calibration
+    assert fit.fitted and fit.threshold == 0.5 and fit.lead != 0.0
+    # The probability is the fitted logistic of the score and of the lead over the best other candidate.
+    ranking = memory.select(questions[0], len(memory))
+    lead = ranking[0].score - ranking[1].score
+    expected = 1 / (1 + np.exp(-(fit.scale * ranking[0].score + fit.lead * lead + fit.bias)))
+    assert ranking[0].probability == pytest.approx(expected, rel=1e-4)
+    memory.save(str(tmp_path / "memory"))
+    assert relmem.SelectionMemory.load(str(tmp_path / "memory")).calibration.lead == pytest.approx(fit.lead)
+    memory.calibrate(questions, dbs, objective="likelihood")
+    assert memory.calibration.lead == 0.0
+    memory.calibration = relmem.SelectionCalibration(1.0, 0.0, 0.5, lead=2.0)
+    assert memory.calibration.lead == 2.0
+    with pytest.raises(relmem.Error, match="finite"):
+        memory.calibration = relmem.SelectionCalibration(1.0, 0.0, 0.5, lead=float("nan"))

@@ -26,10 +26,11 @@ composite ones built from them) before evaluating; with a --model whose file nam
 only on their questions (questions the model trained on score too well to set its threshold); by default train_spider.json beside --questions is used when it
 exists and is not the --questions file itself ("none" disables calibration). Calibration questions whose text is
 also an evaluated question are dropped. --calibrate-objective likelihood sets the threshold at 0.5 instead of
-at the best set F1 on them. --synthetic N grows the memory to N databases with vectors made from the
-real ones (see synthetic_databases) and reports latency (and recall, now among synthetic look-alikes) there, on the
-first 500 questions; then it saves the grown memory and opens it again in a fresh process ("reopened"), which
-reports the seconds SelectionMemory.load took (the encoder included; vectors are memory-mapped), the first
+at the best set F1 on them; --calibrate-lead adds each candidate's lead over the best other one as a feature.
+--synthetic N grows the memory to N databases with vectors made from the real ones (see synthetic_databases) and
+reports latency (and recall, now among synthetic look-alikes) there, on the first 500 questions; then it saves the
+grown memory and opens it again in a fresh process ("reopened"), which reports the seconds SelectionMemory.load took
+(the encoder included; vectors are memory-mapped), the first
 question's milliseconds, latency and recall on the same questions, and the process's resident memory (VmRSS) and
 peak (VmHWM) after them, the resident bytes split into anonymous memory and mapped file pages. --keep FOLDER keeps
 the saved memory; --reopen FOLDER measures only the reopening of a kept one. --column-dtype picks the storage of the
@@ -93,6 +94,8 @@ def add_arguments(parser):
     parser.add_argument("--calibrate-objective", default="f1", choices=["f1", "likelihood"],
                         help="what fits select_set's threshold: the best set F1 on the calibration questions, or the "
                              "likelihood alone (threshold 0.5)")
+    parser.add_argument("--calibrate-lead", action="store_true",
+                        help="calibrate on each candidate's score and its lead over the best other candidate")
     parser.add_argument("--synthetic", type=int, default=0, help="latency at an N-database synthetic collection")
     parser.add_argument("--keep", default=None, metavar="FOLDER",
                         help="with --synthetic: save the grown memory into FOLDER (kept) instead of a temporary one")
@@ -205,10 +208,11 @@ def calibration_file(option, questions_path):
     return None
 
 
-def calibrate(memory, path, evaluated, seed, databases=None, objective="f1"):
-    """Fits select_set's probabilities and threshold (for `objective`, SelectionMemory.calibrate) on `path`'s
-    questions (on databases of the memory, none of them an evaluated question; only on `databases` when given) plus
-    composites of them; returns what was done."""
+def calibrate(memory, path, evaluated, seed, databases=None, objective="f1", lead=False, no_database=()):
+    """Fits select_set's probabilities and threshold (for `objective`, SelectionMemory.calibrate, with the lead as
+    a feature when `lead`) on `path`'s questions (on databases of the memory, none of them an evaluated question;
+    only on `databases` when given) plus composites of them, and on `no_database`: questions no database answers;
+    returns what was done."""
     texts = {q[0] for q in evaluated}
     allowed = set(databases) if databases is not None else None
     pool = [q for q in load_questions(path) if q[0] not in texts and all(db in memory for db in q[1])
@@ -219,9 +223,11 @@ def calibrate(memory, path, evaluated, seed, databases=None, objective="f1"):
     chosen = rng.sample(pool, min(CALIBRATION_QUESTIONS, len(pool)))
     chosen += make_composites(chosen, len(chosen) // 8, seed + 1) \
         + make_composites(chosen, len(chosen) // 8, seed + 3, 3, "concatenate")
-    metrics = memory.calibrate([q[0] for q in chosen], [q[1] for q in chosen], objective=objective)
-    out = {"file": path, "questions": len(chosen), "objective": objective, "fit_f1": metrics.f1,
-           **_calibration(memory)}
+    no_database = [text for text in no_database if text not in texts]
+    metrics = memory.calibrate([q[0] for q in chosen] + no_database, [q[1] for q in chosen] + [[]] * len(no_database),
+                               objective=objective, lead=lead)
+    out = {"file": path, "questions": len(chosen), "no_database_questions": len(no_database), "objective": objective,
+           "fit_f1": metrics.f1, **_calibration(memory)}
     if allowed is not None:
         out["databases"] = len(allowed)
     return out
@@ -236,7 +242,7 @@ def model_heldout_databases(model):
 
 def _calibration(memory):
     c = memory.calibration
-    return {"scale": c.scale, "bias": c.bias, "threshold": c.threshold, "fitted": c.fitted}
+    return {"scale": c.scale, "lead": c.lead, "bias": c.bias, "threshold": c.threshold, "fitted": c.fitted}
 
 
 def _sparse(row):
@@ -351,7 +357,7 @@ def run(args):
 
     calibration_path = calibration_file(args.calibrate, args.questions)
     calibration = calibrate(memory, calibration_path, questions + composites + natural + synonyms, args.seed,
-                            model_heldout_databases(model), args.calibrate_objective) \
+                            model_heldout_databases(model), args.calibrate_objective, args.calibrate_lead) \
         if calibration_path \
         else {"file": None, **_calibration(memory)}
 

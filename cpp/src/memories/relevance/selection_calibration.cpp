@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <Eigen/Dense>
+
 #include "relmem/common.hpp"
 #include "relmem/memories/relevance/relevance_model.hpp"
 
@@ -13,38 +15,55 @@ constexpr double kDamping = 1e-3;
 constexpr size_t kMaxThresholds = 2000;
 }  // namespace
 
-float PlattScaling::probability(float score) const { return sigmoid(scale * score + bias); }
+float PlattScaling::probability(float score, float lead_over_others) const {
+  return sigmoid(scale * score + lead * lead_over_others + bias);
+}
 
 PlattScaling fit_platt(const std::vector<ScoredQuestion>& questions) {
-  double a = 1.0, b = 0.0;
-  int64_t positives = 0, total = 0;
+  bool with_lead = !questions.empty();
+  bool has_positive = false, has_negative = false;
   for (const auto& q : questions) {
-    for (char r : q.relevant) positives += r ? 1 : 0;
-    total += static_cast<int64_t>(q.relevant.size());
+    with_lead = with_lead && q.leads.size() == q.values.size();
+    for (char r : q.relevant) (r ? has_positive : has_negative) = true;
   }
-  if (positives == 0 || positives == total) throw Error("calibration needs both relevant and irrelevant candidates");
+  if (!has_positive || !has_negative) throw Error("calibration needs both relevant and irrelevant candidates");
+  const int n = with_lead ? 3 : 2;  // weights of score, [lead,] bias
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(n), x(n);
+  w(0) = 1.0;
   for (int step = 0; step < kNewtonSteps; ++step) {
-    double ga = kDamping * a, gb = 0.0, haa = kDamping, hab = 0.0, hbb = 1e-9;
+    Eigen::VectorXd gradient = kDamping * w;  // the bias is not damped
+    Eigen::MatrixXd hessian = kDamping * Eigen::MatrixXd::Identity(n, n);
+    gradient(n - 1) = 0.0;
+    hessian(n - 1, n - 1) = 1e-9;
     for (const auto& q : questions) {
       for (size_t i = 0; i < q.values.size(); ++i) {
-        const double s = q.values[i];
-        const double p = 1.0 / (1.0 + std::exp(-(a * s + b)));
-        const double e = p - (q.relevant[i] ? 1.0 : 0.0), w = p * (1.0 - p);
-        ga += e * s;
-        gb += e;
-        haa += w * s * s;
-        hab += w * s;
-        hbb += w;
+        x(0) = q.values[i];
+        if (with_lead) x(1) = q.leads[i];
+        x(n - 1) = 1.0;
+        const double p = 1.0 / (1.0 + std::exp(-w.dot(x)));
+        gradient += q.weight * (p - (q.relevant[i] ? 1.0 : 0.0)) * x;
+        hessian.noalias() += q.weight * p * (1.0 - p) * x * x.transpose();
       }
     }
-    const double det = haa * hbb - hab * hab;
-    if (!(det > 0.0)) break;
-    const double da = (hbb * ga - hab * gb) / det, db = (haa * gb - hab * ga) / det;
-    a -= da;
-    b -= db;
-    if (std::fabs(da) + std::fabs(db) < 1e-7) break;
+    const Eigen::VectorXd delta = hessian.ldlt().solve(gradient);
+    if (!delta.allFinite()) break;
+    w -= delta;
+    if (delta.lpNorm<1>() < 1e-7) break;
   }
-  return {static_cast<float>(a), static_cast<float>(b)};
+  PlattScaling platt;
+  platt.scale = static_cast<float>(w(0));
+  platt.lead = with_lead ? static_cast<float>(w(1)) : 0.0f;
+  platt.bias = static_cast<float>(w(n - 1));
+  return platt;
+}
+
+void weigh_no_database_questions(std::vector<ScoredQuestion>& questions) {
+  int64_t none = 0;
+  for (const auto& q : questions) none += q.gold == 0 ? 1 : 0;
+  const auto some = static_cast<int64_t>(questions.size()) - none;
+  if (none == 0 || some == 0) return;
+  for (auto& q : questions)
+    if (q.gold == 0) q.weight = static_cast<double>(some) / static_cast<double>(none);
 }
 
 int64_t selected_count(const ScoredQuestion& question, float threshold) {

@@ -130,7 +130,8 @@ void SelectionMemory::save(const std::string& target) const {
        {{"scale", calibration_.scale},
         {"bias", calibration_.bias},
         {"threshold", calibration_.threshold},
-        {"fitted", calibration_.fitted}}},
+        {"fitted", calibration_.fitted},
+        {"lead", calibration_.lead}}},
       {"model", model_ ? nlohmann::json(kModel) : nlohmann::json(nullptr)},
       {"next_card_id", next_card_id_},
       {"next_table_id", next_table_id_},
@@ -319,6 +320,7 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
     calibration.bias = c.at("bias").get<float>();
     calibration.threshold = c.at("threshold").get<float>();
     calibration.fitted = c.value("fitted", false);
+    calibration.lead = c.value("lead", 0.0f);  // absent from memories saved before the lead was a feature
     memory.set_calibration(calibration);
     return memory;
   } catch (const nlohmann::json::exception& e) {

@@ -214,13 +214,12 @@ std::vector<DatabaseMatch> SelectionMemory::chosen_set(const PartRankings& parts
 }
 
 SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questions, int candidates,
-                                     CalibrationObjective objective) {
+                                     CalibrationObjective objective, bool lead) {
   if (questions.empty()) throw Error("calibration needs at least one labelled question");
   if (candidates < 1) throw Error("calibration candidates must be >= 1");
   std::unique_lock<std::shared_mutex> lock(*lock_);
   std::vector<std::string> texts;
   for (const auto& q : questions) {
-    if (q.databases.empty()) throw Error("calibration question without databases: " + q.text);
     for (const auto& db : q.databases)
       if (!entries_.count(db)) throw Error("calibration question names unknown database '" + db + "'");
     texts.push_back(q.text);
@@ -230,11 +229,15 @@ SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questi
   for (size_t i = 0; i < questions.size(); ++i) {
     // A question's candidates count with their best part's own (unshifted) score, the score that sets their
     // probability; as in select_set, the whole question's ranking counts only when it has no parts.
-    std::unordered_map<std::string, float> best_score;
+    std::unordered_map<std::string, float> best_score, lead_of_best;
     for (const auto& part : ranked[i].parts) {
-      for (const auto& match : part) {
-        auto [it, inserted] = best_score.emplace(match.database, match.score);
-        if (!inserted) it->second = std::max(it->second, match.score);
+      const std::vector<float> leads = leads_over_others(part);
+      for (size_t j = 0; j < part.size(); ++j) {
+        auto [it, inserted] = best_score.emplace(part[j].database, part[j].score);
+        if (inserted || part[j].score > it->second) {
+          it->second = part[j].score;
+          lead_of_best[part[j].database] = leads[j];
+        }
       }
     }
     // As in select_set, each part's best database is chosen whatever its probability: they lead, the rest follow
@@ -257,17 +260,20 @@ SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questi
     s.forced = static_cast<int64_t>(forced.size());
     for (const auto& match : candidates_of_question) {
       s.values.push_back(match.score);
+      if (lead) s.leads.push_back(lead_of_best.at(match.database));
       const auto& gold = questions[i].databases;
       s.relevant.push_back(std::find(gold.begin(), gold.end(), match.database) != gold.end() ? 1 : 0);
     }
     scored.push_back(std::move(s));
   }
+  weigh_no_database_questions(scored);
   const PlattScaling platt = fit_platt(scored);
   for (auto& s : scored)
-    for (auto& v : s.values) v = platt.probability(v);
+    for (size_t j = 0; j < s.values.size(); ++j) s.values[j] = platt.probability(s.values[j], lead ? s.leads[j] : 0.0f);
   SelectionCalibration c;
   c.scale = platt.scale;
   c.bias = platt.bias;
+  c.lead = platt.lead;
   c.threshold = objective == CalibrationObjective::Likelihood ? kLikelihoodThreshold : best_threshold(scored);
   c.fitted = true;
   calibration_ = c;

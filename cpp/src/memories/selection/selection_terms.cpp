@@ -1,6 +1,7 @@
 #include "selection_terms.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace relmem::selection_detail {
 
@@ -25,6 +26,25 @@ void append_ids(int64_t first, int64_t count, std::vector<int64_t>& out) {
 
 bool ranks_before(const DatabaseMatch& a, const DatabaseMatch& b) {
   return a.score > b.score || (a.score == b.score && a.database < b.database);
+}
+
+std::vector<float> leads_over_others(const std::vector<DatabaseMatch>& matches) {
+  float best = -std::numeric_limits<float>::infinity(), second = best;
+  for (const auto& match : matches) {
+    if (match.score > best) {
+      second = best;
+      best = match.score;
+    } else if (match.score > second) {
+      second = match.score;
+    }
+  }
+  std::vector<float> leads;
+  leads.reserve(matches.size());
+  for (const auto& match : matches) {
+    const float other = match.score == best ? second : best;
+    leads.push_back(matches.size() < 2 ? 0.0f : match.score - other);
+  }
+  return leads;
 }
 
 Eigen::RowVectorXf unit_row(const float* row, int dim) {

@@ -20,6 +20,9 @@ void append_ids(int64_t first, int64_t count, std::vector<int64_t>& out);
 
 bool ranks_before(const DatabaseMatch& a, const DatabaseMatch& b);
 
+// Per match, its score minus the best score among the other matches (0 for a lone match).
+std::vector<float> leads_over_others(const std::vector<DatabaseMatch>& matches);
+
 Eigen::RowVectorXf unit_row(const float* row, int dim);
 
 }  // namespace relmem::selection_detail

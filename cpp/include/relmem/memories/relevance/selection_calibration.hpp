@@ -6,12 +6,15 @@
 
 namespace relmem {
 
-// One labelled question as the selector saw it: its best candidates, best first, and how many databases it needs.
+// One labelled question as the selector saw it: its best candidates, best first, and how many databases it needs
+// (none for a question no database answers).
 struct ScoredQuestion {
   std::vector<float> values;  // scores or probabilities of the candidates: the `forced` first, then descending
   std::vector<char> relevant;  // 1 where the candidate is one of the question's databases
   int64_t gold = 0;            // the question's databases (some may be missing from the candidates)
   int64_t forced = 1;          // the leading candidates chosen whatever their value (each part's best)
+  std::vector<float> leads;    // per candidate, its score minus the best other candidate's; empty: not a feature
+  double weight = 1.0;         // of each of its candidates in the fit
 };
 
 // What calibration fits the set threshold for: the set F1 of held-out questions (a threshold near 1 for the untrained
@@ -20,10 +23,12 @@ struct ScoredQuestion {
 enum class CalibrationObjective { SetF1, Likelihood };
 constexpr float kLikelihoodThreshold = 0.5f;
 
+// p = sigmoid(scale * score + lead * (score - best other candidate's score) + bias).
 struct PlattScaling {
   float scale = 1.0f;
   float bias = 0.0f;
-  float probability(float score) const;
+  float lead = 0.0f;
+  float probability(float score, float lead_over_others = 0.0f) const;
 };
 
 struct SetMetrics {
@@ -36,8 +41,13 @@ struct SetMetrics {
 // Micro-averaged precision, recall and F1 from counts over `questions` questions.
 SetMetrics micro_averaged(int64_t hits, int64_t selected, int64_t gold, int64_t questions);
 
-// Logistic regression of `relevant` on the candidate scores (L2-damped so separable data stays finite).
+// Weighted logistic regression of `relevant` on the candidate scores, and on their leads when every question has
+// them (L2-damped so separable data stays finite).
 PlattScaling fit_platt(const std::vector<ScoredQuestion>& questions);
+
+// Weighs the questions without databases (gold 0) so that, as a group, they count as much as the others in the fit;
+// unchanged when either group is empty.
+void weigh_no_database_questions(std::vector<ScoredQuestion>& questions);
 
 // Set selection: the forced candidates (at least the best one), then every other whose probability is >= threshold.
 int64_t selected_count(const ScoredQuestion& question, float threshold);

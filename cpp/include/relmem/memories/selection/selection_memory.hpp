@@ -67,12 +67,14 @@ struct DatabaseMatch {
   float probability = 0.0f;  // calibrated p(relevant | question)
 };
 
-// probability = sigmoid(scale * score + bias); set selection keeps probabilities >= threshold.
+// probability = sigmoid(scale * score + lead * (score - the best other candidate's score) + bias); set selection
+// keeps probabilities >= threshold. The lead tells a database that stands out from one among equals.
 struct SelectionCalibration {
   float scale = 1.0f;
   float bias = 0.0f;
   float threshold = 0.5f;
   bool fitted = false;  // false: defaults (untrained) or the model's own threshold (trained)
+  float lead = 0.0f;
 };
 
 // Safe to use from several threads, also while one of them adds, removes or refreshes databases: updates take
@@ -141,11 +143,12 @@ class SelectionMemory {
   // select_set() for a question already cut into parts (see select_parts).
   std::vector<DatabaseMatch> select_set_parts(const std::vector<std::string>& parts, bool at_least_one = true) const;
 
-  // Fits the probability scaling (logistic regression of relevance on the score of each question's top `candidates`)
-  // and the set threshold (CalibrationObjective) on labelled held-out questions (ordinary and composite); returns
-  // the set-selection metrics on them at that threshold, each part's best database kept.
+  // Fits the probability scaling (logistic regression of relevance on the score of each question's top `candidates`,
+  // and on their lead with `lead`) and the set threshold (CalibrationObjective) on labelled held-out questions
+  // (ordinary and composite, and questions no database answers: those without databases, which as a group weigh as
+  // much as the others); returns the set-selection metrics on them at that threshold, each part's best kept.
   SetMetrics calibrate(const std::vector<LabeledQuestion>& questions, int candidates = 10,
-                       CalibrationObjective objective = CalibrationObjective::SetF1);
+                       CalibrationObjective objective = CalibrationObjective::SetF1, bool lead = false);
   const SelectionCalibration& calibration() const { return calibration_; }
   void set_calibration(const SelectionCalibration& calibration);
 
