@@ -1,32 +1,68 @@
 """Whether the selection memory's probabilities read as probabilities, for a calibration objective.
 
     python scripts/selection_probabilities.py --spider ../shared/data/spider --zero-db ../shared/data/zero_db \
-        --objective likelihood
+        --objective likelihood [--lead] [--fit-no-database --exclude docs/eval/llm/set.jsonl]
 
 Builds the untrained memory on every Spider database, calibrates it on train_spider.json as `relmem bench selection`
-does, then reports on dev: the share of questions whose database gets p >= 0.8, the share whose best wrong database
-gets p < 0.5, recall@1 and set F1 (select_set, at least the best database); and for the first --count questions of
-SQuAD 2.0's sample and of CommonsenseQA's dev split (questions no database answers), the share whose best database
-gets p < 0.5, which is the share select_set(at_least_one=False) leaves empty. Measures only: nothing is fitted on
-dev or zero_db.
+does (with --lead, on each candidate's score and its lead over the best other candidate; with --fit-no-database,
+also on the CommonsenseQA dev questions after the first --count, minus those an --exclude set holds, as questions
+no database answers), then reports on dev: the share of questions whose database gets p >= 0.8, the share whose best
+wrong database gets p < 0.5, recall@1 and set F1 (select_set, at least the best database); for the first --count
+questions of SQuAD 2.0's sample and of CommonsenseQA's dev split (questions no database answers), the share whose
+best database gets p < 0.5, which is the share select_set(at_least_one=False) leaves empty; and, with the fitted
+calibration, the demo collection's questions. Nothing is fitted on dev, on SQuAD or on the measured CommonsenseQA
+questions.
 """
 import argparse
 import json
 import os
+import tempfile
 
+from relmem import Catalog
+from relmem.agent import Memories
 from relmem.bench import selection as bench
+from relmem.demo import collection as demo_collection
+from relmem.demo.job import QUESTIONS as DEMO_QUESTIONS
 from relmem.encoders import default_encoder_name, load_encoder
 from relmem.engines import open_catalog
+from relmem.eval.compose import load_set
 
 HAMLET = "Who wrote the play Hamlet?"
+
+
+def commonsense_entries(zero_db):
+    with open(os.path.join(zero_db, "commonsenseqa", "dev_rand_split.jsonl")) as f:
+        return [json.loads(line) for line in f if line.strip()]
 
 
 def no_database_questions(zero_db, count):
     with open(os.path.join(zero_db, "squad2_sample", "queries.json")) as f:
         squad = [q["question"] for q in json.load(f)["queries"]][:count]
-    with open(os.path.join(zero_db, "commonsenseqa", "dev_rand_split.jsonl")) as f:
-        commonsense = [json.loads(line)["question"] for line in f if line.strip()][:count]
+    commonsense = [entry["question"] for entry in commonsense_entries(zero_db)][:count]
     return {"squad": squad, "commonsenseqa": commonsense}
+
+
+def fitting_no_database_questions(zero_db, count, exclude):
+    """CommonsenseQA dev questions after the first `count` (those are measured), minus any an --exclude set holds."""
+    held_out = {item.source for path in exclude for item in load_set(path)}
+    return [entry["question"] for entry in commonsense_entries(zero_db)[count:]
+            if f"commonsenseqa/{entry['id']}" not in held_out]
+
+
+def demo_probabilities(calibration):
+    """Each demo question's best database and its probability, on the demo collection's memory with `calibration`."""
+    with tempfile.TemporaryDirectory() as folder:
+        demo_collection.build_collection(folder)
+        memory = Memories.build(Catalog(folder), encoder=load_encoder(default_encoder_name()),
+                                descriptions=demo_collection.DESCRIPTIONS).selection
+    memory.calibration = calibration
+    out = []
+    for question, expected in DEMO_QUESTIONS:
+        top = memory.select(question, 1)[0]
+        out.append({"question": question, "expected": expected, "best": top.database,
+                    "p": round(top.probability, 4),
+                    "selected": [m.database for m in memory.select_set(question, at_least_one=False)]})
+    return out
 
 
 def main():
@@ -35,12 +71,18 @@ def main():
     parser.add_argument("--zero-db", required=True)
     parser.add_argument("--objective", default="f1", choices=["f1", "likelihood"])
     parser.add_argument("--count", type=int, default=500)
+    parser.add_argument("--lead", action="store_true", help="calibrate on the score and the lead over the others")
+    parser.add_argument("--fit-no-database", action="store_true",
+                        help="calibrate also on CommonsenseQA questions after the first --count")
+    parser.add_argument("--exclude", action="append", default=[], metavar="SET.jsonl",
+                        help="evaluation sets whose questions stay out of the fit")
     args = parser.parse_args()
+    no_database = fitting_no_database_questions(args.zero_db, args.count, args.exclude) if args.fit_no_database else []
     memory, _ = bench.build_memory(open_catalog(os.path.join(args.spider, "database")),
                                    load_encoder(default_encoder_name()), None, False)
     dev = bench.load_questions(os.path.join(args.spider, "dev.json"))
     out = {"calibration": bench.calibrate(memory, os.path.join(args.spider, "train_spider.json"), dev, 0,
-                                          objective=args.objective)}
+                                          objective=args.objective, lead=args.lead, no_database=no_database)}
     everything = len(memory)
     right_confident = wrong_below = 0
     for text, dbs in dev:
@@ -59,6 +101,7 @@ def main():
     top = memory.select(HAMLET, 1)[0]
     out["hamlet"] = {"best": top.database, "p": top.probability,
                      "selected": [m.database for m in memory.select_set(HAMLET, at_least_one=False)]}
+    out["demo"] = demo_probabilities(memory.calibration)
     print(json.dumps(out))
 
 
