@@ -443,6 +443,8 @@ void bind_selection_memory(py::module_& m) {
            "list, an empty list for a question no database answers (such questions weigh as much, as a group, as the "
            "others). objective: 'f1' (the threshold of the best set F1 on them) or 'likelihood' (threshold 0.5).")
       .def_property("calibration", &SelectionMemory::calibration, &SelectionMemory::set_calibration)
+      .def_static("untrained_calibration", &SelectionMemory::untrained_calibration,
+                  "An untrained memory's calibration until calibrate() or a set calibration.")
       .def_property(
           "model",
           [](const SelectionMemory& s) -> py::object {

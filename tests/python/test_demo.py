@@ -8,6 +8,7 @@ import pytest
 from fake_llm_server import FakeLLMServer, Rule
 
 from relmem.demo import job
+from relmem.encoders import use_lite_installed
 from relmem.values import lexicon_info
 
 PLANS = {  # question -> (database, SQL as the fake planner writes it)
@@ -55,9 +56,9 @@ def no_llm_env(monkeypatch):
             monkeypatch.delenv(name)
 
 
-def run_demo(tmp_path, **options):
+def run_demo(tmp_path, encoder_name="hashing", **options):
     lines = []
-    summary = job.run(folder=str(tmp_path / "demo"), encoder_name="hashing", out=lines.append,
+    summary = job.run(folder=str(tmp_path / "demo"), encoder_name=encoder_name, out=lines.append,
                       memory_folder=str(tmp_path / "memory"), **options)
     return summary, "\n".join(lines)
 
@@ -65,7 +66,7 @@ def run_demo(tmp_path, **options):
 def test_demo_selects_databases_and_links_values_without_llm(tmp_path, no_llm_env):
     summary, text = run_demo(tmp_path)
     assert summary["memory"] == "built" and summary["encoder"] == "hashing:512"
-    assert summary["answerable"] == 7 and summary["hits"] == 7 and summary["set_hits"] == 7
+    assert summary["answerable"] == 7 and summary["hits"] == 7
     assert len(summary["rankings"]) == len(job.QUESTIONS)
     assert all(len(ranking) == 3 and all(0.0 <= p <= 1.0 for _, _, p in ranking) for ranking in summary["rankings"])
     assert ("Los Angeles", "LA", "restaurant", "city") in [link[:4] for link in summary["links"][0]["restaurants"]]
@@ -74,6 +75,19 @@ def test_demo_selects_databases_and_links_values_without_llm(tmp_path, no_llm_en
     assert not any(link[0] == "New York cheaper" for links in summary["links"][5].values() for link in links)
     assert summary["llm"] is False and summary["answers"] == []
     assert text.endswith(job.NO_LLM) and "no LLM: the local model is not installed" in job.NO_LLM
+
+
+@pytest.mark.skipif(not use_lite_installed(), reason="USE-lite weights not installed (make setup)")
+def test_demo_on_the_default_encoder_selects_each_database_and_none_for_hamlet(tmp_path, no_llm_env):
+    summary, text = run_demo(tmp_path, encoder_name=None)
+    assert summary["encoder"] == "use-lite" and summary["hits"] == 7 and summary["set_hits"] == 7
+    for (question, expected), ranking, selected in zip(job.QUESTIONS, summary["rankings"], summary["selected"]):
+        best, _, p = ranking[0]
+        if expected is None:
+            assert p < 0.5 and selected == [], question
+        else:
+            assert best == expected and p >= 0.5 and selected == [expected], question
+    assert "selected: none" in text
 
 
 @pytest.mark.skipif(bool(lexicon_info()["missing_sources"]), reason="WordNet or the value data files are missing")

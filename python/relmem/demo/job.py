@@ -7,7 +7,7 @@ import os
 import sys
 import time
 
-from .. import Catalog, Error, outputs
+from .. import Catalog, Error, SelectionMemory, outputs
 from ..agent.memories import Memories
 from ..agent.pipeline import Pipeline
 from ..agent.tables import format_table
@@ -29,8 +29,7 @@ QUESTIONS = [
 TOP_K = 3
 CONFIGURED = "configured"  # run(llm=CONFIGURED): the configured endpoint, else the local model, if any
 SOURCE_FILE = "demo-source.json"
-NONE_EXPECTED = ("no database answers this question; selection alone keeps its best candidate, and the LLM's plan "
-                 "can answer without one")
+NONE_EXPECTED = "no database answers this question: no database's probability reaches 0.5, so none is selected"
 NO_LLM = ("no LLM: the local model is not installed (`make setup` installs it) and no endpoint is configured (set "
           "RELMEM_LLM_BASE_URL and RELMEM_LLM_MODEL, or pass --llm-base-url and --llm-model): shown are the LLM-free "
           "stages, database selection and value linking")
@@ -69,8 +68,9 @@ def _source(catalog, folder, encoder):
     for db in catalog.databases:
         stat = os.stat(catalog.path(db))
         files[db] = [stat.st_size, stat.st_mtime_ns]
+    untrained = SelectionMemory.untrained_calibration()
     return {"folder": os.path.abspath(folder), "encoder": encoder.name, "descriptions": DESCRIPTIONS,
-            "databases": files}
+            "databases": files, "calibration": [untrained.scale, untrained.lead, untrained.bias]}
 
 
 def _saved_source(memory_folder):
@@ -153,8 +153,8 @@ def run(folder=None, encoder_name=None, out=print, memory_folder=None, llm=CONFI
         for rank, candidate in enumerate(ranking, start=1):
             out(f"  {rank}. {candidate.database:<14} score {candidate.score:.3f}  "
                 f"probability {candidate.probability:.3f}")
-        selected = [match.database for match in memories.selection.select_set(question)]
-        out(f"  selected: {', '.join(selected)}")
+        selected = [match.database for match in memories.selection.select_set(question, at_least_one=False)]
+        out(f"  selected: {', '.join(selected) or 'none'}")
         for db, db_links in found.question_values.items():
             out(f"  values in {db}: {_links_text(db_links)}")
         if expected is None:

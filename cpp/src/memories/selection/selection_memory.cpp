@@ -26,10 +26,12 @@ using namespace selection_detail;
 
 namespace {
 
-// Until calibrate() runs, an untrained memory maps a score of 1.27 to probability 0.5: a fused cosine of 0.5 plus
-// the late-interaction, coverage and question-form terms of a typical match (set from train_spider.json's medians).
-constexpr float kUntrainedScale = 10.0f;
-constexpr float kUntrainedBias = -12.7f;
+// Until calibrate() runs, an untrained memory's probabilities are those of the USE-lite memory of the 157 Spider
+// databases calibrated on train_spider.json questions and on CommonsenseQA questions no evaluation reads
+// (scripts/selection_probabilities.py --objective likelihood --lead --fit-no-database).
+constexpr float kUntrainedScale = 8.03f;
+constexpr float kUntrainedLead = 15.0f;
+constexpr float kUntrainedBias = -9.68f;
 
 // Databases are encoded together until their texts reach this many rows: few encoder calls, bounded memory, and
 // progress every few databases.
@@ -41,6 +43,7 @@ SelectionCalibration default_calibration(const RelevanceModel* model) {
     c.threshold = model->threshold();
   } else {
     c.scale = kUntrainedScale;
+    c.lead = kUntrainedLead;
     c.bias = kUntrainedBias;
   }
   return c;
@@ -67,6 +70,8 @@ std::unique_ptr<VectorIndex> device_cards_on(const std::string& device, int dim)
 }
 
 }  // namespace
+
+SelectionCalibration SelectionMemory::untrained_calibration() { return default_calibration(nullptr); }
 
 SelectionMemory::SelectionMemory(std::shared_ptr<const Encoder> encoder, const SelectionOptions& options)
     : encoder_(std::move(encoder)),

@@ -150,6 +150,8 @@ class SelectionMemory {
   SetMetrics calibrate(const std::vector<LabeledQuestion>& questions, int candidates = 10,
                        CalibrationObjective objective = CalibrationObjective::SetF1, bool lead = false);
   const SelectionCalibration& calibration() const { return calibration_; }
+  // What an untrained memory's calibration is until calibrate() or set_calibration().
+  static SelectionCalibration untrained_calibration();
   void set_calibration(const SelectionCalibration& calibration);
 
   // A folder: manifest.json (versioned), cards.index, tables.index, columns.index, forms.index, values.postings,
