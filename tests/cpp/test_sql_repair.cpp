@@ -90,6 +90,15 @@ TEST(SqlRepair, LeavesAmbiguousAndOwnerlessColumnsAlone) {
   expect_unchanged("SELECT T2.weight FROM Pets AS T1 JOIN Has_Pet AS T2 JOIN Student AS T1");
 }
 
+TEST(SqlRepair, LeavesAJoinThatWouldCompareAColumnWithItself) {
+  // Student has no PetID: "T2.PetID = T2.PetID" would join every student with every pet.
+  expect_unchanged("SELECT T1.Fname FROM Student AS T1 JOIN Pets AS T2 ON T1.PetID = T2.PetID");
+  expect_unchanged("SELECT T1.Fname FROM Student AS T1 JOIN Pets AS T2 ON T2.PetID IS T1.PetID");
+  // The column elsewhere is still repaired.
+  EXPECT_EQ(repaired("SELECT T1.weight FROM Student AS T1 JOIN Pets AS T2 ON T1.PetID = T2.PetID"),
+            "SELECT T2.weight FROM Student AS T1 JOIN Pets AS T2 ON T1.PetID = T2.PetID");
+}
+
 TEST(SqlRepair, StaysInsideTheQualifiersOwnSelect) {
   // S names the enclosing query's Student, which lacks PetID: neither the subquery's H nor the enclosing query's
   // H2 is looked at.

@@ -26,8 +26,9 @@ struct QualifierRepair {
 // other FROM item of that SELECT has known columns, and exactly one of them has the column (names compared
 // case-insensitively, as the schema does): the qualifier becomes that item's name (its alias, else its table name).
 // Anything else is left as written: no such item or several, a qualifier naming an enclosing query's FROM item
-// (correlated subqueries), or an item whose name does not single it out. Throws SyntaxError when the SQL does not
-// parse.
+// (correlated subqueries), an item whose name does not single it out, and a fix that would compare the column with
+// itself ("T1.a = T2.a" where only T1 has a: the join is wrong, not the qualifier). Throws SyntaxError when the SQL
+// does not parse.
 QualifierRepair repair_qualifiers(const std::string& sql, const Schema& schema);
 
 }  // namespace relmem::sql
