@@ -7,6 +7,8 @@
     q.render()        # the syntax tree written back as SQL
     relmem.sql.rewrite_literals(sql, {0: "FR"})             # splice new values, keep the rest of the text
     relmem.sql.inspect(sql, catalog, "concert_singer")      # [Diagnostic(error unknown_column @7:10: ...)]
+    relmem.sql.repair_qualifiers(sql, catalog, "pets_1")    # .sql: "T2.weight" -> "T1.weight" when only T1 has
+    #                                                         weight; .repairs: [QualifierFix(T2.weight -> ...)]
 
 SQL that does not parse raises ``SqlSyntaxError`` (a ``relmem.Error`` with ``.offset``); ``inspect`` reports it as a
 ``syntax`` diagnostic instead.
@@ -16,10 +18,14 @@ from ._relmem import sql as _core
 Condition = _core.Condition
 Diagnostic = _core.Diagnostic
 Literal = _core.Literal
+QualifierFix = _core.QualifierFix
+QualifierRepair = _core.QualifierRepair
 Query = _core.Query
 SqlSyntaxError = _core.SqlSyntaxError
 inspect = _core.inspect
 parse = _core.parse
+repair_qualifiers = _core.repair_qualifiers
 rewrite_literals = _core.rewrite_literals
 
-__all__ = ["Condition", "Diagnostic", "Literal", "Query", "SqlSyntaxError", "inspect", "parse", "rewrite_literals"]
+__all__ = ["Condition", "Diagnostic", "Literal", "QualifierFix", "QualifierRepair", "Query", "SqlSyntaxError",
+           "inspect", "parse", "repair_qualifiers", "rewrite_literals"]

@@ -1,4 +1,4 @@
-// relmem._relmem.sql: parsing, conditions, literal rewriting and the static detector.
+// relmem._relmem.sql: parsing, conditions, literal rewriting, qualifier repair and the static detector.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -6,6 +6,7 @@
 #include "relmem/catalog/catalog.hpp"
 #include "relmem/sql/inspector.hpp"
 #include "relmem/sql/query.hpp"
+#include "relmem/sql/repair.hpp"
 #include "relmem/sql/syntax_error.hpp"
 
 namespace py = pybind11;
@@ -122,6 +123,25 @@ void bind_sql(py::module_& m) {
                span_repr(d.start, d.end) + ": " + d.message + ")";
       });
 
+  py::class_<QualifierFix>(sql, "QualifierFix", "A column qualifier replaced by the FROM item that has the column.")
+      .def_readonly("column", &QualifierFix::column)
+      .def_readonly("original", &QualifierFix::original)
+      .def_readonly("replacement", &QualifierFix::replacement)
+      .def_readonly("start", &QualifierFix::start)
+      .def_readonly("end", &QualifierFix::end)
+      .def("__repr__", [](const QualifierFix& f) {
+        return "QualifierFix(" + f.original + "." + f.column + " -> " + f.replacement + "." + f.column + " @" +
+               span_repr(f.start, f.end) + ")";
+      });
+
+  py::class_<QualifierRepair>(sql, "QualifierRepair", "The repaired SQL and its fixes, in source order.")
+      .def_readonly("sql", &QualifierRepair::sql)
+      .def_readonly("repairs", &QualifierRepair::repairs)
+      .def("__repr__", [](const QualifierRepair& r) {
+        return "QualifierRepair(" + py::repr(py::str(r.sql)).cast<std::string>() + ", " +
+               std::to_string(r.repairs.size()) + " repair(s))";
+      });
+
   py::class_<Query>(sql, "Query", "A parsed SELECT statement with its names resolved.")
       .def_property_readonly("sql", &Query::sql)
       .def_property_readonly("conditions", &Query::conditions)
@@ -164,6 +184,18 @@ void bind_sql(py::module_& m) {
       "inspect",
       [](const std::string& text, const relmem::Catalog& catalog, const std::string& db) {
         return inspect(text, catalog.schema(db));
+      },
+      py::arg("sql"), py::arg("catalog"), py::arg("db"));
+  sql.def(
+      "repair_qualifiers",
+      [](const std::string& text, const relmem::Schema& schema) { return repair_qualifiers(text, schema); },
+      py::arg("sql"), py::arg("schema"),
+      "Replaces the qualifier of a column its FROM item lacks by the one other FROM item of the same SELECT that has "
+      "it, keeping every other byte of the text; raises SqlSyntaxError when the SQL does not parse.");
+  sql.def(
+      "repair_qualifiers",
+      [](const std::string& text, const relmem::Catalog& catalog, const std::string& db) {
+        return repair_qualifiers(text, catalog.schema(db));
       },
       py::arg("sql"), py::arg("catalog"), py::arg("db"));
 }

@@ -53,6 +53,21 @@ def test_inspect_reports_structured_diagnostics(concert_db):
     assert (syntax.kind, syntax.severity, syntax.start) == ("syntax", "error", 16)
 
 
+def test_repair_qualifiers_moves_a_column_to_the_from_item_that_has_it(concert_db):
+    catalog = relmem.Catalog(str(concert_db))
+    sql = ("SELECT T2.name  -- the stadium\nFROM stadium AS T1 JOIN concert AS T2 ON T1.stadium_id = T2.stadium_id "
+           "WHERE T2.year = 2014")
+    repair = relmem.sql.repair_qualifiers(sql, catalog, "concert")
+    assert repair.sql == sql.replace("T2.name", "T1.name")
+    [fix] = repair.repairs
+    assert (fix.column, fix.original, fix.replacement, sql[fix.start:fix.end]) == ("name", "T2", "T1", "T2")
+    assert sorted(catalog.execute("concert", repair.sql).rows) == [("Ayr United",), ("Raith Rovers",)]
+    unchanged = relmem.sql.repair_qualifiers(repair.sql, catalog.schema("concert"))
+    assert unchanged.sql == repair.sql and unchanged.repairs == []
+    with pytest.raises(relmem.sql.SqlSyntaxError):
+        relmem.sql.repair_qualifiers("SELECT T2.name FROM", catalog, "concert")
+
+
 @pytest.mark.parametrize("bad", ["", "SELECT", "SELECT * FROM t WHERE", "DROP TABLE t", "SELECT 'x", "(" * 10000,
                                  "SELECT \x00", "SELECT a FROM t; SELECT b FROM t"])
 def test_malformed_sql_raises_a_clear_error(bad):

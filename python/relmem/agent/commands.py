@@ -59,6 +59,9 @@ def add_pipeline_arguments(parser):
     parser.add_argument("--decompose", choices=DECOMPOSERS, default="rules",
                         help="who splits a question into parts for database selection: the selection memory's "
                              "rules (default) or the LLM (the decompose stage)")
+    parser.add_argument("--no-repair-qualifiers", dest="repair_qualifiers", action="store_false",
+                        help="run the planned SQL as written: no repair of a column qualified by a FROM item that "
+                             "lacks it (default: moved to the one other FROM item of its SELECT that has it)")
 
 
 def add_ask_arguments(parser):
@@ -146,7 +149,7 @@ def run_ask(args):
                                 config={"top_k": args.top_k, "candidates": args.candidates,
                                         "keep_candidates": args.keep_candidates,
                                         "context_switch": args.context_switch, "switch_view": args.switch_view,
-                                        "decompose": args.decompose},
+                                        "decompose": args.decompose, "repair_qualifiers": args.repair_qualifiers},
                                 disable=args.disable, rows=memories.rows)
     state = pipeline.ask(args.question)
     if args.json:

@@ -28,6 +28,8 @@ class PipelineConfig:
     hybrid_store: str = ""            # fill store of LLM-filled virtual columns ("": $RELMEM_HOME/hybrid_fills.sqlite)
     constrained: bool = True          # LLM replies decoded under their output contract's grammar, where the LLM
     #                                   enforces grammars (the local llama.cpp model); SQL names only shown tables
+    repair_qualifiers: bool = True    # a column qualified by a FROM item that lacks it moves to the one other
+    #                                   FROM item of its SELECT that has it, before the planned SQL first runs
     context_switch: str = "llm"       # who decides whether a question needs the databases: "llm" (a prompt) or
     #                                   "selection" (the gate below on the selection memory's scores, no LLM call)
     switch_view: str = "collection"   # the databases the LLM context switch is shown: "collection" (the

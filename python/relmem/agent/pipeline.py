@@ -21,6 +21,7 @@ from .stages.hybrid import HybridAnswer
 from .stages.inspection import InspectAndRefine
 from .stages.output import DescribeWithoutLLM, GenerateOutput, ReturnType
 from .stages.planning import Plan, RetrieveExamples
+from .stages.qualifiers import RepairQualifiers
 from .stages.schema_context import BuildContext
 from .context_builder import ContextBuilder
 from .stages.selection import DecomposeQuestion, LinkQuestionValues, SelectDatabases
@@ -78,6 +79,8 @@ class Pipeline:
                                  descriptions=descriptions, mode=config.context, token_budget=config.context_tokens,
                                  rows_per_table=config.context_rows)
         stages += [BuildContext(builder), Plan(llm, catalog, config, descriptions)]
+        if config.repair_qualifiers:
+            stages.append(RepairQualifiers(catalog))
         if use_values:
             stages += [LinkValues(values, catalog, config), CorrectValues(llm, catalog, config, descriptions),
                        PostProcessValues(values, catalog, config)]

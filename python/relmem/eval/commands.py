@@ -4,7 +4,7 @@
     relmem eval run --set SET.jsonl --dbs DIR [--memory MEMDIR] [--llm gold-simulator | LLM flags]
                     [--condition relmem|llm-only|gold-ddl|top20-ddl] [--free] [--kind K] [--per-kind N]
                     [--disable SWITCH] [--top-k K] [--candidates top_k|selected] [--keep-candidates]
-                    [--context-switch llm|selection] [--switch-view collection|candidates]
+                    [--context-switch llm|selection] [--switch-view collection|candidates] [--no-repair-qualifiers]
                     [--all-schemas] [--concurrency N] [--resume OUT] --out OUT
     relmem eval judge OUT --out JUDGED.jsonl [LLM flags]
     relmem eval report OUT... [--judged JUDGED.jsonl ...] [--markdown] [--plots DIR]
@@ -121,6 +121,7 @@ def _label(args, model):
     changes += ["switch sees candidates"] if args.switch_view == "candidates" else []
     changes += ["full DDL"] if args.context == "full_ddl" else []
     changes += ["LLM decomposition"] if args.decompose == "llm" else []
+    changes += ["no qualifier repair"] if not args.repair_qualifiers else []
     return name + (f" ({', '.join(changes)})" if changes else "")
 
 
@@ -153,12 +154,12 @@ def run_run(args):
     model = _llm(args, items)
     pipeline = make_pipeline(catalog, memories, model, args.disable, args.top_k, args.all_schemas,
                              args.context, args.decompose, args.condition, items, not args.free, args.candidates,
-                             args.keep_candidates, args.context_switch, args.switch_view)
+                             args.keep_candidates, args.context_switch, args.switch_view, args.repair_qualifiers)
     run = {"label": _label(args, model), "llm": SIMULATOR if args.llm == SIMULATOR else llms.describe(model),
            "condition": args.condition, "constrained": not args.free,
            "disable": sorted(args.disable), "top_k": args.top_k, "candidates": args.candidates,
            "keep_candidates": args.keep_candidates, "context_switch": args.context_switch,
-           "switch_view": args.switch_view,
+           "switch_view": args.switch_view, "repair_qualifiers": args.repair_qualifiers,
            "all_schemas": args.all_schemas,
            "context": args.context, "decompose": args.decompose, "set": args.set_path}
     summary = run_items(pipeline, items, args.out, run, args.concurrency, args.resume, args.full_trace,

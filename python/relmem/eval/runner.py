@@ -72,13 +72,14 @@ CONDITIONS = {
 
 def make_pipeline(catalog, memories, llm, disable=(), top_k=5, all_schemas=False, context="built", decompose="rules",
                   condition="relmem", items=(), constrained=True, candidates="top_k", keep_candidates=False,
-                  context_switch="llm", switch_view="collection"):
+                  context_switch="llm", switch_view="collection", repair_qualifiers=True):
     """The default pipeline for evaluation: items are independent, so there is no conversation. `context`: the SQL
     prompts' schemas, "built" per question from the memories or "full_ddl"; all_schemas puts every database's full
     DDL into the prompts (the no-selection-memory ablation); `decompose`: "rules" or "llm" (PipelineConfig).
     `condition`: one of CONDITIONS; "gold-ddl" needs the `items`. `constrained`: replies decoded under their output
     contracts' grammars (PipelineConfig.constrained). `candidates`: PipelineConfig.candidates, for the selection
-    memory's ranking only; `keep_candidates`, `context_switch`, `switch_view`: PipelineConfig's."""
+    memory's ranking only; `keep_candidates`, `context_switch`, `switch_view`, `repair_qualifiers`: PipelineConfig's
+    (the baselines gold-ddl and top20-ddl never repair qualifiers)."""
     if condition not in CONDITIONS:
         raise Error(f"unknown condition {condition!r} (known: {', '.join(CONDITIONS)})")
     if condition == "llm-only":
@@ -90,12 +91,12 @@ def make_pipeline(catalog, memories, llm, disable=(), top_k=5, all_schemas=False
     context = "full_ddl" if all_schemas else context
     off = set(disable) | {"conversation"}
     if condition == "gold-ddl":
-        selection, context, off = GoldDatabases(items), "full_ddl", off | BASELINE_OFF
+        selection, context, off, repair_qualifiers = GoldDatabases(items), "full_ddl", off | BASELINE_OFF, False
     elif condition == "top20-ddl":
-        top_k, context, off = 20, "full_ddl", off | BASELINE_OFF
+        top_k, context, off, repair_qualifiers = 20, "full_ddl", off | BASELINE_OFF, False
     config = {"top_k": top_k, "candidates": candidates, "keep_candidates": keep_candidates, "context": context,
               "decompose": decompose, "constrained": constrained, "context_switch": context_switch,
-              "switch_view": switch_view}
+              "switch_view": switch_view, "repair_qualifiers": repair_qualifiers}
     return Pipeline.default(catalog, llm, selection, memories.values, memories.examples,
                             descriptions=memories.descriptions, config=config, disable=off, rows=memories.rows)
 

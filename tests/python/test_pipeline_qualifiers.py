@@ -1,0 +1,68 @@
+"""The repair of columns qualified by the wrong FROM item, between planning and the first execution. The LLM is
+relmem.llm.ScriptedLLM (scripted replies, not a model)."""
+import argparse
+import sqlite3
+
+from pipeline_fixtures import catalog, memories, plan  # noqa: F401 (fixtures)
+
+from relmem.agent import Pipeline
+from relmem.agent.commands import add_pipeline_arguments
+from relmem.llm import ScriptedLLM, ScriptRule
+
+QUESTION = "Which singers sang in a concert in 2019?"
+# singer_in_concert (T2) has no name; singer (T1) is the only FROM item that has one.
+WRONG = ("SELECT DISTINCT T2.name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id "
+         "JOIN concert AS T3 ON T2.concert_id = T3.concert_id WHERE T3.year = 2019")
+FIXED = WRONG.replace("T2.name", "T1.name")
+
+
+def ask(catalog, memories, **config):
+    llm = ScriptedLLM([ScriptRule(stage="context_switch", reply="Answer: (YES)"),
+                       ScriptRule(stage="plan", reply=plan(("the singers", WRONG, "singers"))),
+                       ScriptRule(stage="return_type", reply="(SQL)")])
+    pipeline = Pipeline.default(catalog, llm, memories.selection, disable={"self_correction"},
+                                config={"refine_rounds": 0, **config})
+    return pipeline, pipeline.ask(QUESTION)
+
+
+def test_a_wrong_qualifier_is_repaired_before_the_query_first_runs(demo_dir, catalog, memories):
+    pipeline, state = ask(catalog, memories)
+    assert pipeline.names.index("plan") + 1 == pipeline.names.index("repair_qualifiers")
+    [repair] = [r for r in state.trace if r["stage"] == "repair_qualifiers"]
+    assert repair["error"] is None and repair["llm_calls"] == []
+    start = WRONG.index("T2.name")
+    assert repair["decision"] == {"repairs": [{"column": "name", "qualifier": "T2", "replacement": "T1",
+                                               "start": start, "end": start + 2}], "sql": FIXED}
+    [target] = state.targets
+    assert target.planned_sql == WRONG and target.revisions == [("repair_qualifiers", FIXED)]
+    with sqlite3.connect(f"file:{demo_dir / 'singers' / 'singers.sqlite'}?mode=ro", uri=True) as connection:
+        expected = sorted(list(row) for row in connection.execute(FIXED))
+    [result] = state.results()
+    assert expected and result["error"] is None and result["sql"] == FIXED
+    assert sorted(result["rows"]) == expected
+    assert [r["stage"] for r in state.trace if r["error"]] == []
+
+
+def test_correct_sql_is_recorded_unchanged(catalog, memories):
+    llm = ScriptedLLM([ScriptRule(stage="context_switch", reply="Answer: (YES)"),
+                       ScriptRule(stage="plan", reply=plan(("the singers", FIXED, "singers"))),
+                       ScriptRule(stage="return_type", reply="(SQL)")])
+    state = Pipeline.default(catalog, llm, memories.selection, config={"refine_rounds": 0}).ask(QUESTION)
+    [repair] = [r for r in state.trace if r["stage"] == "repair_qualifiers"]
+    assert repair["decision"] == {"repairs": []}
+    assert state.targets[0].revisions == [] and state.results()[0]["error"] is None
+
+
+def test_the_config_flag_turns_the_repair_off(catalog, memories):
+    pipeline, state = ask(catalog, memories, repair_qualifiers=False)
+    assert "repair_qualifiers" not in pipeline.names
+    assert "repair_qualifiers" not in state.trace.stages()
+    [result] = state.results()
+    assert result["sql"] == WRONG and "no such column: T2.name" in result["error"]
+
+
+def test_the_command_line_flag_sets_the_config_field():
+    parser = argparse.ArgumentParser()
+    add_pipeline_arguments(parser)
+    assert parser.parse_args([]).repair_qualifiers is True
+    assert parser.parse_args(["--no-repair-qualifiers"]).repair_qualifiers is False
