@@ -84,6 +84,22 @@ TEST(SqlInspector, FindsAmbiguousColumnsAndMissingJoins) {
             Kinds{});
 }
 
+TEST(SqlInspector, MissingJoinsNameTheForeignKeyToJoinOn) {
+  auto diagnostics = inspect("SELECT T1.concert_name FROM concert AS T1 WHERE capacity > 10", kSchema);
+  EXPECT_NE(only(diagnostics).message.find("(for example JOIN stadium ON T1.stadium_id = stadium.stadium_id)"),
+            std::string::npos)
+      << diagnostics[0].message;
+  // A reference to the target's primary key without a column name.
+  diagnostics = inspect("SELECT singer.name, count(*) FROM singer_in_concert GROUP BY singer.name", kSchema);
+  ASSERT_EQ(diagnostics.size(), 2u);
+  EXPECT_NE(diagnostics[0].message.find("JOIN singer ON singer_in_concert.singer_id = singer.singer_id"),
+            std::string::npos)
+      << diagnostics[0].message;
+  // No foreign key between the tables: no example.
+  diagnostics = inspect("SELECT name FROM singer WHERE capacity > 10", kSchema);
+  EXPECT_EQ(only(diagnostics).message.find("for example"), std::string::npos) << diagnostics[0].message;
+}
+
 TEST(SqlInspector, ChecksJoins) {
   auto diagnostics = inspect(
       "SELECT T1.name, T2.concert_name FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.concert_id",

@@ -41,6 +41,50 @@ const Source* visible_base_table(const Scope* scope, const std::string& table) {
   return nullptr;
 }
 
+// The primary key column a foreign key without a target column points to; "" when the key is not one column.
+std::string primary_key(const Table& table) {
+  std::string key;
+  for (const Column& column : table.columns) {
+    if (!column.primary_key) continue;
+    if (!key.empty()) return "";
+    key = column.name;
+  }
+  return key;
+}
+
+// "JOIN missing ON missing.a = item.b" for the first FROM item of the nearest scope that a foreign key links to
+// `missing` (either way), with the item written as the query names it; "" when no foreign key links them.
+std::string join_clause(const Table& missing, const Scope* scope) {
+  for (; scope != nullptr; scope = scope->parent) {
+    for (const Source& source : scope->sources) {
+      if (source.kind != SourceKind::BaseTable || source.table == nullptr) continue;
+      auto link = [&](const Table& from, const std::string& from_name, const Table& to,
+                      const std::string& to_name) -> std::string {
+        for (const ForeignKey& key : from.foreign_keys) {
+          if (!iequals(key.to_table, to.name)) continue;
+          std::string to_column = key.to_column.empty() ? primary_key(to) : key.to_column;
+          if (to_column.empty()) continue;
+          return from_name + "." + key.from_column + " = " + to_name + "." + to_column;
+        }
+        return "";
+      };
+      std::string on = link(missing, missing.name, *source.table, source.name);
+      if (on.empty()) on = link(*source.table, source.name, missing, missing.name);
+      if (!on.empty()) return "JOIN " + missing.name + " ON " + on;
+    }
+  }
+  return "";
+}
+
+// "; for example JOIN ... ON ..." for the first of `tables` that a foreign key links to the FROM items, or "".
+std::string join_example(const std::vector<const Table*>& tables, const Scope* scope) {
+  for (const Table* table : tables) {
+    std::string clause = join_clause(*table, scope);
+    if (!clause.empty()) return " (for example " + clause + ")";
+  }
+  return "";
+}
+
 std::string join_names(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
@@ -93,7 +137,8 @@ class NameChecker {
                       "." + (e.kind == ExprKind::Star ? "*" : e.column.text));
     } else if (const Table* table = schema_.table(qualifier)) {
       report_.add(DiagnosticKind::MissingJoin, e.start, e.end,
-                  "'" + written + "' reads table '" + table->name + "', which is not in FROM; join it");
+                  "'" + written + "' reads table '" + table->name + "', which is not in FROM; join it" +
+                      join_example({table}, scope));
     } else {
       std::vector<std::string> names;
       for (const Scope* s = scope; s != nullptr; s = s->parent) {
@@ -115,15 +160,18 @@ class NameChecker {
     }
     const Scope* scope = binding.scope;
     std::vector<std::string> owners;
+    std::vector<const Table*> owner_tables;
     for (const Table& table : schema_.tables) {
       if (table.column(column) != nullptr && visible_base_table(scope, table.name) == nullptr) {
         owners.push_back(table.name);
+        owner_tables.push_back(&table);
       }
     }
     if (!owners.empty()) {
       report_.add(DiagnosticKind::MissingJoin, e.start, e.end,
                   "column '" + written + "' belongs to " + (owners.size() == 1 ? "table " : "tables ") +
-                      join_names(owners) + ", not in FROM; join " + (owners.size() == 1 ? "it" : "one of them"));
+                      join_names(owners) + ", not in FROM; join " + (owners.size() == 1 ? "it" : "one of them") +
+                      join_example(owner_tables, scope));
       return;
     }
     report_.add(DiagnosticKind::UnknownColumn, e.start, e.end,
