@@ -236,6 +236,23 @@ def test_sql_error_repaired_by_self_correction(demo_dir, catalog, memories):
     assert_no_errors(state)
 
 
+def test_self_correction_sees_the_static_checks_of_the_failed_query(demo_dir, catalog, memories):
+    broken = "SELECT name, count(*) FROM singer_in_concert GROUP BY name"
+    fixed = ("SELECT singer.name, count(*) FROM singer_in_concert JOIN singer "
+             "ON singer_in_concert.singer_id = singer.singer_id GROUP BY singer.name")
+    rules = [YES, Rule(stage="plan", reply=plan(("concerts per singer", broken, "singers"))),
+             Rule(stage="self_correct", contains="JOIN singer ON singer_in_concert.singer_id = singer.singer_id",
+                  reply=sql_block(fixed)),
+             Rule(stage="return_type", reply="(SQL)")]
+    with FakeLLMServer(rules) as server:
+        _, state = ask(server, catalog, memories, "How many concerts did each singer give?")
+    [repair_prompt] = [r.messages[-1]["content"] for r in server.requests if r.stage == "self_correct"]
+    assert "Error:\nno such column: name\nStatic checks of the query:\n- error: column 'name' belongs to" \
+        in repair_prompt
+    assert state.results()[0]["sql"] == fixed and state.results()[0]["rows"] == \
+        [list(row) for row in query(demo_dir, "singers", fixed)]
+
+
 def test_self_correction_gives_up_after_its_retries(catalog, memories):
     broken = "SELECT nme FROM singer"
     rules = [YES, Rule(stage="plan", reply=plan(("names", broken, "singers"))),

@@ -1,4 +1,6 @@
 """Read-only execution of each target, and self-correction of the ones SQLite could not run."""
+from ... import Error
+from ... import sql as sqltools
 from ...parsers import parse_sql
 from .base import LLMStage, Stage
 from .queries import execution, pending, reuse_note
@@ -12,6 +14,18 @@ def outcome(target):
         return {"error": target.error}
     return {"columns": list(target.result.columns), "rows": len(target.result.rows),
             "truncated": target.result.truncated}
+
+
+def diagnosed_error(catalog, target):
+    """The executor's error, followed by the static inspector's findings on the query: they often name the fix that
+    the bare error does not (which table has the column, and the foreign key to join it on)."""
+    try:
+        diagnostics = sqltools.inspect(target.sql, catalog, target.database)
+    except Error:
+        return target.result.error
+    findings = [f"- {d.severity}: {d.message}" for d in diagnostics]
+    error = target.result.error
+    return "\n".join([error, "Static checks of the query:", *findings]) if findings else error
 
 
 class Execute(Stage):
@@ -35,7 +49,8 @@ class Execute(Stage):
 
 
 class SelfCorrect(LLMStage):
-    """Repairs a query that failed to execute from SQLite's error message, up to `self_correct_retries` times.
+    """Repairs a query that failed to execute from SQLite's error message and the static inspector's findings, up to
+    `self_correct_retries` times.
     Refused statements are not repaired: the executor said why, and the answer reports it."""
     name = "self_correct"
     group = "self_correction"
@@ -55,7 +70,8 @@ class SelfCorrect(LLMStage):
             step.on_failure()
             repaired = self.ask(step, "self_correct", parse_sql, self.sql_constraints(state, target.database),
                                 schema=self.schema(state, target.database),
-                                question=state.standalone_question, sql=target.sql, error=target.result.error,
+                                question=state.standalone_question, sql=target.sql,
+                                error=diagnosed_error(self.catalog, target),
                                 **self.dialect_fields(target.database))
             if repaired.strip() == target.sql.strip():  # the same query fails the same way: no retry helps
                 step.decide(retry=retry, sql=repaired)
