@@ -90,6 +90,16 @@ def test_demo_on_the_default_encoder_selects_each_database_and_none_for_hamlet(t
     assert "selected: none" in text
 
 
+@pytest.mark.skipif(not use_lite_installed(), reason="USE-lite weights not installed (make setup)")
+def test_demo_on_the_default_encoder_lets_the_memory_route_questions(tmp_path, no_llm_env):
+    with FakeLLMServer(RULES) as server:
+        summary, text = run_demo(tmp_path, encoder_name=None, llm=job.from_config(
+            base_url=server.base_url, model="fake-model", max_retries=0))
+    assert "context_switch" not in server.stages()
+    assert server.stages().count("plan") == 7 and server.stages().count("answer_directly") == 1
+    assert "answer: William Shakespeare" in text and "could not answer" not in text
+
+
 @pytest.mark.skipif(bool(lexicon_info()["missing_sources"]), reason="WordNet or the value data files are missing")
 def test_demo_links_values_by_meaning(tmp_path, no_llm_env):
     summary, text = run_demo(tmp_path)

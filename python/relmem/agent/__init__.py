@@ -6,7 +6,7 @@
     state = pipeline.ask("How many Italian restaurants are in Los Angeles?")
     print(state.answer); state.to_dict()                     # answer, results, trace
 """
-from .config import SWITCHES, PipelineConfig
+from .config import SELECTION_LED, SWITCHES, PipelineConfig, measured_settings
 from .conversation import ConversationMemory
 from .memories import Memories
 from .pipeline import Pipeline
@@ -26,5 +26,6 @@ __all__ = [
     "DescribeWithoutLLM",
     "Execute", "GenerateOutput", "InspectAndRefine", "LinkQuestionValues", "LinkValues", "Memories", "Pipeline",
     "LearnValues", "PipelineConfig", "Plan", "PostProcessValues", "QueryTarget", "Rephrase", "RetrieveExamples", "ReturnType",
-    "SWITCHES", "SelectDatabases", "SelectionSwitch", "SelfCorrect", "Stage", "State", "Trace", "Turn", "format_trace",
+    "SELECTION_LED", "SWITCHES", "SelectDatabases", "SelectionSwitch", "SelfCorrect", "Stage", "State", "Trace", "Turn", "format_trace",
+    "measured_settings",
 ]

@@ -8,6 +8,7 @@ import sys
 import time
 
 from .. import Catalog, Error, SelectionMemory, outputs
+from ..agent.config import measured_settings
 from ..agent.memories import Memories
 from ..agent.pipeline import Pipeline
 from ..agent.tables import format_table
@@ -141,7 +142,7 @@ def run(folder=None, encoder_name=None, out=print, memory_folder=None, llm=CONFI
         llm = MeteredLLM(llm)
         pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, memories.examples,
                                     descriptions=memories.descriptions, disable={"conversation"},
-                                    rows=memories.rows)
+                                    rows=memories.rows, config=measured_settings(encoder.name))
 
     summary = {"encoder": encoder.name, "memory": how, "hits": 0, "set_hits": 0,
                "answerable": sum(1 for _, expected in questions if expected), "llm": pipeline is not None,
