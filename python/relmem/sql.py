@@ -9,6 +9,8 @@
     relmem.sql.inspect(sql, catalog, "concert_singer")      # [Diagnostic(error unknown_column @7:10: ...)]
     relmem.sql.repair_qualifiers(sql, catalog, "pets_1")    # .sql: "T2.weight" -> "T1.weight" when only T1 has
     #                                                         weight; .repairs: [QualifierFix(T2.weight -> ...)]
+    relmem.sql.repair_joins(sql, catalog, "car_1")          # "SELECT model FROM cars_data" -> "... FROM cars_data
+    #                                                         JOIN car_names ON cars_data.Id = car_names.MakeId"
 
 SQL that does not parse raises ``SqlSyntaxError`` (a ``relmem.Error`` with ``.offset``); ``inspect`` reports it as a
 ``syntax`` diagnostic instead.
@@ -18,14 +20,17 @@ from ._relmem import sql as _core
 Condition = _core.Condition
 Diagnostic = _core.Diagnostic
 Literal = _core.Literal
+JoinFix = _core.JoinFix
+JoinRepair = _core.JoinRepair
 QualifierFix = _core.QualifierFix
 QualifierRepair = _core.QualifierRepair
 Query = _core.Query
 SqlSyntaxError = _core.SqlSyntaxError
 inspect = _core.inspect
 parse = _core.parse
+repair_joins = _core.repair_joins
 repair_qualifiers = _core.repair_qualifiers
 rewrite_literals = _core.rewrite_literals
 
-__all__ = ["Condition", "Diagnostic", "Literal", "QualifierFix", "QualifierRepair", "Query", "SqlSyntaxError",
-           "inspect", "parse", "repair_qualifiers", "rewrite_literals"]
+__all__ = ["Condition", "Diagnostic", "JoinFix", "JoinRepair", "Literal", "QualifierFix", "QualifierRepair", "Query",
+           "SqlSyntaxError", "inspect", "parse", "repair_joins", "repair_qualifiers", "rewrite_literals"]

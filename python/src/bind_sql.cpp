@@ -142,6 +142,23 @@ void bind_sql(py::module_& m) {
                std::to_string(r.repairs.size()) + " repair(s))";
       });
 
+  py::class_<JoinFix>(sql, "JoinFix", "A table joined for a column that no FROM item of its SELECT had.")
+      .def_readonly("column", &JoinFix::column)
+      .def_readonly("table", &JoinFix::table)
+      .def_readonly("clause", &JoinFix::clause)
+      .def_readonly("position", &JoinFix::position)
+      .def("__repr__", [](const JoinFix& f) {
+        return "JoinFix(" + f.column + ":" + f.clause + " @" + std::to_string(f.position) + ")";
+      });
+
+  py::class_<JoinRepair>(sql, "JoinRepair", "The repaired SQL and its joins, in the order they were made.")
+      .def_readonly("sql", &JoinRepair::sql)
+      .def_readonly("repairs", &JoinRepair::repairs)
+      .def("__repr__", [](const JoinRepair& r) {
+        return "JoinRepair(" + py::repr(py::str(r.sql)).cast<std::string>() + ", " +
+               std::to_string(r.repairs.size()) + " join(s))";
+      });
+
   py::class_<Query>(sql, "Query", "A parsed SELECT statement with its names resolved.")
       .def_property_readonly("sql", &Query::sql)
       .def_property_readonly("conditions", &Query::conditions)
@@ -196,6 +213,18 @@ void bind_sql(py::module_& m) {
       "repair_qualifiers",
       [](const std::string& text, const relmem::Catalog& catalog, const std::string& db) {
         return repair_qualifiers(text, catalog.schema(db));
+      },
+      py::arg("sql"), py::arg("catalog"), py::arg("db"));
+  sql.def(
+      "repair_joins",
+      [](const std::string& text, const relmem::Schema& schema) { return repair_joins(text, schema); },
+      py::arg("sql"), py::arg("schema"),
+      "Joins the table of a column that no FROM item of its SELECT has, when exactly one table has it and one "
+      "foreign key links that table to the FROM clause; raises SqlSyntaxError when the SQL does not parse.");
+  sql.def(
+      "repair_joins",
+      [](const std::string& text, const relmem::Catalog& catalog, const std::string& db) {
+        return repair_joins(text, catalog.schema(db));
       },
       py::arg("sql"), py::arg("catalog"), py::arg("db"));
 }

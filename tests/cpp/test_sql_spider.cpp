@@ -199,3 +199,14 @@ TEST_F(SpiderGold, QualifierRepairChangesNoGoldQuery) {
   }
   EXPECT_GT(queries.size(), 7000u);
 }
+
+TEST_F(SpiderGold, JoinRepairChangesNoGoldQuery) {
+  std::vector<GoldQuery> queries = executable(load_json("dev.json"));
+  for (const GoldQuery& query : executable(load_json("train_spider.json"))) queries.push_back(query);
+  for (const GoldQuery& query : queries) {
+    JoinRepair repair = repair_joins(query.sql, schema(query.db));
+    EXPECT_TRUE(repair.repairs.empty()) << query.db << ": " << query.sql << "\nrepaired: " << repair.sql;
+    EXPECT_EQ(repair.sql, query.sql);
+  }
+  EXPECT_GT(queries.size(), 7000u);
+}

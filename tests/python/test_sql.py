@@ -68,6 +68,20 @@ def test_repair_qualifiers_moves_a_column_to_the_from_item_that_has_it(concert_d
         relmem.sql.repair_qualifiers("SELECT T2.name FROM", catalog, "concert")
 
 
+def test_repair_joins_adds_the_table_a_foreign_key_links(concert_db):
+    catalog = relmem.Catalog(str(concert_db))
+    sql = "SELECT concert_name FROM concert WHERE city = 'LA'"
+    repair = relmem.sql.repair_joins(sql, catalog, "concert")
+    clause = " JOIN stadium ON concert.stadium_id = stadium.stadium_id"
+    assert repair.sql == sql.replace(" WHERE", clause + " WHERE")
+    [fix] = repair.repairs
+    assert (fix.column, fix.table, fix.clause, fix.position) == ("city", "stadium", clause, sql.index(" WHERE"))
+    assert catalog.execute("concert", repair.sql).rows == [("Auditions",)]
+    assert relmem.sql.repair_joins(repair.sql, catalog.schema("concert")).repairs == []
+    with pytest.raises(relmem.sql.SqlSyntaxError):
+        relmem.sql.repair_joins("SELECT city FROM", catalog, "concert")
+
+
 @pytest.mark.parametrize("bad", ["", "SELECT", "SELECT * FROM t WHERE", "DROP TABLE t", "SELECT 'x", "(" * 10000,
                                  "SELECT \x00", "SELECT a FROM t; SELECT b FROM t"])
 def test_malformed_sql_raises_a_clear_error(bad):

@@ -1,5 +1,6 @@
 // Unknown tables and columns, ambiguous columns, and columns of tables missing from FROM.
 #include "checks.hpp"
+#include "foreign_key_links.hpp"
 #include "words.hpp"
 
 namespace relmem::sql::checks {
@@ -41,46 +42,13 @@ const Source* visible_base_table(const Scope* scope, const std::string& table) {
   return nullptr;
 }
 
-// The primary key column a foreign key without a target column points to; "" when the key is not one column.
-std::string primary_key(const Table& table) {
-  std::string key;
-  for (const Column& column : table.columns) {
-    if (!column.primary_key) continue;
-    if (!key.empty()) return "";
-    key = column.name;
-  }
-  return key;
-}
-
-// "JOIN missing ON missing.a = item.b" for the first FROM item of the nearest scope that a foreign key links to
-// `missing` (either way), with the item written as the query names it; "" when no foreign key links them.
-std::string join_clause(const Table& missing, const Scope* scope) {
-  for (; scope != nullptr; scope = scope->parent) {
-    for (const Source& source : scope->sources) {
-      if (source.kind != SourceKind::BaseTable || source.table == nullptr) continue;
-      auto link = [&](const Table& from, const std::string& from_name, const Table& to,
-                      const std::string& to_name) -> std::string {
-        for (const ForeignKey& key : from.foreign_keys) {
-          if (!iequals(key.to_table, to.name)) continue;
-          std::string to_column = key.to_column.empty() ? primary_key(to) : key.to_column;
-          if (to_column.empty()) continue;
-          return from_name + "." + key.from_column + " = " + to_name + "." + to_column;
-        }
-        return "";
-      };
-      std::string on = link(missing, missing.name, *source.table, source.name);
-      if (on.empty()) on = link(*source.table, source.name, missing, missing.name);
-      if (!on.empty()) return "JOIN " + missing.name + " ON " + on;
-    }
-  }
-  return "";
-}
-
-// "; for example JOIN ... ON ..." for the first of `tables` that a foreign key links to the FROM items, or "".
+// " (for example JOIN t ON item.a = t.b)" for the first of `tables` that a foreign key links to the FROM items of
+// `scope` (what relmem::sql::repair_joins would join when it is the only one), or "".
 std::string join_example(const std::vector<const Table*>& tables, const Scope* scope) {
+  if (scope == nullptr) return "";
   for (const Table* table : tables) {
-    std::string clause = join_clause(*table, scope);
-    if (!clause.empty()) return " (for example " + clause + ")";
+    std::vector<ForeignKeyLink> links = foreign_key_links(*table, *scope);
+    if (!links.empty()) return " (for example " + join_clause(*table, *scope, links.front()) + ")";
   }
   return "";
 }

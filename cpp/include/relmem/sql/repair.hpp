@@ -1,6 +1,7 @@
 #pragma once
-// Repairs columns qualified by the wrong FROM item ("T2.weight" where T2 lacks weight and T1 has it), leaving every
-// other byte of the text as it was.
+// Static repairs of planned SQL that leave every other byte of the text as it was: columns qualified by the wrong FROM
+// item ("T2.weight" where T2 lacks weight and T1 has it), and columns of a table missing from FROM ("SELECT model FROM
+// cars_data" where car_names has model and references cars_data).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -30,5 +31,25 @@ struct QualifierRepair {
 // itself ("T1.a = T2.a" where only T1 has a: the join is wrong, not the qualifier). Throws SyntaxError when the SQL
 // does not parse.
 QualifierRepair repair_qualifiers(const std::string& sql, const Schema& schema);
+
+struct JoinFix {
+  std::string column;  // the column that no FROM item of its SELECT had, as written (with its qualifier, if any)
+  std::string table;   // the table joined
+  std::string clause;  // the text inserted: " JOIN table ON item.a = table.b"
+  size_t position = 0;  // where it was inserted, in the SQL as it was before this fix
+};
+
+struct JoinRepair {
+  std::string sql;               // the input with every join added; the input itself when there is none
+  std::vector<JoinFix> repairs;  // in the order they were made
+};
+
+// A column that no FROM item of its SELECT has (unqualified, or qualified by the name of a table missing from FROM)
+// gets its table joined, at the end of that SELECT's FROM clause, when exactly one of the tables that have the column
+// is linked to the FROM clause by a foreign key, and by exactly one: " JOIN t ON item.fk = t.key". Columns of the
+// SELECT that the new table would make ambiguous are qualified with the FROM item they read. Anything else is left as
+// written. Repeats until no column is left to repair (one join per round, at most `max_joins`). Throws
+// SyntaxError when the SQL does not parse.
+JoinRepair repair_joins(const std::string& sql, const Schema& schema, int max_joins = 3);
 
 }  // namespace relmem::sql

@@ -1,0 +1,47 @@
+#include "foreign_key_links.hpp"
+
+#include "relmem/sql/render.hpp"
+#include "words.hpp"
+
+namespace relmem::sql {
+namespace {
+
+std::string primary_key(const Table& table) {
+  std::string key;
+  for (const Column& column : table.columns) {
+    if (!column.primary_key) continue;
+    if (!key.empty()) return "";
+    key = column.name;
+  }
+  return key;
+}
+
+std::string quoted(const std::string& name) { return render_name(Name{name, 0}); }
+
+}  // namespace
+
+std::vector<ForeignKeyLink> foreign_key_links(const Table& table, const Scope& scope) {
+  std::vector<ForeignKeyLink> found;
+  for (size_t i = 0; i < scope.sources.size(); ++i) {
+    const Source& source = scope.sources[i];
+    if (source.kind != SourceKind::BaseTable || source.table == nullptr) continue;
+    for (const ForeignKey& key : table.foreign_keys) {
+      if (!iequals(key.to_table, source.table->name)) continue;
+      std::string to = key.to_column.empty() ? primary_key(*source.table) : key.to_column;
+      if (!to.empty()) found.push_back(ForeignKeyLink{static_cast<int>(i), to, key.from_column});
+    }
+    for (const ForeignKey& key : source.table->foreign_keys) {
+      if (!iequals(key.to_table, table.name)) continue;
+      std::string to = key.to_column.empty() ? primary_key(table) : key.to_column;
+      if (!to.empty()) found.push_back(ForeignKeyLink{static_cast<int>(i), key.from_column, to});
+    }
+  }
+  return found;
+}
+
+std::string join_clause(const Table& table, const Scope& scope, const ForeignKeyLink& link) {
+  return "JOIN " + quoted(table.name) + " ON " + quoted(scope.sources[link.source].name) + "." +
+         quoted(link.item_column) + " = " + quoted(table.name) + "." + quoted(link.table_column);
+}
+
+}  // namespace relmem::sql
