@@ -1,16 +1,17 @@
-"""What the qualifier repair (relmem.sql.repair_qualifiers) would have done to the queries of earlier evaluation runs,
+"""What the static repairs (relmem.sql.repair_qualifiers, then relmem.sql.repair_joins, as the pipeline's
+repair_qualifiers and repair_joins stages apply them) would have done to the queries of earlier evaluation runs,
 without an LLM.
 
-    python scripts/replay_qualifier_repair.py docs/eval/llm/relmem-kept-gate.jsonl docs/eval/llm/gold-ddl.jsonl \
-        --set docs/eval/llm/set.jsonl --dbs ../shared/data/spider/database
+    python scripts/replay_static_repairs.py docs/eval/llm/relmem-kept-gate.jsonl docs/eval/llm/gold-ddl.jsonl \
+        --set docs/eval/llm/set.jsonl --dbs ../shared/data/spider/database [--repair qualifiers|joins|both]
 
 Per run file (the output of `relmem eval run`, read only), three groups of queries: the final queries that failed
-(with how many failed on a qualified column SQLite does not find), all final queries, and the queries as the plan
-wrote them (what the repair_qualifiers stage sees). For each: how many there are, how many failed, how many the SQL
-parser cannot read, how many the repair changes, how many of the changed ones then execute, and how many of those
-return the gold rows of their database's part (relmem.eval.metrics.part_executions, the run's execution accuracy).
-For the final queries, "parts" also gives the set's parts answered with the gold rows before and after replacing
-each changed query's result by the repaired one's. Prints JSON.
+(with how many failed on a qualified column SQLite does not find, and on any column it does not find), all final
+queries, and the queries as the plan wrote them (what the repair stages see). For each: how many there are, how many
+failed, how many the SQL parser cannot read, how many the repairs change, how many of the changed ones then execute,
+and how many of those return the gold rows of their database's part (relmem.eval.metrics.part_executions, the run's
+execution accuracy). For the final queries, "parts" also gives the set's parts answered with the gold rows before
+and after replacing each changed query's result by the repaired one's. Prints JSON.
 """
 import argparse
 import json
@@ -27,11 +28,14 @@ from relmem.typed_json import json_rows
 
 
 QUALIFIED_UNKNOWN = re.compile(r"no such column: [^.\s]+\.")  # SQLite's error for "T2.weight" that T2 lacks
+REPAIRS = {"qualifiers": (sqltools.repair_qualifiers,), "joins": (sqltools.repair_joins,),
+           "both": (sqltools.repair_qualifiers, sqltools.repair_joins)}
 
 
 class Replay:
-    def __init__(self, catalog):
+    def __init__(self, catalog, repairs):
         self.catalog = catalog
+        self.repairs = repairs
         self.config = PipelineConfig()
         self.outcomes = {}  # (database, sql) -> {"database", "sql", "rows", "error"}
 
@@ -45,11 +49,15 @@ class Replay:
         return self.outcomes[key]
 
     def repair(self, database, sql):
-        """relmem.sql.QualifierRepair of the query; None when the parser cannot read it."""
-        try:
-            return sqltools.repair_qualifiers(sql, self.catalog, database)
-        except Error:
-            return None
+        """(the repaired query, how many repairs) after each repair in turn; None when the parser cannot read it."""
+        made = 0
+        for repair in self.repairs:
+            try:
+                result = repair(sql, self.catalog, database)
+            except Error:
+                return None
+            sql, made = result.sql, made + len(result.repairs)
+        return sql, made
 
 
 def gold_match(item, result):
@@ -69,9 +77,9 @@ def count(counts, replay, item, database, sql, failed):
     counts["failed"] += failed
     repair = replay.repair(database, sql)
     counts["unreadable"] += repair is None
-    if repair is None or not repair.repairs:
+    if repair is None or not repair[1]:
         return None
-    result = replay.run(database, repair.sql)
+    result = replay.run(database, repair[0])
     counts["changed"] += 1
     counts["changed_failed"] += failed
     counts["changed_then_execute"] += result["error"] is None
@@ -88,7 +96,8 @@ def planned_queries(record):
 
 def replay_run(path, items, replay):
     records = load_run(path)
-    failed_finals, finals, planned = {**new_counts(), "qualified_unknown_column": 0}, new_counts(), new_counts()
+    failed_finals = {**new_counts(), "qualified_unknown_column": 0, "unknown_column": 0}
+    finals, planned = new_counts(), new_counts()
     parts = {"parts": 0, "gold_before": 0, "gold_after": 0}
     changes = []
     for record in records:
@@ -101,6 +110,7 @@ def replay_run(path, items, replay):
             if failed:
                 count(failed_finals, replay, item, result["database"], result["sql"], True)
                 failed_finals["qualified_unknown_column"] += bool(QUALIFIED_UNKNOWN.search(result["error"]))
+                failed_finals["unknown_column"] += "no such column" in result["error"]
             after.append(fixed or result)
             if fixed is not None:
                 changes.append({"id": record["id"], "database": result["database"], "sql": result["sql"],
@@ -123,9 +133,10 @@ def main():
     parser.add_argument("runs", nargs="+", metavar="RUN.jsonl")
     parser.add_argument("--set", required=True, dest="set_path", metavar="SET.jsonl")
     parser.add_argument("--dbs", required=True, action="append", metavar="SOURCE")
+    parser.add_argument("--repair", choices=sorted(REPAIRS), default="both")
     args = parser.parse_args()
     items = {item.id: item for item in load_set(args.set_path)}
-    replay = Replay(open_catalog(args.dbs))
+    replay = Replay(open_catalog(args.dbs), REPAIRS[args.repair])
     print(json.dumps([replay_run(path, items, replay) for path in args.runs], indent=1, ensure_ascii=False))
 
 

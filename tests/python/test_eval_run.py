@@ -217,10 +217,10 @@ def test_the_context_switch_settings_reach_the_pipeline(catalog, memories, items
     assert late.index("select_databases") < late.index("context_switch")
 
 
-def test_qualifier_repair_reaches_the_pipeline_but_not_the_baselines(catalog, memories, items):
+@pytest.mark.parametrize("repair", ["repair_qualifiers", "repair_joins"])
+def test_static_repairs_reach_the_pipeline_but_not_the_baselines(catalog, memories, items, repair):
     simulator = CallableLLM(GoldSimulator(items), name="gold-simulator")
-    assert "repair_qualifiers" in make_pipeline(catalog, memories, simulator).names
-    assert "repair_qualifiers" not in make_pipeline(catalog, memories, simulator, repair_qualifiers=False).names
+    assert repair in make_pipeline(catalog, memories, simulator).names
+    assert repair not in make_pipeline(catalog, memories, simulator, **{repair: False}).names
     for baseline in ("gold-ddl", "top20-ddl"):
-        assert "repair_qualifiers" not in make_pipeline(catalog, memories, simulator, condition=baseline,
-                                                        items=items).names
+        assert repair not in make_pipeline(catalog, memories, simulator, condition=baseline, items=items).names

@@ -1,5 +1,5 @@
-"""The repair of columns qualified by the wrong FROM item, between planning and the first execution. The LLM is
-relmem.llm.ScriptedLLM (scripted replies, not a model)."""
+"""The static repairs between planning and the first execution: columns qualified by the wrong FROM item, and
+columns of a table missing from FROM. The LLM is relmem.llm.ScriptedLLM (scripted replies, not a model)."""
 import argparse
 import sqlite3
 
@@ -16,9 +16,15 @@ WRONG = ("SELECT DISTINCT T2.name FROM singer AS T1 JOIN singer_in_concert AS T2
 FIXED = WRONG.replace("T2.name", "T1.name")
 
 
-def ask(catalog, memories, **config):
+# singer_in_concert has no name; singer has, and singer_in_concert.singer_id references it.
+UNJOINED = "SELECT DISTINCT name FROM singer_in_concert WHERE concert_id = 1"
+JOINED = ("SELECT DISTINCT name FROM singer_in_concert JOIN singer ON singer_in_concert.singer_id = singer.singer_id "
+          "WHERE concert_id = 1")
+
+
+def ask(catalog, memories, sql=WRONG, **config):
     llm = ScriptedLLM([ScriptRule(stage="context_switch", reply="Answer: (YES)"),
-                       ScriptRule(stage="plan", reply=plan(("the singers", WRONG, "singers"))),
+                       ScriptRule(stage="plan", reply=plan(("the singers", sql, "singers"))),
                        ScriptRule(stage="return_type", reply="(SQL)")])
     pipeline = Pipeline.default(catalog, llm, memories.selection, disable={"self_correction"},
                                 config={"refine_rounds": 0, **config})
@@ -53,6 +59,23 @@ def test_correct_sql_is_recorded_unchanged(catalog, memories):
     assert state.targets[0].revisions == [] and state.results()[0]["error"] is None
 
 
+def test_a_table_missing_from_from_is_joined_before_the_query_first_runs(demo_dir, catalog, memories):
+    pipeline, state = ask(catalog, memories, sql=UNJOINED)
+    assert pipeline.names.index("repair_qualifiers") + 1 == pipeline.names.index("repair_joins")
+    [repair] = [r for r in state.trace if r["stage"] == "repair_joins"]
+    clause = "JOIN singer ON singer_in_concert.singer_id = singer.singer_id"
+    assert repair["decision"] == {"repairs": [{"column": "name", "table": "singer", "clause": clause,
+                                               "position": UNJOINED.index(" WHERE")}], "sql": JOINED}
+    assert state.targets[0].revisions == [("repair_joins", JOINED)]
+    with sqlite3.connect(f"file:{demo_dir / 'singers' / 'singers.sqlite'}?mode=ro", uri=True) as connection:
+        expected = sorted(list(row) for row in connection.execute(JOINED))
+    [result] = state.results()
+    assert expected and result["error"] is None and sorted(result["rows"]) == expected
+
+    pipeline, state = ask(catalog, memories, sql=UNJOINED, repair_joins=False)
+    assert "repair_joins" not in pipeline.names and "no such column: name" in state.results()[0]["error"]
+
+
 def test_the_config_flag_turns_the_repair_off(catalog, memories):
     pipeline, state = ask(catalog, memories, repair_qualifiers=False)
     assert "repair_qualifiers" not in pipeline.names
@@ -66,3 +89,5 @@ def test_the_command_line_flag_sets_the_config_field():
     add_pipeline_arguments(parser)
     assert parser.parse_args([]).repair_qualifiers is True
     assert parser.parse_args(["--no-repair-qualifiers"]).repair_qualifiers is False
+    assert parser.parse_args([]).repair_joins is True
+    assert parser.parse_args(["--no-repair-joins"]).repair_joins is False

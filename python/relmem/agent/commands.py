@@ -41,6 +41,11 @@ def add_index_arguments(parser):
     return parser
 
 
+# The PipelineConfig fields that add_pipeline_arguments() sets, by their argparse names.
+PIPELINE_SETTINGS = ("top_k", "candidates", "keep_candidates", "context_switch", "switch_view", "decompose",
+                     "repair_qualifiers", "repair_joins")
+
+
 def add_pipeline_arguments(parser):
     """The pipeline settings that `relmem ask` and `relmem eval run` share (PipelineConfig's fields)."""
     parser.add_argument("--top-k", type=int, default=5, help="databases whose schemas go into planning (default 5)")
@@ -62,6 +67,9 @@ def add_pipeline_arguments(parser):
     parser.add_argument("--no-repair-qualifiers", dest="repair_qualifiers", action="store_false",
                         help="run the planned SQL as written: no repair of a column qualified by a FROM item that "
                              "lacks it (default: moved to the one other FROM item of its SELECT that has it)")
+    parser.add_argument("--no-repair-joins", dest="repair_joins", action="store_false",
+                        help="run the planned SQL as written: no join of a table missing from FROM (default: joined "
+                             "on its foreign key when it is the one table with the column that a key links)")
 
 
 def add_ask_arguments(parser):
@@ -146,10 +154,7 @@ def run_ask(args):
     llm = from_args(args)
     pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values, memories.examples,
                                 descriptions=memories.descriptions,
-                                config={"top_k": args.top_k, "candidates": args.candidates,
-                                        "keep_candidates": args.keep_candidates,
-                                        "context_switch": args.context_switch, "switch_view": args.switch_view,
-                                        "decompose": args.decompose, "repair_qualifiers": args.repair_qualifiers},
+                                config={name: getattr(args, name) for name in PIPELINE_SETTINGS},
                                 disable=args.disable, rows=memories.rows)
     state = pipeline.ask(args.question)
     if args.json:

@@ -21,7 +21,7 @@ from .stages.hybrid import HybridAnswer
 from .stages.inspection import InspectAndRefine
 from .stages.output import DescribeWithoutLLM, GenerateOutput, ReturnType
 from .stages.planning import Plan, RetrieveExamples
-from .stages.qualifiers import RepairQualifiers
+from .stages.repairs import RepairJoins, RepairQualifiers
 from .stages.schema_context import BuildContext
 from .context_builder import ContextBuilder
 from .stages.selection import DecomposeQuestion, LinkQuestionValues, SelectDatabases
@@ -81,6 +81,8 @@ class Pipeline:
         stages += [BuildContext(builder), Plan(llm, catalog, config, descriptions)]
         if config.repair_qualifiers:
             stages.append(RepairQualifiers(catalog))
+        if config.repair_joins:
+            stages.append(RepairJoins(catalog))
         if use_values:
             stages += [LinkValues(values, catalog, config), CorrectValues(llm, catalog, config, descriptions),
                        PostProcessValues(values, catalog, config)]

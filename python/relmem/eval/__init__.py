@@ -5,7 +5,7 @@ stand-ins for an LLM live here too: the gold simulator, and the oracle filler an
 SWAN's original databases (C++, built as relmem_evaluation).
 
     items = build_set("shared/data/spider", "shared/data/zero_db", parse_counts(["500"]))
-    pipeline = make_pipeline(catalog, memories, llm)             # disable=, top_k=, all_schemas=, context=
+    pipeline = make_pipeline(catalog, memories, llm)             # disable=, condition=, PipelineConfig fields
     run_items(pipeline, items, "out.jsonl", run={"label": "my-model"}, concurrency=8)
     report(["out.jsonl"])                                         # markdown(...), plot(..., folder)
 """

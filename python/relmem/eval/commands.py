@@ -5,7 +5,7 @@
                     [--condition relmem|llm-only|gold-ddl|top20-ddl] [--free] [--kind K] [--per-kind N]
                     [--disable SWITCH] [--top-k K] [--candidates top_k|selected] [--keep-candidates]
                     [--context-switch llm|selection] [--switch-view collection|candidates] [--no-repair-qualifiers]
-                    [--all-schemas] [--concurrency N] [--resume OUT] --out OUT
+                    [--no-repair-joins] [--all-schemas] [--concurrency N] [--resume OUT] --out OUT
     relmem eval judge OUT --out JUDGED.jsonl [LLM flags]
     relmem eval report OUT... [--judged JUDGED.jsonl ...] [--markdown] [--plots DIR]
 """
@@ -16,7 +16,7 @@ import sys
 from .. import Error, llm as llms, outputs
 from ..engines import local_sources, open_catalog
 from ..agent import SWITCHES, Memories
-from ..agent.commands import add_pipeline_arguments
+from ..agent.commands import PIPELINE_SETTINGS, add_pipeline_arguments
 from .compose import build_set, parse_counts
 from .gold_simulator import NAME as SIMULATOR, GoldSimulator
 from .items import load_set, write_set
@@ -122,6 +122,7 @@ def _label(args, model):
     changes += ["full DDL"] if args.context == "full_ddl" else []
     changes += ["LLM decomposition"] if args.decompose == "llm" else []
     changes += ["no qualifier repair"] if not args.repair_qualifiers else []
+    changes += ["no join repair"] if not args.repair_joins else []
     return name + (f" ({', '.join(changes)})" if changes else "")
 
 
@@ -152,16 +153,12 @@ def run_run(args):
     else:
         memories = Memories.build(catalog, progress=sys.stderr.isatty())
     model = _llm(args, items)
-    pipeline = make_pipeline(catalog, memories, model, args.disable, args.top_k, args.all_schemas,
-                             args.context, args.decompose, args.condition, items, not args.free, args.candidates,
-                             args.keep_candidates, args.context_switch, args.switch_view, args.repair_qualifiers)
+    settings = {name: getattr(args, name) for name in PIPELINE_SETTINGS + ("context",)}
+    pipeline = make_pipeline(catalog, memories, model, args.disable, args.all_schemas, args.condition, items,
+                             not args.free, **settings)
     run = {"label": _label(args, model), "llm": SIMULATOR if args.llm == SIMULATOR else llms.describe(model),
-           "condition": args.condition, "constrained": not args.free,
-           "disable": sorted(args.disable), "top_k": args.top_k, "candidates": args.candidates,
-           "keep_candidates": args.keep_candidates, "context_switch": args.context_switch,
-           "switch_view": args.switch_view, "repair_qualifiers": args.repair_qualifiers,
-           "all_schemas": args.all_schemas,
-           "context": args.context, "decompose": args.decompose, "set": args.set_path}
+           "condition": args.condition, "constrained": not args.free, "disable": sorted(args.disable), **settings,
+           "all_schemas": args.all_schemas, "set": args.set_path}
     summary = run_items(pipeline, items, args.out, run, args.concurrency, args.resume, args.full_trace,
                         progress=sys.stderr.isatty(), catalog=catalog, local=llms.local_model_of(model))
     print(json.dumps({"out": args.out, "label": run["label"], **summary}))

@@ -70,33 +70,33 @@ CONDITIONS = {
 }
 
 
-def make_pipeline(catalog, memories, llm, disable=(), top_k=5, all_schemas=False, context="built", decompose="rules",
-                  condition="relmem", items=(), constrained=True, candidates="top_k", keep_candidates=False,
-                  context_switch="llm", switch_view="collection", repair_qualifiers=True):
-    """The default pipeline for evaluation: items are independent, so there is no conversation. `context`: the SQL
-    prompts' schemas, "built" per question from the memories or "full_ddl"; all_schemas puts every database's full
-    DDL into the prompts (the no-selection-memory ablation); `decompose`: "rules" or "llm" (PipelineConfig).
-    `condition`: one of CONDITIONS; "gold-ddl" needs the `items`. `constrained`: replies decoded under their output
-    contracts' grammars (PipelineConfig.constrained). `candidates`: PipelineConfig.candidates, for the selection
-    memory's ranking only; `keep_candidates`, `context_switch`, `switch_view`, `repair_qualifiers`: PipelineConfig's
-    (the baselines gold-ddl and top20-ddl never repair qualifiers)."""
+def make_pipeline(catalog, memories, llm, disable=(), all_schemas=False, condition="relmem", items=(),
+                  constrained=True, **settings):
+    """The default pipeline for evaluation: items are independent, so there is no conversation. `settings`:
+    PipelineConfig fields (top_k, candidates, keep_candidates, context, decompose, context_switch, switch_view,
+    repair_qualifiers, repair_joins, ...). all_schemas puts every database's full DDL into the prompts (the
+    no-selection-memory ablation). `condition`: one of CONDITIONS; "gold-ddl" needs the `items`. `constrained`:
+    replies decoded under their output contracts' grammars (PipelineConfig.constrained). The baselines gold-ddl and
+    top20-ddl use the full DDL and no relmem stage between plan and answer: no repairs either."""
     if condition not in CONDITIONS:
         raise Error(f"unknown condition {condition!r} (known: {', '.join(CONDITIONS)})")
     if condition == "llm-only":
         return Pipeline([NoDatabases(), AnswerDirectly(llm, PipelineConfig(constrained=constrained))])
-    if candidates != "top_k" and (all_schemas or condition in ("gold-ddl", "top20-ddl")):
-        raise Error(f"candidates={candidates!r} needs the selection memory's ranking "
+    if settings.get("candidates", "top_k") != "top_k" and (all_schemas or condition in ("gold-ddl", "top20-ddl")):
+        raise Error(f"candidates={settings['candidates']!r} needs the selection memory's ranking "
                     f"(not --all-schemas, gold-ddl or top20-ddl)")
     selection = AllDatabases(catalog) if all_schemas else memories.selection
-    context = "full_ddl" if all_schemas else context
+    config = {**settings, "constrained": constrained}
+    if all_schemas:
+        config["context"] = "full_ddl"
     off = set(disable) | {"conversation"}
+    baseline = {"context": "full_ddl", "repair_qualifiers": False, "repair_joins": False}
     if condition == "gold-ddl":
-        selection, context, off, repair_qualifiers = GoldDatabases(items), "full_ddl", off | BASELINE_OFF, False
+        selection, off = GoldDatabases(items), off | BASELINE_OFF
+        config.update(baseline)
     elif condition == "top20-ddl":
-        top_k, context, off, repair_qualifiers = 20, "full_ddl", off | BASELINE_OFF, False
-    config = {"top_k": top_k, "candidates": candidates, "keep_candidates": keep_candidates, "context": context,
-              "decompose": decompose, "constrained": constrained, "context_switch": context_switch,
-              "switch_view": switch_view, "repair_qualifiers": repair_qualifiers}
+        off = off | BASELINE_OFF
+        config.update(baseline, top_k=20)
     return Pipeline.default(catalog, llm, selection, memories.values, memories.examples,
                             descriptions=memories.descriptions, config=config, disable=off, rows=memories.rows)
 
