@@ -77,6 +77,7 @@ def measured_settings(encoder_name):
     """SELECTION_LED for a memory whose encoder the gate was fitted for; else {} (the LLM decides)."""
     return dict(SELECTION_LED) if encoder_name in SELECTION_LED_ENCODERS else {}
 
+
 DECOMPOSERS = ("rules", "llm")
 CANDIDATES = ("top_k", "selected")
 SWITCH_VIEWS = ("collection", "candidates")
