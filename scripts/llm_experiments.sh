@@ -38,6 +38,10 @@ for kind in zero single double; do
   run relmem-kept-gate "$kind" "${gate[@]}"
 done
 run relmem-kept-gate value "${gate[@]}"
+for kind in single value double; do  # the same with the static repairs and the inspector's findings in self-correction
+  run relmem-kept-gate-repairs "$kind" "${gate[@]}"
+done
+run relmem-kept-gate-repairs-no-values value "${gate[@]}" --disable value_memory
 run relmem-kept-gate-no-values value "${gate[@]}" --disable value_memory
 run relmem-kept-gate-free single "${gate[@]}" --free
 run gold-ddl single --condition gold-ddl
@@ -50,8 +54,8 @@ run relmem double
 run gold-ddl double --condition gold-ddl
 run top20-ddl single --condition top20-ddl
 runs=()
-for name in relmem relmem-selected relmem-kept relmem-kept-switch relmem-kept-gate relmem-kept-gate-no-values \
-            relmem-kept-gate-free gold-ddl free-decoding llm-only no-value-memory top20-ddl; do
+for name in relmem-kept-gate-repairs relmem-kept-gate-repairs-no-values relmem relmem-selected relmem-kept relmem-kept-switch relmem-kept-gate \
+            relmem-kept-gate-no-values relmem-kept-gate-free gold-ddl free-decoding llm-only no-value-memory top20-ddl; do
   [ -s "$out/$name.jsonl" ] && runs+=("$out/$name.jsonl")
 done
 "$relmem" eval report "${runs[@]}" > "$out/report.json"
