@@ -105,6 +105,9 @@ def test_report_compares_runs_and_says_when_the_simulator_answered(tmp_path, cat
     assert text.splitlines()[0].startswith("# relmem evaluation (gold simulator")
     assert "not an LLM's accuracy" in text.splitlines()[0]
     assert "| single | 2 | 1.000 | 0.000 (-1.000) |" in text
+    fewer = [item for item in items if item.kind != "single"] + [next(i for i in items if i.kind == "single")]
+    ranged = markdown(report(outs + [evaluate(tmp_path, catalog, memories, fewer, "fewer")]))
+    assert "| single | 1–2 | 1.000 | 0.000 (-1.000) | 1.000 |" in ranged  # runs of other sizes: the range of N
     result = subprocess.run(RELMEM + ["eval", "report", *outs, "--markdown"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "(the paper's Table 3)" in result.stdout

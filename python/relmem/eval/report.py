@@ -171,7 +171,8 @@ def _metric_table(runs, metric, digits=3, pick=None):
             metrics = run["groups"].get(group)
             value = metrics.get(metric) if metrics else None
             values.append(pick(value) if pick and value is not None else value)
-        n = next((run["groups"][group]["n"] for run in runs if group in run["groups"]), 0)
+        sizes = sorted({run["groups"][group]["n"] for run in runs if group in run["groups"]})
+        n = f"{sizes[0]}–{sizes[-1]}" if len(sizes) > 1 else sizes[0]  # runs of other sizes: the range
         lines.append(f"| {group} | {n} | " + " | ".join(_cell(v, values[0] if i else None, digits)
                                                      for i, v in enumerate(values)) + " |")
     return lines
