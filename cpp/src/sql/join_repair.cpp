@@ -7,20 +7,12 @@
 #include "relmem/sql/render.hpp"
 #include "relmem/sql/repair.hpp"
 #include "relmem/sql/resolve.hpp"
-#include "foreign_key_links.hpp"
+#include "missing_joins.hpp"
+#include "splice.hpp"
 #include "words.hpp"
 
 namespace relmem::sql {
 namespace {
-
-bool in_from(const Scope* scope, const std::string& table) {
-  for (; scope != nullptr; scope = scope->parent) {
-    for (const Source& source : scope->sources) {
-      if (source.kind == SourceKind::BaseTable && iequals(source.ref->name.text, table)) return true;
-    }
-  }
-  return false;
-}
 
 // The offset just after the last FROM item of `core`: its name or subquery, alias, ON condition or USING list.
 size_t end_of_from(const SelectCore& core, const std::vector<Token>& tokens) {
@@ -72,12 +64,11 @@ class JoinFinder {
     if (binding == nullptr || binding->scope == nullptr || binding->scope->core == nullptr) return std::nullopt;
     std::vector<const Table*> owners;
     if (binding->status == BindingStatus::UnknownColumn && binding->source < 0 && e.table.empty()) {
-      for (const Table& table : schema_.tables) {
-        if (table.column(e.column.text) != nullptr && !in_from(binding->scope, table.name)) owners.push_back(&table);
-      }
+      owners = tables_missing_with_column(schema_, binding->scope, e.column.text);
     } else if (binding->status == BindingStatus::UnknownQualifier && e.schema.empty()) {
       const Table* table = schema_.table(e.table.text);
-      if (table != nullptr && table->column(e.column.text) != nullptr && !in_from(binding->scope, table->name)) {
+      if (table != nullptr && table->column(e.column.text) != nullptr &&
+          visible_base_table(binding->scope, table->name) == nullptr) {
         owners.push_back(table);
       }
     }
@@ -95,25 +86,17 @@ class JoinFinder {
   std::pair<std::string, JoinFix> apply(const Plan& plan) const {
     JoinFix fix{plan.column, plan.table->name, " " + join_clause(*plan.table, *plan.scope, plan.link),
                 end_of_from(*plan.scope->core, tokens_)};
-    // (offset, text) insertions: the join, and a qualifier for each column the new table would make ambiguous.
-    std::vector<std::pair<size_t, std::string>> inserts{{fix.position, fix.clause}};
+    // Insertions: the join, and a qualifier for each column the new table would make ambiguous.
+    std::vector<TextEdit> inserts{{fix.position, fix.position, fix.clause}};
     for_each_expr(select_, [&](const Expr& e) {
       if (e.kind != ExprKind::Column || !e.table.empty()) return;
       const Binding* binding = resolution_.binding(e);
       if (binding == nullptr || binding->status != BindingStatus::Resolved || binding->source < 0) return;
       if (binding->scope != plan.scope || plan.table->column(e.column.text) == nullptr) return;
-      inserts.emplace_back(e.start, render_name(Name{binding->scope->sources[binding->source].name, 0}) + ".");
+      inserts.push_back({e.start, e.start, render_name(Name{binding->scope->sources[binding->source].name, 0}) + "."});
     });
-    std::sort(inserts.begin(), inserts.end());
-    std::string out;
-    size_t copied = 0;
-    for (const auto& [offset, text] : inserts) {
-      out.append(sql_, copied, offset - copied);
-      out += text;
-      copied = offset;
-    }
-    out.append(sql_, copied, std::string::npos);
-    return {out, fix};
+    std::sort(inserts.begin(), inserts.end(), [](const TextEdit& a, const TextEdit& b) { return a.start < b.start; });
+    return {splice(sql_, inserts), fix};
   }
 
   const std::string& sql_;

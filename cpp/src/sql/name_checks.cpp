@@ -1,6 +1,6 @@
 // Unknown tables and columns, ambiguous columns, and columns of tables missing from FROM.
 #include "checks.hpp"
-#include "foreign_key_links.hpp"
+#include "missing_joins.hpp"
 #include "words.hpp"
 
 namespace relmem::sql::checks {
@@ -31,15 +31,6 @@ std::vector<std::string> visible_columns(const Scope* scope) {
     }
   }
   return names;
-}
-
-const Source* visible_base_table(const Scope* scope, const std::string& table) {
-  for (; scope != nullptr; scope = scope->parent) {
-    for (const Source& source : scope->sources) {
-      if (source.kind == SourceKind::BaseTable && iequals(source.ref->name.text, table)) return &source;
-    }
-  }
-  return nullptr;
 }
 
 // " (for example JOIN t ON item.a = t.b)" for the first of `tables` that a foreign key links to the FROM items of
@@ -127,14 +118,9 @@ class NameChecker {
       return;
     }
     const Scope* scope = binding.scope;
+    std::vector<const Table*> owner_tables = tables_missing_with_column(schema_, scope, column);
     std::vector<std::string> owners;
-    std::vector<const Table*> owner_tables;
-    for (const Table& table : schema_.tables) {
-      if (table.column(column) != nullptr && visible_base_table(scope, table.name) == nullptr) {
-        owners.push_back(table.name);
-        owner_tables.push_back(&table);
-      }
-    }
+    for (const Table* table : owner_tables) owners.push_back(table->name);
     if (!owners.empty()) {
       report_.add(DiagnosticKind::MissingJoin, e.start, e.end,
                   "column '" + written + "' belongs to " + (owners.size() == 1 ? "table " : "tables ") +

@@ -8,6 +8,7 @@
 #include "relmem/sql/parser.hpp"
 #include "relmem/sql/render.hpp"
 #include "relmem/sql/resolve.hpp"
+#include "splice.hpp"
 #include "words.hpp"
 
 namespace relmem::sql {
@@ -111,13 +112,9 @@ class Repairer {
     }
     std::sort(out.repairs.begin(), out.repairs.end(),
               [](const QualifierFix& a, const QualifierFix& b) { return a.start < b.start; });
-    size_t copied = 0;
-    for (const QualifierFix& fix : out.repairs) {
-      out.sql.append(sql_, copied, fix.start - copied);
-      out.sql += fix.replacement;
-      copied = fix.end;
-    }
-    out.sql.append(sql_, copied, std::string::npos);
+    std::vector<TextEdit> edits;
+    for (const QualifierFix& fix : out.repairs) edits.push_back({fix.start, fix.end, fix.replacement});
+    out.sql = sql::splice(sql_, edits);
     return out;
   }
 

@@ -1,6 +1,6 @@
 #pragma once
-// The foreign keys that could join a table to a SELECT's FROM clause, shared by the inspector's hints and the join
-// repair so that both propose the same join.
+// Tables missing from a SELECT's FROM clause and the foreign keys that could join them, shared by the inspector's
+// missing-join diagnostics and the join repair so that both find the same tables and propose the same join.
 #include <string>
 #include <vector>
 
@@ -14,6 +14,13 @@ struct ForeignKeyLink {
   std::string item_column;   // the FROM item's column in the join condition
   std::string table_column;  // the table's
 };
+
+// The FROM item of `scope` or an enclosing scope that reads base table `table`; nullptr when none does.
+const Source* visible_base_table(const Scope* scope, const std::string& table);
+
+// The tables of `schema` that have `column` and that no FROM item visible from `scope` reads, in schema order.
+std::vector<const Table*> tables_missing_with_column(const Schema& schema, const Scope* scope,
+                                                     const std::string& column);
 
 // Every foreign key between `table` and a base table of `scope`'s FROM clause, either way; a key without a target
 // column counts when the target has a one-column primary key.

@@ -1,4 +1,4 @@
-#include "foreign_key_links.hpp"
+#include "missing_joins.hpp"
 
 #include "relmem/sql/render.hpp"
 #include "words.hpp"
@@ -19,6 +19,24 @@ std::string primary_key(const Table& table) {
 std::string quoted(const std::string& name) { return render_name(Name{name, 0}); }
 
 }  // namespace
+
+const Source* visible_base_table(const Scope* scope, const std::string& table) {
+  for (; scope != nullptr; scope = scope->parent) {
+    for (const Source& source : scope->sources) {
+      if (source.kind == SourceKind::BaseTable && iequals(source.ref->name.text, table)) return &source;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<const Table*> tables_missing_with_column(const Schema& schema, const Scope* scope,
+                                                     const std::string& column) {
+  std::vector<const Table*> tables;
+  for (const Table& table : schema.tables) {
+    if (table.column(column) != nullptr && visible_base_table(scope, table.name) == nullptr) tables.push_back(&table);
+  }
+  return tables;
+}
 
 std::vector<ForeignKeyLink> foreign_key_links(const Table& table, const Scope& scope) {
   std::vector<ForeignKeyLink> found;
