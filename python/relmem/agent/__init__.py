@@ -26,6 +26,6 @@ __all__ = [
     "DescribeWithoutLLM",
     "Execute", "GenerateOutput", "InspectAndRefine", "LinkQuestionValues", "LinkValues", "Memories", "Pipeline",
     "LearnValues", "PipelineConfig", "Plan", "PostProcessValues", "QueryTarget", "Rephrase", "RetrieveExamples", "ReturnType",
-    "SELECTION_LED", "SWITCHES", "SelectDatabases", "SelectionSwitch", "SelfCorrect", "Stage", "State", "Trace", "Turn", "format_trace",
-    "measured_settings",
+    "SELECTION_LED", "SWITCHES", "SelectDatabases", "SelectionSwitch", "SelfCorrect", "Stage", "State", "Trace", "Turn",
+    "format_trace", "measured_settings",
 ]

@@ -19,12 +19,12 @@ def outcome(target):
 def diagnosed_error(catalog, target):
     """The executor's error, followed by the static inspector's findings on the query: they often name the fix that
     the bare error does not (which table has the column, and the foreign key to join it on)."""
+    error = target.result.error
     try:
         diagnostics = sqltools.inspect(target.sql, catalog, target.database)
     except Error:
-        return target.result.error
+        return error
     findings = [f"- {d.severity}: {d.message}" for d in diagnostics]
-    error = target.result.error
     return "\n".join([error, "Static checks of the query:", *findings]) if findings else error
 
 
