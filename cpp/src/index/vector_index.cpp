@@ -490,8 +490,13 @@ void VectorIndex::inner_products(const float* queries, int64_t n_queries, const 
 void VectorIndex::score_listed(const RowsView& view, const int64_t* rows, int64_t n, const float* queries,
                                int64_t n_queries, float* out) const {
   if (!scan::available()) {
-    for (int64_t q = 0; q < n_queries; ++q)
-      for (int64_t i = 0; i < n; ++i) out[q * n + i] = view.dot(rows[i], queries + q * dim_);
+    // The listed rows widened to fp32 once, then one matrix product: a dot product per (row, query) pair reread
+    // every row for each query and did not vectorize int8 rows.
+    thread_local RowMatrix decoded;
+    decoded.resize(n, dim_);
+    for (int64_t i = 0; i < n; ++i) view.decode(rows[i], decoded.row(i).data());
+    Eigen::Map<RowMatrix>(out, n_queries, n).noalias() =
+        Eigen::Map<const RowMatrix>(queries, n_queries, dim_) * decoded.transpose();
     return;
   }
   if (n_queries == 1) return scan::score_listed_rows(view, rows, n, queries, 1, out);
