@@ -23,6 +23,16 @@ int positive_int(const nlohmann::json& config, const char* key, const std::strin
   return config[key].get<int>();
 }
 
+// erf within 1.5e-7 (Abramowitz and Stegun 7.1.26) in array operations that vectorize: std::erf, one call per
+// value, was 9% of a short text's forward pass.
+Eigen::ArrayXf erf_of(const Eigen::Ref<const Eigen::ArrayXf>& x) {
+  const Eigen::ArrayXf a = x.abs();
+  const Eigen::ArrayXf t = 1.0f / (1.0f + 0.3275911f * a);
+  const Eigen::ArrayXf poly =
+      t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+  return x.sign() * (1.0f - poly * (-a.square()).exp());
+}
+
 void multiply(const RowMatrix& in, const gemm::PackedMatrix& weight, const std::vector<float>& bias, RowMatrix& out,
               bool accumulate) {
   gemm::multiply(in.data(), static_cast<int>(in.rows()), in.cols(), weight, out.data(), out.cols(),
@@ -193,20 +203,17 @@ void BertModel::activate(RowMatrix& x) const {
   const float tanh_scale = std::sqrt(2.0f / static_cast<float>(M_PI));
 #pragma omp parallel for if (!omp_in_parallel() && x.rows() >= kParallelMinRows)
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    float* row = x.row(i).data();
-    for (Eigen::Index j = 0; j < x.cols(); ++j) {
-      const float v = row[j];
-      switch (activation) {
-        case BertConfig::Activation::kGeluErf:
-          row[j] = 0.5f * v * (1.0f + std::erf(v * static_cast<float>(M_SQRT1_2)));
-          break;
-        case BertConfig::Activation::kGeluTanh:
-          row[j] = 0.5f * v * (1.0f + std::tanh(tanh_scale * (v + 0.044715f * v * v * v)));
-          break;
-        case BertConfig::Activation::kRelu:
-          row[j] = std::max(v, 0.0f);
-          break;
-      }
+    Eigen::Map<Eigen::ArrayXf> v(x.row(i).data(), x.cols());
+    switch (activation) {
+      case BertConfig::Activation::kGeluErf:
+        v = 0.5f * v * (1.0f + erf_of(v * static_cast<float>(M_SQRT1_2)));
+        break;
+      case BertConfig::Activation::kGeluTanh:
+        v = 0.5f * v * (1.0f + (tanh_scale * (v + 0.044715f * v.cube())).tanh());
+        break;
+      case BertConfig::Activation::kRelu:
+        v = v.max(0.0f);
+        break;
     }
   }
 }
