@@ -2,7 +2,7 @@
 # Installs the Debian packages relmem needs, only those missing. Idempotent; needs root only when something is missing.
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config ccache
   libeigen3-dev libsqlite3-dev nlohmann-json3-dev pybind11-dev libgtest-dev libcurl4-openssl-dev
   python3-dev python3-venv python3-pip python3-setuptools python3-wheel python3-pybind11
   python3-numpy python3-pytest python3-tqdm python3-matplotlib python3-jinja2 python3-typing-extensions
