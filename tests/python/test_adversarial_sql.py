@@ -12,7 +12,7 @@ import pytest
 from adversarial import make_database, snapshot, statements
 
 TIMEOUT = 1.0
-SLACK = 2.0  # seconds past the limit for opening, Python and a shared machine
+SLACK = 6.0  # seconds past the limit for opening, Python and a loaded 2-core machine
 MAX_RSS_MB = 1500
 OUTSIDE_FILES = ["/tmp/relmem_adversarial_copy.sqlite", "/tmp/relmem_adversarial_attach.sqlite",
                  "/tmp/relmem_adversarial_written"]
