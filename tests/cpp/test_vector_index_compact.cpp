@@ -53,7 +53,7 @@ class CompactIndex : public ::testing::TestWithParam<std::string> {};
 
 }  // namespace
 
-// dim 100 is not a multiple of the kernels' 16 lanes; 1, 3, 8 and 32 queries take the scan, 40 the blocked GEMM.
+// dim 100 is not a multiple of the kernels' 8 or 16 lanes; 1, 3, 8 and 32 queries take the scan, 40 the blocked GEMM.
 TEST_P(CompactIndex, ScoresStayWithinTheStoresBoundOfExactFp32) {
   const std::string dtype = GetParam();
   const RowMatrix data = random_unit_rows(3000, 100, 1);
@@ -81,9 +81,9 @@ TEST_P(CompactIndex, ScoresStayWithinTheStoresBoundOfExactFp32) {
   for (int j = 0; j < 100; ++j) EXPECT_NEAR(row[j], data(17, j), dtype == "int8" ? 1.0f / 254 : 1e-3f);
 }
 
-// The scan's register tiles (1 x 8, 2 x 8 or 4 x 4 rows x queries, by row type and batch) and their leftovers:
-// 1003 rows leave 3 rows of the last block of 256 and dim 100 leaves 4 values past the last 16; every batch size up
-// to the scan's limit gets the exact top 10 within the store's bound, the same as each query alone.
+// The scan's register tiles (rows x queries, by row type, batch and vector width) and their leftovers: 1003 rows
+// leave 3 rows of the last block of 256 and dim 100 leaves 4 values past the last 8 or 16; every batch size up to
+// the scan's limit gets the exact top 10 within the store's bound, the same as each query alone.
 TEST_P(CompactIndex, EveryScanBatchSizeMatchesTheExactScores) {
   const std::string dtype = GetParam();
   const RowMatrix data = random_unit_rows(1003, 100, 3);

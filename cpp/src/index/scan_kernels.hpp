@@ -1,15 +1,16 @@
 #pragma once
 // Scores of stored rows against a small batch of queries, reading each row from memory once for all the queries:
-// register tiles of rows x queries (4 x 4, 1 x 8 or 2 x 8, by row type and batch size) multiply every loaded
+// register tiles of rows x queries (shaped by row type, batch size and vector width) multiply every loaded
 // row value with every query of the tile, widened from fp16 or int8 to fp32 in registers and accumulated in fp32;
-// one query streams one row at a time. AVX-512 only (compiled with a target attribute, picked at run time).
+// one query streams one row at a time. Compiled for AVX-512 and for AVX2 (target attributes), picked at run time.
 #include <cstdint>
 
 #include "relmem/index/row_store.hpp"
 
 namespace relmem::scan {
 
-// True when this CPU runs the AVX-512 scan and RELMEM_GEMM_KERNEL does not force another kernel.
+// True when this CPU runs one of the scans: the widest that gemm::best_kernel() allows (RELMEM_GEMM_KERNEL=avx2
+// forces the AVX2 scan, =portable none).
 bool available();
 
 // out[i * n_queries + q] = <row begin + i, query q> for i < count (int8 rows: times the row's scale). queries holds
