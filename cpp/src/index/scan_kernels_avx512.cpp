@@ -42,15 +42,9 @@ struct Avx512 {
     return _mm512_cvtss_f32(v);
   }
 
-  // One transposing reduction for four accumulators instead of four (zero-masked extracts for the same reason).
+  // Zero-masked extracts for the same reason: the casts trip the warning too.
   RELMEM_SCAN_TARGET static __m256 fold(Vec v) {
     return _mm256_add_ps(_mm512_maskz_extractf32x8_ps(0xFF, v, 0), _mm512_maskz_extractf32x8_ps(0xFF, v, 1));
-  }
-  RELMEM_SCAN_TARGET static __m128 sum4(Vec a, Vec b, Vec c, Vec d) {
-    const __m256 ab = _mm256_hadd_ps(fold(a), fold(b));  // per 128-bit half: a01 a23 b01 b23
-    const __m256 cd = _mm256_hadd_ps(fold(c), fold(d));
-    const __m256 abcd = _mm256_hadd_ps(ab, cd);  // per half: a b c d
-    return _mm_add_ps(_mm256_castps256_ps128(abcd), _mm256_extractf128_ps(abcd, 1));
   }
 };
 

@@ -6,7 +6,7 @@
 //   zero(), load(p), add(a, b),
 //   fmadd(a, b, acc)                      fp32 vector operations;
 //   load_row<kType>(row, j)               kLanes values of a stored row from index j, widened to fp32;
-//   sum(v), sum4(a, b, c, d)              one lane sum, and the lane sums of four vectors as an __m128;
+//   sum(v), fold(v)                       the sum of the lanes, and v's lanes added pairwise into one __m256;
 //   kMidRows x kMidQueries                the tile for fp32 rows against 9 to 16 queries;
 //   kTileRows x kTileQueries              the tile for compact rows, and for fp32 rows against more queries.
 // Nothing here includes headers or opens a namespace: the including file does both.
@@ -21,6 +21,16 @@ RELMEM_SCAN_TARGET inline float value_at(const uint8_t* row, int j) {
   } else {
     return static_cast<float>(reinterpret_cast<const int8_t*>(row)[j]);
   }
+}
+
+// The lane sums of a, b, c and d, in that order: one transposing reduction for four accumulators instead of four.
+template <typename Simd>
+RELMEM_SCAN_TARGET inline __m128 sum4(typename Simd::Vec a, typename Simd::Vec b, typename Simd::Vec c,
+                                      typename Simd::Vec d) {
+  const __m256 ab = _mm256_hadd_ps(Simd::fold(a), Simd::fold(b));  // per 128-bit half: a01 a23 b01 b23
+  const __m256 cd = _mm256_hadd_ps(Simd::fold(c), Simd::fold(d));
+  const __m256 abcd = _mm256_hadd_ps(ab, cd);  // per half: a b c d
+  return _mm_add_ps(_mm256_castps256_ps128(abcd), _mm256_extractf128_ps(abcd, 1));
 }
 
 // kRows rows against kQueries queries (a register tile of kRows x kQueries accumulators): every kLanes values of a
@@ -65,7 +75,7 @@ RELMEM_SCAN_TARGET void tile(const uint8_t* const* row_codes, const float* scale
     int q = 0;
     if constexpr (kQueries % 4 == 0) {
       for (; q < kQueries; q += 4) {
-        const __m128 sums = Simd::sum4(acc[r][q], acc[r][q + 1], acc[r][q + 2], acc[r][q + 3]);
+        const __m128 sums = sum4<Simd>(acc[r][q], acc[r][q + 1], acc[r][q + 2], acc[r][q + 3]);
         const __m128 tails = _mm_loadu_ps(&tail[r][q]);
         _mm_storeu_ps(row_out + q, _mm_mul_ps(_mm_add_ps(sums, tails), _mm_set1_ps(scale)));
       }
