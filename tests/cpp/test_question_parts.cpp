@@ -40,6 +40,15 @@ TEST(QuestionParts, SentencesAndClausesSplit) {
   EXPECT_EQ(question_parts("How many singers are there? Also, list the dogs."),
             (Parts{"How many singers are there?", "list the dogs."}));
   EXPECT_EQ(question_parts("Line one has words\nline two has words"), (Parts{"Line one has words", "line two has words"}));
+  // A sentence that lost its full stop, or starts in lower case with a question word.
+  EXPECT_EQ(question_parts("List the dates of debates with over 150 people What is the oldest car?"),
+            (Parts{"List the dates of debates with over 150 people", "What is the oldest car?"}));
+  EXPECT_EQ(question_parts("List the screen modes. how many female dependents are there?"),
+            (Parts{"List the screen modes.", "how many female dependents are there?"}));
+  EXPECT_EQ(question_parts("What is the name of the Show with the most viewers?"),
+            Parts{"What is the name of the Show with the most viewers?"});
+  EXPECT_EQ(question_parts("Which singer sang at the concert in Boston. the oldest one"),
+            Parts{"Which singer sang at the concert in Boston. the oldest one"});
   // Abbreviations, initials and decimals end no sentence.
   EXPECT_EQ(question_parts("Find Dr. Smith and J. Doe in St. Louis."), Parts{"Find Dr. Smith and J. Doe in St. Louis."});
   EXPECT_EQ(question_parts("Which cars weigh over 3.5 tons?"), Parts{"Which cars weigh over 3.5 tons?"});
@@ -127,6 +136,29 @@ TEST(QuestionParts, SelectionRanksEveryDatabaseOfACompositeQuestionFirst) {
   chosen = names(memory.select_set(plain));
   std::sort(chosen.begin(), chosen.end());
   EXPECT_EQ(chosen, both);
+}
+
+TEST(QuestionParts, ThreeSentencesRankByTheirPartsAlone) {
+  relmem_test::TempDir dir;
+  relmem_test::make_database(dir.file("dbs/concert_singer.sqlite"), relmem_test::kConcertScript);
+  relmem_test::make_database(dir.file("dbs/hospital.sqlite"), kHospitalScript);
+  relmem_test::make_database(dir.file("dbs/flights.sqlite"), kFlightsScript);
+  relmem_test::make_database(dir.file("dbs/pets.sqlite"), kPetsScript);
+  const Catalog catalog = Catalog::open(dir.file("dbs"));
+  auto memory = SelectionMemory::build(catalog, std::make_shared<HashingEncoder>(256));
+  const std::string question = "Which doctor works at the hospital with the most beds? How many flights leave the "
+                               "airport of each airline? What is the weight of the oldest pet?";
+  const Parts parts = question_parts(question);
+  ASSERT_EQ(parts.size(), 3u);
+  // Beside three parts, the whole question's ranking adds nothing: the ranking is that of the parts alone.
+  const auto whole = memory.select(question, 4);
+  const auto by_parts = memory.select_parts(parts, 4);
+  ASSERT_EQ(names(whole), names(by_parts));
+  for (size_t i = 0; i < whole.size(); ++i) EXPECT_FLOAT_EQ(whole[i].score, by_parts[i].score);
+  auto top3 = names(whole);
+  top3.resize(3);
+  std::sort(top3.begin(), top3.end());
+  EXPECT_EQ(top3, (std::vector<std::string>{"flights", "hospital", "pets"}));
 }
 
 TEST(QuestionParts, AQuestionCutInTwoKeepsItsWholeRankingFirst) {

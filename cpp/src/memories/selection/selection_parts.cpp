@@ -81,10 +81,19 @@ std::vector<SelectionMemory::PartRankings> SelectionMemory::rank_split(const std
                                                                      const std::vector<QuestionParts>& split,
                                                                      int k) const {
   if (questions.empty()) return {};
-  std::vector<std::string> texts;  // per question: its whole text unless its parts are marked, then its parts
+  // Beside its parts, the whole question gives only its best database, and only when it was cut into two sentences:
+  // the whole's next databases would crowd out the parts' (3-part questions from train_spider.json, all in the top
+  // 5: 0.550 with the whole ranking, 0.573 with its best), and beside three or more parts its best is one guess more
+  // (plain 3-part composites of train_spider.json on MiniLM: 0.724 with it, 0.732 without); but two parts alone lose
+  // a single question cut in two (recall@1 0.613 against 0.732). One train_spider.json question in 7,000 has three
+  // sentence parts or more.
+  auto whole_ranked = [](const QuestionParts& parts) {
+    return parts.texts.size() == 1 || (!parts.marked && parts.texts.size() == 2);
+  };
+  std::vector<std::string> texts;  // per question: its whole text when it is ranked (see above), then its parts
   for (size_t i = 0; i < questions.size(); ++i) {
     const QuestionParts& parts = split[i];
-    if (parts.texts.size() == 1 || !parts.marked) texts.push_back(questions[i]);
+    if (whole_ranked(parts)) texts.push_back(questions[i]);
     if (parts.texts.size() > 1) texts.insert(texts.end(), parts.texts.begin(), parts.texts.end());
   }
   // One ranking per text: of its depth, into its place in `out`.
@@ -101,11 +110,7 @@ std::vector<SelectionMemory::PartRankings> SelectionMemory::rank_split(const std
       rankings.push_back({k, &out[i].parts[0]});
       continue;
     }
-    // Beside its parts, the whole question gives only its best database: its next ones would crowd out the
-    // parts' (3-part questions from train_spider.json, all in the top 5: 0.550 with the whole ranking, 0.573 with
-    // its best, 0.577 without it; but the parts alone lose a single question cut in two: recall@1 0.613 against
-    // 0.732).
-    if (!parts.marked) rankings.push_back({1, &out[i].whole});
+    if (whole_ranked(parts)) rankings.push_back({1, &out[i].whole});
     for (auto& part : out[i].parts) rankings.push_back({INT_MAX, &part});
   }
   const EncodedQuestions encoded = encode_questions(texts);

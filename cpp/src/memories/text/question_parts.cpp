@@ -127,6 +127,14 @@ bool ends_abbreviation(const std::string& text, size_t i) {
   return std::any_of(std::begin(kAbbreviations), std::end(kAbbreviations), [&](const char* a) { return word == a; });
 }
 
+// Whether a question or request starts at i: "what", "how", "list", "show", ... as a whole word.
+bool starts_question_word(const std::string& text, size_t i) {
+  static const char* const kQuestionWords[] = {"what", "which", "who", "whose", "where", "when", "how", "list",
+                                               "show", "find", "give", "return", "count", "display", "tell"};
+  return std::any_of(std::begin(kQuestionWords), std::end(kQuestionWords),
+                     [&](const char* word) { return starts_with_word(text, i, word); });
+}
+
 // Where the sentence ending at the punctuation at i stops, and where the next one starts; kNone when it does not end.
 std::pair<size_t, size_t> sentence_end(const std::string& text, size_t i) {
   const size_t n = text.size();
@@ -139,9 +147,30 @@ std::pair<size_t, size_t> sentence_end(const std::string& text, size_t i) {
   if (end == next || next == n) return {kNone, kNone};
   const char c = text[next];
   if (text[i] == '.') {
-    if (!(is_upper(c) || c == '"' || c == '\'') || ends_abbreviation(text, i)) return {kNone, kNone};
+    // "... in screen mode. how many dependents ...": a question word starts a sentence in lower case too.
+    if (!(is_upper(c) || c == '"' || c == '\'' || starts_question_word(text, next)) || ends_abbreviation(text, i))
+      return {kNone, kNone};
   }
   return {end, next};
+}
+
+// Where a sentence that lost its full stop starts at i: a capitalized question word after a lower-case word or a
+// number ("... venues of debates What is the ..."), but not after a word no sentence ends with ("the Show with the
+// most viewers"); kNone otherwise.
+size_t run_on_start(const std::string& text, size_t i) {
+  if (i < 2 || !is_upper(text[i]) || !is_space(text[i - 1]) || !starts_question_word(text, i)) return kNone;
+  size_t end = i - 1;
+  while (end > 0 && is_space(text[end - 1])) --end;
+  size_t begin = end;
+  while (begin > 0 && (is_alpha(text[begin - 1]) || is_digit(text[begin - 1]))) --begin;
+  if (begin == end || !(std::islower(static_cast<unsigned char>(text[end - 1])) || is_digit(text[end - 1])))
+    return kNone;
+  static const char* const kNoSentenceEnd[] = {"the", "a", "an", "of", "in", "on", "at", "to", "for", "with", "by",
+                                               "from", "and", "or", "is", "are", "was", "were", "their", "its"};
+  const bool joins = std::any_of(std::begin(kNoSentenceEnd), std::end(kNoSentenceEnd),
+                                 [&](const char* word) { return starts_with_word(text, begin, word) &&
+                                                                begin + std::strlen(word) == end; });
+  return joins ? kNone : i;
 }
 
 // Where a clause joined by "and also" or "; also" starts at i (after the joining words), or kNone.
@@ -174,7 +203,8 @@ std::vector<std::string> sentence_parts(const std::string& question) {
   for (size_t i = 0; i < question.size(); ++i) {
     auto [end, next] = sentence_end(question, i);
     if (end == kNone) {
-      const size_t clause = clause_start(question, i);
+      size_t clause = clause_start(question, i);
+      if (clause == kNone && i > start) clause = run_on_start(question, i);
       if (clause == kNone) continue;
       end = i;
       next = clause;

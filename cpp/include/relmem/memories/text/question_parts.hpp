@@ -13,8 +13,10 @@ namespace relmem {
 //  - two or more numbered or listed parts counting up from 1 or a ("1.", "2)", "(3)", "a)"; the first at the start
 //    of the text, of a line or of a sentence), or bullets ("- ", "* " at line starts): the text after each marker
 //    (a lead-in before the first one is dropped);
-//  - sentences (ending in '.', '?' or '!' before a capital letter, a digit or a quote; not after abbreviations
-//    such as "e.g." or initials), lines, and clauses joined by "and also" / "; also"; a leading "Also," is dropped.
+//  - sentences (ending in '?' or '!', or in '.' before a capital letter, a quote or a question word such as "how";
+//    not after abbreviations such as "e.g." or initials; or without a full stop, where a capitalized question word
+//    follows a lower-case word: "... of debates What is ..."), lines, and clauses joined by "and also" / "; also";
+//    a leading "Also," is dropped.
 // Sentence parts of fewer than three words ("Sort them.") stay with the part before them.
 struct QuestionParts {
   std::vector<std::string> texts;
