@@ -87,16 +87,20 @@ std::vector<std::string> names(const std::vector<DatabaseMatch>& matches) {
   return out;
 }
 
-}  // namespace
-
-TEST(QuestionParts, SelectionRanksEveryDatabaseOfACompositeQuestionFirst) {
-  relmem_test::TempDir dir;
+// A memory of concert_singer, hospital, flights and pets, on the hashing encoder, with the databases in `dir`.
+SelectionMemory four_database_memory(const relmem_test::TempDir& dir) {
   relmem_test::make_database(dir.file("dbs/concert_singer.sqlite"), relmem_test::kConcertScript);
   relmem_test::make_database(dir.file("dbs/hospital.sqlite"), kHospitalScript);
   relmem_test::make_database(dir.file("dbs/flights.sqlite"), kFlightsScript);
   relmem_test::make_database(dir.file("dbs/pets.sqlite"), kPetsScript);
-  const Catalog catalog = Catalog::open(dir.file("dbs"));
-  auto memory = SelectionMemory::build(catalog, std::make_shared<HashingEncoder>(256));
+  return SelectionMemory::build(Catalog::open(dir.file("dbs")), std::make_shared<HashingEncoder>(256));
+}
+
+}  // namespace
+
+TEST(QuestionParts, SelectionRanksEveryDatabaseOfACompositeQuestionFirst) {
+  relmem_test::TempDir dir;
+  auto memory = four_database_memory(dir);
 
   const std::string doctors = "Which doctor works at the hospital with the most beds?";
   const std::string flights = "How many flights leave the airport of each airline?";
@@ -140,12 +144,7 @@ TEST(QuestionParts, SelectionRanksEveryDatabaseOfACompositeQuestionFirst) {
 
 TEST(QuestionParts, ThreeSentencesRankByTheirPartsAlone) {
   relmem_test::TempDir dir;
-  relmem_test::make_database(dir.file("dbs/concert_singer.sqlite"), relmem_test::kConcertScript);
-  relmem_test::make_database(dir.file("dbs/hospital.sqlite"), kHospitalScript);
-  relmem_test::make_database(dir.file("dbs/flights.sqlite"), kFlightsScript);
-  relmem_test::make_database(dir.file("dbs/pets.sqlite"), kPetsScript);
-  const Catalog catalog = Catalog::open(dir.file("dbs"));
-  auto memory = SelectionMemory::build(catalog, std::make_shared<HashingEncoder>(256));
+  auto memory = four_database_memory(dir);
   const std::string question = "Which doctor works at the hospital with the most beds? How many flights leave the "
                                "airport of each airline? What is the weight of the oldest pet?";
   const Parts parts = question_parts(question);
