@@ -18,9 +18,7 @@ from relmem import SelectionMemory
 from relmem.bench.synonyms import synonym_questions
 from relmem.encoders import load_encoder
 from relmem.engines import open_catalog
-
-WEIGHTS = SelectionMemory.untrained_weights
-FIELDS = list(SelectionMemory.raw_fields)
+from tuned_dense_terms import FIELDS, WEIGHTS, raw_similarities, recall_of_scores
 CHANNELS = {  # variant: the terms it sets to zero
     "all terms": (),
     "no dense card and tables": ("card", "table"),
@@ -44,14 +42,11 @@ def question_sets(spider, catalog, n, seed):
 
 
 def recall(questions, similarities, zeroed):
+    """recall@1 and recall@5 under the untrained weights with the `zeroed` terms set to zero."""
     weights = {f: 0.0 if f in zeroed else WEIGHTS[f] for f in FIELDS}
-    first = top5 = 0
-    for (_, gold), (databases, row) in zip(questions, similarities):
-        scores = [sum(weights[f] * float(row[f][i]) for f in FIELDS) for i in range(len(databases))]
-        ranked = [databases[i] for i in sorted(range(len(databases)), key=lambda i: -scores[i])]
-        first += ranked[:1] == gold[:1]
-        top5 += gold[0] in ranked[:5]
-    return round(first / len(questions), 4), round(top5 / len(questions), 4)
+    scores = [{db: sum(weights[f] * terms[f] for f in FIELDS) for db, terms in of_question.items()}
+              for of_question in similarities]
+    return recall_of_scores(questions, scores)
 
 
 def main():
@@ -69,7 +64,7 @@ def main():
             memory = SelectionMemory.build(catalog, encoder, synonyms=synonyms)
             variants = CHANNELS if synonyms else {"no WordNet synonyms": ()}
             for name, questions in sets.items():
-                similarities = memory.similarities([text for text, _ in questions])
+                similarities = raw_similarities(memory, questions)
                 for variant, zeroed in variants.items():
                     r1, r5 = recall(questions, similarities, zeroed)
                     print(json.dumps({"encoder": spec, "set": name, "n": len(questions), "variant": variant,

@@ -46,21 +46,28 @@ def raw_similarities(memory, questions):
     return out
 
 
-def recall(questions, untrained, tuned, fields, share):
+def recall_of_scores(questions, scores):
+    """recall@1 and recall@5 of [(text, [db])] ranked by their scores [{database: score}]."""
     first = top5 = 0
-    for (_, gold), plain, fine in zip(questions, untrained, tuned):
-        scores = {}
+    for (_, gold), of_question in zip(questions, scores):
+        ranked = sorted(of_question, key=lambda db: -of_question[db])
+        first += ranked[:1] == gold[:1]
+        top5 += gold[0] in ranked[:5]
+    return round(first / len(questions), 4), round(top5 / len(questions), 4)
+
+
+def recall(questions, untrained, tuned, fields, share):
+    scores = []
+    for plain, fine in zip(untrained, tuned):
+        scores.append({})
         for db, terms in plain.items():
             if fields and db not in fine:
                 continue
             mixed = dict(terms)
             for f in fields:
                 mixed[f] = (1 - share) * terms[f] + share * fine[db][f]
-            scores[db] = sum(WEIGHTS[f] * mixed[f] for f in FIELDS)
-        ranked = sorted(scores, key=lambda db: -scores[db])
-        first += ranked[:1] == gold[:1]
-        top5 += gold[0] in ranked[:5]
-    return round(first / len(questions), 4), round(top5 / len(questions), 4)
+            scores[-1][db] = sum(WEIGHTS[f] * mixed[f] for f in FIELDS)
+    return recall_of_scores(questions, scores)
 
 
 def main():
