@@ -69,11 +69,17 @@ esac
 package_var="${prefix}_PACKAGE" version_var="${prefix}_VERSION" sha_var="${prefix}_SHA256" wheels_var="${prefix}_WHEELS[@]"
 package="${!package_var}" version="${!version_var}" sha256="${!sha_var}" wheels=("${!wheels_var}")
 
-# llama-cpp-python is a source package: pip compiles llama.cpp (minutes). The wheel it builds is kept in
-# $RELMEM_HOME/wheels, so a fresh clone or a new venv on the same machine installs it at once.
+# llama-cpp-python is a source package: pip compiles llama.cpp (minutes) for this machine's CPU. The wheel it builds
+# is kept in $RELMEM_HOME/wheels/$RUNTIME_BUILD, so a fresh clone or a new venv on the same machine installs it at
+# once. llama.cpp's AMX matrix kernels are left out: on Sapphire Rapids hosts they crash on Q4_K weights
+# (a segfault in ggml_backend_amx_mul_mat at the first decode); AVX-512 and VNNI stay.
+RUNTIME_BUILD=llama-cpp-python-0.3.36-no-amx
+NO_AMX="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 install_runtime() {
-  "$python" -c "import llama_cpp" 2>/dev/null && return 0
-  local wheels="$RELMEM_HOME/wheels" requirements
+  # An installed runtime is kept unless it was built with the AMX kernels (by an earlier setup).
+  "$python" -c "import llama_cpp, sys; sys.exit(b'AMX_INT8 = 1' in llama_cpp.llama_print_system_info())" \
+    2>/dev/null && return 0
+  local wheels="$RELMEM_HOME/wheels/$RUNTIME_BUILD" requirements
   mkdir -p "$wheels"
   requirements="$(mktemp)"
   printf '%s\n' "${RUNTIME[@]}" > "$requirements"
@@ -82,14 +88,15 @@ install_runtime() {
     local work
     work="$(mktemp -d "$wheels/.build.XXXXXX")"
     "$python" -m pip download --quiet --no-deps --no-binary llama-cpp-python --require-hashes -r "$requirements" \
-      -d "$work" && "$python" -m pip wheel --quiet --no-deps -w "$work/wheel" "$work"/llama_cpp_python-0.3.36.tar.gz \
+      -d "$work" && CMAKE_ARGS="-DCMAKE_C_FLAGS='$NO_AMX' -DCMAKE_CXX_FLAGS='$NO_AMX'" \
+      "$python" -m pip wheel --quiet --no-deps -w "$work/wheel" "$work"/llama_cpp_python-0.3.36.tar.gz \
       || { rm -rf "$work" "$requirements"; echo "relmem: llama-cpp-python failed to build" >&2; exit 1; }
     mv "$work"/wheel/llama_cpp_python-0.3.36-*.whl "$wheels/"
     rm -rf "$work"
   fi
   echo "relmem: installing llama-cpp-python into $(dirname "$(dirname "$python")")"
   "$python" -m pip install --quiet --no-deps --require-hashes -r <(grep -v '^llama-cpp-python' "$requirements") \
-    && "$python" -m pip install --quiet --no-deps "$wheels"/llama_cpp_python-0.3.36-*.whl \
+    && "$python" -m pip install --quiet --no-deps --force-reinstall "$wheels"/llama_cpp_python-0.3.36-*.whl \
     || { rm -f "$requirements"; echo "relmem: llama-cpp-python failed to install" >&2; exit 1; }
   rm -f "$requirements"
 }
