@@ -43,12 +43,24 @@ TEST(QuestionParts, SentencesAndClausesSplit) {
   // A sentence that lost its full stop, or starts in lower case with a question word.
   EXPECT_EQ(question_parts("List the dates of debates with over 150 people What is the oldest car?"),
             (Parts{"List the dates of debates with over 150 people", "What is the oldest car?"}));
+  EXPECT_EQ(question_parts("Which battles lost the ship named 'HMS Atalanta' How many people live in Asia?"),
+            (Parts{"Which battles lost the ship named 'HMS Atalanta'", "How many people live in Asia?"}));
+  EXPECT_EQ(question_parts("Which films is \"Show Boat\" like?"), Parts{"Which films is \"Show Boat\" like?"});
   EXPECT_EQ(question_parts("List the screen modes. how many female dependents are there?"),
             (Parts{"List the screen modes.", "how many female dependents are there?"}));
   EXPECT_EQ(question_parts("What is the name of the Show with the most viewers?"),
             Parts{"What is the name of the Show with the most viewers?"});
   EXPECT_EQ(question_parts("Which singer sang at the concert in Boston. the oldest one"),
             Parts{"Which singer sang at the concert in Boston. the oldest one"});
+  // A short request that refers back to the sentence before it stays with that sentence.
+  EXPECT_EQ(question_parts("Which customers hold a policy of type 'Deputy'? Return the customer details."),
+            Parts{"Which customers hold a policy of type 'Deputy'? Return the customer details."});
+  EXPECT_EQ(question_parts("Which students play both Canoeing and Kayaking? Tell me their student ids. How many "
+                           "claims are there?"),
+            (Parts{"Which students play both Canoeing and Kayaking? Tell me their student ids.",
+                   "How many claims are there?"}));
+  EXPECT_EQ(question_parts("How many singers are there? List the names of all dogs."),
+            (Parts{"How many singers are there?", "List the names of all dogs."}));
   // Abbreviations, initials and decimals end no sentence.
   EXPECT_EQ(question_parts("Find Dr. Smith and J. Doe in St. Louis."), Parts{"Find Dr. Smith and J. Doe in St. Louis."});
   EXPECT_EQ(question_parts("Which cars weigh over 3.5 tons?"), Parts{"Which cars weigh over 3.5 tons?"});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <unordered_set>
 
 namespace relmem {
 namespace {
@@ -154,13 +155,15 @@ std::pair<size_t, size_t> sentence_end(const std::string& text, size_t i) {
   return {end, next};
 }
 
-// Where a sentence that lost its full stop starts at i: a capitalized question word after a lower-case word or a
-// number ("... venues of debates What is the ..."), but not after a word no sentence ends with ("the Show with the
-// most viewers"); kNone otherwise.
+// Where a sentence that lost its full stop starts at i: a capitalized question word after a lower-case word, a
+// number ("... venues of debates What is the ...") or a closing quote ("... named 'HMS Atalanta' How many ..."), but
+// not after a word no sentence ends with ("the Show with the most viewers"); kNone otherwise.
 size_t run_on_start(const std::string& text, size_t i) {
   if (i < 2 || !is_upper(text[i]) || !is_space(text[i - 1]) || !starts_question_word(text, i)) return kNone;
   size_t end = i - 1;
   while (end > 0 && is_space(text[end - 1])) --end;
+  const bool closing_quote = end >= 2 && (text[end - 1] == '\'' || text[end - 1] == '"') && !is_space(text[end - 2]);
+  if (closing_quote) return i;
   size_t begin = end;
   while (begin > 0 && (is_alpha(text[begin - 1]) || is_digit(text[begin - 1]))) --begin;
   if (begin == end || !(std::islower(static_cast<unsigned char>(text[end - 1])) || is_digit(text[end - 1])))
@@ -197,6 +200,62 @@ std::string without_leading_also(std::string part) {
   return part;
 }
 
+// The lower-case runs of letters of a text.
+std::vector<std::string> letter_words(const std::string& text) {
+  std::vector<std::string> out;
+  std::string word;
+  for (char c : text + " ") {
+    if (is_alpha(c)) {
+      word += lower(c);
+    } else if (!word.empty()) {
+      out.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  return out;
+}
+
+// Words of three letters or more that name something of a question's topic: no function words, no request verbs,
+// no attributes every schema has ("name", "id", "type"); a plural loses its "s".
+std::unordered_set<std::string> topic_words(const std::string& text) {
+  // clang-format off
+  static const std::unordered_set<std::string> kGeneric = {
+      "the", "for", "with", "from", "and", "are", "was", "were", "been", "their", "these", "those", "them", "his",
+      "her", "its", "they", "each", "both", "all", "what", "which", "who", "whose", "how", "many", "much", "list",
+      "give", "return", "show", "find", "tell", "sort", "order", "output", "report", "print", "also", "that",
+      "this", "than", "more", "less", "most", "least", "number", "numbers", "name", "names", "ids", "total",
+      "count", "average", "please", "different", "distinct", "there", "does", "did", "have", "has", "not", "any",
+      "every", "per", "first", "last", "details", "detail", "type", "types", "code", "codes"};
+  // clang-format on
+  std::unordered_set<std::string> out;
+  for (auto& word : letter_words(text)) {
+    if (word.size() < 3 || kGeneric.count(word)) continue;
+    if (word.size() > 4 && word.back() == 's') word.pop_back();
+    out.insert(std::move(word));
+  }
+  return out;
+}
+
+// Whether `part` only follows up on the sentence before it ("Which customers have a policy of type 'Deputy'? Return
+// the customer details."): a short request that refers back by a pronoun or by a topic word of that sentence. It
+// names no database of its own, so it stays with the sentence it follows.
+bool follows_up(const std::string& previous, const std::string& part) {
+  constexpr size_t kLongestFollowUp = 8;  // words; chosen on plain 3-part composites of train_spider.json
+  static const std::unordered_set<std::string> kRequests = {"list",   "give",   "return", "show",  "find",
+                                                            "tell",   "sort",   "order",  "output", "report",
+                                                            "print",  "and",    "count",  "for"};
+  static const std::unordered_set<std::string> kReferring = {"their", "these", "those", "them", "his", "her",
+                                                             "its",   "they",  "both",  "him",  "this"};
+  const std::vector<std::string> part_words = letter_words(part);
+  if (part_words.empty() || words(part) > kLongestFollowUp || !kRequests.count(part_words[0])) return false;
+  if (std::any_of(part_words.begin(), part_words.end(), [](const std::string& w) { return kReferring.count(w) > 0; }))
+    return true;
+  const std::unordered_set<std::string> before = topic_words(previous);
+  for (const auto& word : topic_words(part))
+    if (before.count(word)) return true;
+  return false;
+}
+
 std::vector<std::string> sentence_parts(const std::string& question) {
   std::vector<std::string> parts;
   size_t start = 0;
@@ -218,7 +277,8 @@ std::vector<std::string> sentence_parts(const std::string& question) {
   for (auto& part : parts) {
     part = without_leading_also(part);
     if (part.empty()) continue;
-    if (!out.empty() && (words(part) < kShortestSentencePart || words(out.back()) < kShortestSentencePart)) {
+    if (!out.empty() && (words(part) < kShortestSentencePart || words(out.back()) < kShortestSentencePart ||
+                         follows_up(out.back(), part))) {
       out.back() += " " + part;
     } else {
       out.push_back(std::move(part));
