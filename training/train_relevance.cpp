@@ -93,8 +93,12 @@ void print_epoch(const relmem::EpochReport& r, int epochs) {
 int train_card_cosine(const relmem::Encoder& encoder, const std::vector<relmem::DatabaseTexts>& databases,
                       const std::vector<relmem::LabeledQuestion>& questions, const relmem::TrainingOptions& options,
                       bool lr_given, float head_lr, int64_t max_questions, const std::string& out) {
-  const auto* bert = dynamic_cast<const relmem::BertEncoder*>(&encoder);
-  if (!bert) throw relmem::Error("--classifier card-cosine needs a BERT encoder (minilm, bert:DIR)");
+  const auto* loaded = dynamic_cast<const relmem::BertEncoder*>(&encoder);
+  if (!loaded) throw relmem::Error("--classifier card-cosine needs a BERT encoder (minilm, bert:DIR)");
+  relmem::BertEncoderOptions exact = loaded->options();
+  exact.half_weights = false;  // trained in fp32; serving reads the saved model with fp16 weights
+  const relmem::BertEncoder float_encoder(loaded->model_dir(), exact);
+  const auto* bert = &float_encoder;
   relmem::CardRelevanceOptions o;
   o.finetune_layers = options.finetune_layers;
   o.epochs = options.epochs;

@@ -26,15 +26,18 @@ void bind_bert(py::module_& m) {
 
   py::class_<BertEncoder, Encoder, std::shared_ptr<BertEncoder>>(
       m, "BertEncoder", "BERT sentence encoder over a Hugging Face / sentence-transformers directory")
-      .def(py::init([](const std::string& model_dir, bool normalize, int max_length, int batch_size) {
+      .def(py::init([](const std::string& model_dir, bool normalize, int max_length, int batch_size,
+                       bool half_weights) {
              BertEncoderOptions options;
              options.normalize = normalize;
              options.max_length = max_length;
              options.batch_size = batch_size;
+             options.half_weights = half_weights;
              return std::make_shared<BertEncoder>(model_dir, options);
            }),
            py::arg("model_dir"), py::kw_only(), py::arg("normalize") = true, py::arg("max_length") = 0,
-           py::arg("batch_size") = 32)
+           py::arg("batch_size") = 32, py::arg("half_weights") = true,
+           "half_weights: the encoder layers' dense weights as fp16 (False: fp32, as fine-tuning computes)")
       .def_property_readonly("max_length", &BertEncoder::max_length)
       .def_property_readonly("tokenizer", &BertEncoder::tokenizer, py::return_value_policy::reference_internal);
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "../../cpp/src/linalg/packed_gemm.hpp"
 #include "relmem/encoders/bert_encoder.hpp"
 #include "relmem/encoders/safetensors.hpp"
 #include "relmem/encoders/tokenizers/wordpiece.hpp"
@@ -394,11 +395,27 @@ TEST(BertEncoder, BadModelDirectoriesRaise) {
   EXPECT_NE(message(dir.file("pooling")).find("not supported"), std::string::npos);
 }
 
+TEST(BertEncoder, HalfWeightsStayCloseToFloatWeights) {
+  TempDir dir;
+  write_tiny_bert(dir.path());
+  BertEncoderOptions exact;
+  exact.half_weights = false;
+  const std::vector<std::string> texts = {"the cat sat", "cats on the mat.", "", "un"};
+  const RowMatrix reference = BertEncoder(dir.path(), exact).encode(texts);
+  const RowMatrix half = BertEncoder(dir.path()).encode(texts);
+  EXPECT_LT((half - reference).cwiseAbs().maxCoeff(), 2e-3f);
+  if (gemm::best_kernel() != gemm::Kernel::kPortable) {
+    EXPECT_GT((half - reference).cwiseAbs().maxCoeff(), 0.0f) << "the fp16 weights were not used";
+  }
+}
+
 TEST(BertEncoder, FineTuningTopReproducesEncodeAndIsSaved) {
   TempDir dir, saved_parent;
   write_tiny_bert(dir.path());
   std::ofstream(dir.path() + "/INSTALLED") << "manifest of the source";
-  const BertEncoder encoder(dir.path());
+  BertEncoderOptions exact;  // the trainable copy computes in fp32, as the trainer's encoder does
+  exact.half_weights = false;
+  const BertEncoder encoder(dir.path(), exact);
   const std::vector<std::string> texts = {"the cat sat", "cats on the mat.", "", "un"};
   const RowMatrix reference = encoder.encode(texts);
   for (int layers = 1; layers <= kLayers; ++layers) {
@@ -417,7 +434,7 @@ TEST(BertEncoder, FineTuningTopReproducesEncodeAndIsSaved) {
   EXPECT_THROW(encoder.save_with_top(changed, out), Error);  // never over an existing directory
   EXPECT_FALSE(std::filesystem::exists(out + "/INSTALLED"));
   EXPECT_TRUE(std::filesystem::exists(out + "/vocab.txt"));
-  const BertEncoder tuned(out);
+  const BertEncoder tuned(out, exact);
   const RowMatrix expected = changed.encode(encoder.token_states(texts, 1));
   EXPECT_LT((tuned.encode(texts) - expected).cwiseAbs().maxCoeff(), 1e-5f);
   EXPECT_GT((tuned.encode(texts) - reference).cwiseAbs().maxCoeff(), 1e-3f);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../../cpp/src/linalg/packed_gemm.hpp"
+#include "relmem/device/precision.hpp"
 #include "test_util.hpp"
 
 using namespace relmem::gemm;
@@ -61,6 +62,42 @@ TEST(PackedGemm, MatchesADoublePrecisionProduct) {
           for (int j = n; j < ldc; ++j) ASSERT_EQ(c[i * ldc + j], initial[i * ldc + j]) << "wrote past the columns";
         }
       }
+    }
+  }
+}
+
+TEST(PackedGemm, HalfStorageMultipliesTheRoundedValues) {
+  // fp16 panels: the product is that of B rounded to fp16, accumulated in float. The portable kernel keeps floats.
+  std::mt19937 rng(5);
+  const int shapes[][3] = {{1, 384, 1152}, {15, 384, 384}, {13, 33, 47}, {3, 1536, 40}};
+  for (Kernel kernel : runnable_kernels()) {
+    for (const auto& shape : shapes) {
+      const int m = shape[0], k = shape[1], n = shape[2];
+      const auto a = relmem_test::normal_values(static_cast<std::size_t>(m) * k, rng);
+      const auto b = relmem_test::normal_values(static_cast<std::size_t>(k) * n, rng);
+      const auto bias = relmem_test::normal_values(n, rng);
+      PackedMatrix packed;
+      packed.pack(b.data(), k, n, n, 1, kernel, Storage::kHalf);
+      const bool half = kernel != Kernel::kPortable;
+      EXPECT_EQ(packed.storage(), half ? Storage::kHalf : Storage::kFloat) << kernel_name(kernel);
+      std::vector<float> c(static_cast<std::size_t>(m) * n);
+      multiply(a.data(), m, k, packed, c.data(), n, {bias.data()});
+      double largest_rounding = 0;
+      for (int i = 0; i < m; ++i) {
+        for (int j = 0; j < n; ++j) {
+          double want = bias[j], exact = bias[j];
+          for (int p = 0; p < k; ++p) {
+            const float value = b[static_cast<std::size_t>(p) * n + j];
+            want += double(a[i * k + p]) * (half ? relmem::gpu::round_to_precision(value, relmem::gpu::Precision::FP16)
+                                                 : value);
+            exact += double(a[i * k + p]) * value;
+          }
+          ASSERT_NEAR(c[i * n + j], want, 1e-4 * (1 + std::sqrt(double(k))))
+              << kernel_name(kernel) << " m=" << m << " k=" << k << " n=" << n;
+          largest_rounding = std::max(largest_rounding, std::abs(want - exact));
+        }
+      }
+      if (half) EXPECT_GT(largest_rounding, 1e-4) << "the values were not rounded to fp16";
     }
   }
 }

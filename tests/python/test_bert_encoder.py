@@ -133,16 +133,18 @@ class ReferenceWordPiece:
 
 # ---------------------------------------------------------------------------------------------------------------
 # Reference forward pass: a padded batch with an additive attention mask, in float64, as in Hugging Face's BertModel.
+# With half_weights, the encoder layers' dense weights are rounded to fp16 first, as relmem keeps them by default.
 
 erf = np.vectorize(math.erf)
 
 
-def reference_embeddings(weights, config, sequences, pooling="mean", normalize=True):
+def reference_embeddings(weights, config, sequences, pooling="mean", normalize=True, half_weights=True):
     def w(name):
         return weights[name].astype(np.float64)
 
     def dense(t, name):
-        return t @ w(name + ".weight").T + w(name + ".bias")
+        weight = weights[name + ".weight"].astype(np.float16) if half_weights else weights[name + ".weight"]
+        return t @ weight.astype(np.float64).T + w(name + ".bias")
 
     def layer_norm(t, name):
         mean = t.mean(-1, keepdims=True)
@@ -340,6 +342,14 @@ def test_encoder_matches_numpy(dtype, models, raw_reference):
     expected = raw / np.linalg.norm(raw, axis=1, keepdims=True)
     assert np.abs(got - expected).max() <= 1e-4
     np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+
+
+def test_float_weights_match_the_unrounded_reference(models, reference_tokenizer, layout):
+    directory, weights = models("F32")
+    ids = [reference_tokenizer.encode(s) for s in SENTENCES]
+    exact = reference_embeddings(weights, layout[1], ids, half_weights=False)
+    got = _relmem.BertEncoder(str(directory), half_weights=False).encode(SENTENCES)
+    assert np.abs(got - exact).max() <= 1e-5
 
 
 def test_raw_mean_pooling_in_small_batches(models, raw_reference):

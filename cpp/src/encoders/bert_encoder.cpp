@@ -96,7 +96,8 @@ BertEncoder::BertEncoder(const std::string& model_dir, BertEncoderOptions option
     throw Error("no model.safetensors in " + layout.transformer_dir.string() +
                 " (pytorch_model.bin and sharded checkpoints are not supported)");
   }
-  model_ = std::make_unique<const BertModel>(config, SafetensorsFile(weights_path.string()));
+  model_ = std::make_unique<const BertModel>(config, SafetensorsFile(weights_path.string()),
+                                             options_.half_weights ? gemm::Storage::kHalf : gemm::Storage::kFloat);
 }
 
 BertEncoder::~BertEncoder() = default;

@@ -84,7 +84,8 @@ BertConfig BertConfig::read(const std::string& file) {
   return config;
 }
 
-BertModel::BertModel(const BertConfig& config, const SafetensorsFile& weights) : config_(config) {
+BertModel::BertModel(const BertConfig& config, const SafetensorsFile& weights, gemm::Storage storage)
+    : config_(config) {
   // Checkpoints saved from BertFor* task models put everything under "bert.".
   const std::string prefix = weights.contains("bert.embeddings.word_embeddings.weight") ? "bert." : "";
   const int h = config.hidden_size;
@@ -93,9 +94,9 @@ BertModel::BertModel(const BertConfig& config, const SafetensorsFile& weights) :
                      weights.read_vector(name + ".bias", h).transpose()};
   };
   // torch.nn.Linear stores [out, in]; the product wants it as in x out, read through strides.
-  auto pack = [](const float* out_by_in, int in, int out) {
+  auto pack = [storage](const float* out_by_in, int in, int out) {
     gemm::PackedMatrix packed;
-    packed.pack(out_by_in, in, out, 1, in);
+    packed.pack(out_by_in, in, out, 1, in, gemm::best_kernel(), storage);
     return packed;
   };
   auto dense_at = [&](const std::string& name, int in, int out) {

@@ -30,7 +30,8 @@ struct BertConfig {
 
 class BertModel {
  public:
-  BertModel(const BertConfig& config, const SafetensorsFile& weights);
+  // `storage`: how the encoder layers' dense weights are kept (BertEncoderOptions::half_weights).
+  BertModel(const BertConfig& config, const SafetensorsFile& weights, gemm::Storage storage);
 
   const BertConfig& config() const { return config_; }
 
