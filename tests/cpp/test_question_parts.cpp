@@ -59,6 +59,9 @@ TEST(QuestionParts, SentencesAndClausesSplit) {
                            "claims are there?"),
             (Parts{"Which students play both Canoeing and Kayaking? Tell me their student ids.",
                    "How many claims are there?"}));
+  // A shared topic word counts in singular and plural ("parties", "party").
+  EXPECT_EQ(question_parts("Which parties have hosts of age above 50? Give me the party locations."),
+            Parts{"Which parties have hosts of age above 50? Give me the party locations."});
   EXPECT_EQ(question_parts("How many singers are there? List the names of all dogs."),
             (Parts{"How many singers are there?", "List the names of all dogs."}));
   // Abbreviations, initials and decimals end no sentence.

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "relmem/memories/text/string_similarity.hpp"
+
 namespace relmem {
 namespace {
 
@@ -200,23 +202,8 @@ std::string without_leading_also(std::string part) {
   return part;
 }
 
-// The lower-case runs of letters of a text.
-std::vector<std::string> letter_words(const std::string& text) {
-  std::vector<std::string> out;
-  std::string word;
-  for (char c : text + " ") {
-    if (is_alpha(c)) {
-      word += lower(c);
-    } else if (!word.empty()) {
-      out.push_back(std::move(word));
-      word.clear();
-    }
-  }
-  return out;
-}
-
 // Words of three letters or more that name something of a question's topic: no function words, no request verbs,
-// no attributes every schema has ("name", "id", "type"); a plural loses its "s".
+// no attributes every schema has ("name", "id", "type"); plurals stemmed ("parties" -> "party").
 std::unordered_set<std::string> topic_words(const std::string& text) {
   // clang-format off
   static const std::unordered_set<std::string> kGeneric = {
@@ -228,10 +215,8 @@ std::unordered_set<std::string> topic_words(const std::string& text) {
       "every", "per", "first", "last", "details", "detail", "type", "types", "code", "codes"};
   // clang-format on
   std::unordered_set<std::string> out;
-  for (auto& word : letter_words(text)) {
-    if (word.size() < 3 || kGeneric.count(word)) continue;
-    if (word.size() > 4 && word.back() == 's') word.pop_back();
-    out.insert(std::move(word));
+  for (const auto& word : value_tokens(normalize_value(text))) {
+    if (word.size() >= 3 && !kGeneric.count(word)) out.insert(stem_token(word));
   }
   return out;
 }
@@ -246,7 +231,7 @@ bool follows_up(const std::string& previous, const std::string& part) {
                                                             "print",  "and",    "count",  "for"};
   static const std::unordered_set<std::string> kReferring = {"their", "these", "those", "them", "his", "her",
                                                              "its",   "they",  "both",  "him",  "this"};
-  const std::vector<std::string> part_words = letter_words(part);
+  const std::vector<std::string> part_words = value_tokens(normalize_value(part));
   if (part_words.empty() || words(part) > kLongestFollowUp || !kRequests.count(part_words[0])) return false;
   if (std::any_of(part_words.begin(), part_words.end(), [](const std::string& w) { return kReferring.count(w) > 0; }))
     return true;
