@@ -1,17 +1,18 @@
 """Whether the selection memory's probabilities read as probabilities, for a calibration objective.
 
     python scripts/selection_probabilities.py --spider ../shared/data/spider --zero-db ../shared/data/zero_db \
-        --objective likelihood [--lead] [--fit-no-database --exclude docs/eval/llm/set.jsonl]
+        --objective likelihood [--lead] [--fit-no-database --exclude docs/eval/llm/set.jsonl] [--encoder SPEC]
 
-Builds the untrained memory on every Spider database, calibrates it on train_spider.json as `relmem bench selection`
-does (with --lead, on each candidate's score and its lead over the best other candidate; with --fit-no-database,
-also on the CommonsenseQA dev questions after the first --count, minus those an --exclude set holds, as questions
-no database answers), then reports on dev: the share of questions whose database gets p >= 0.8, the share whose best
-wrong database gets p < 0.5, recall@1 and set F1 (select_set, at least the best database); for the first --count
-questions of SQuAD 2.0's sample and of CommonsenseQA's dev split (questions no database answers), the share whose
-best database gets p < 0.5, which is the share select_set(at_least_one=False) leaves empty; and, with the fitted
-calibration, the demo collection's questions. Nothing is fitted on dev, on SQuAD or on the measured CommonsenseQA
-questions.
+Builds the untrained memory (on --encoder, by default the default encoder) on every Spider database and
+calibrates it on train_spider.json as `relmem bench selection` does: a fine-tuned encoder on its held-out databases'
+questions only; with --lead, on each candidate's score and its lead over the best other candidate; with
+--fit-no-database, also on the CommonsenseQA dev questions after the first --count, minus those an --exclude set
+holds, as questions no database answers. Then it reports on dev: the share of questions whose database gets
+p >= 0.8, the share whose best wrong database gets p < 0.5, recall@1 and set F1 (select_set, at least the best
+database); for the first --count questions of SQuAD 2.0's sample and of CommonsenseQA's dev split (questions no
+database answers), the share whose best database gets p < 0.5, which is the share select_set(at_least_one=False)
+leaves empty; and, with the fitted calibration, the demo collection's questions. Nothing is fitted on dev, on SQuAD
+or on the measured CommonsenseQA questions.
 """
 import argparse
 import json
@@ -49,11 +50,11 @@ def fitting_no_database_questions(zero_db, count, exclude):
             if f"commonsenseqa/{entry['id']}" not in held_out]
 
 
-def demo_probabilities(calibration):
+def demo_probabilities(calibration, encoder):
     """Each demo question's best database and its probability, on the demo collection's memory with `calibration`."""
     with tempfile.TemporaryDirectory() as folder:
         demo_collection.build_collection(folder)
-        memory = Memories.build(Catalog(folder), encoder=load_encoder(default_encoder_name()),
+        memory = Memories.build(Catalog(folder), encoder=encoder,
                                 descriptions=demo_collection.DESCRIPTIONS).selection
     memory.calibration = calibration
     out = []
@@ -76,13 +77,16 @@ def main():
                         help="calibrate also on CommonsenseQA questions after the first --count")
     parser.add_argument("--exclude", action="append", default=[], metavar="SET.jsonl",
                         help="evaluation sets whose questions stay out of the fit")
+    parser.add_argument("--encoder", default=None, help="encoder spec (default: relmem's default encoder)")
     args = parser.parse_args()
+    encoder = load_encoder(args.encoder or default_encoder_name())
     no_database = fitting_no_database_questions(args.zero_db, args.count, args.exclude) if args.fit_no_database else []
     memory, _ = bench.build_memory(open_catalog(os.path.join(args.spider, "database")),
-                                   load_encoder(default_encoder_name()), None, False)
+                                   encoder, None, False)
     dev = bench.load_questions(os.path.join(args.spider, "dev.json"))
     out = {"calibration": bench.calibrate(memory, os.path.join(args.spider, "train_spider.json"), dev, 0,
-                                          objective=args.objective, lead=args.lead, no_database=no_database)}
+                                          bench.encoder_heldout_databases(encoder), objective=args.objective,
+                                          lead=args.lead, no_database=no_database)}
     everything = len(memory)
     right_confident = wrong_below = 0
     for text, dbs in dev:
@@ -101,7 +105,7 @@ def main():
     top = memory.select(HAMLET, 1)[0]
     out["hamlet"] = {"best": top.database, "p": top.probability,
                      "selected": [m.database for m in memory.select_set(HAMLET, at_least_one=False)]}
-    out["demo"] = demo_probabilities(memory.calibration)
+    out["demo"] = demo_probabilities(memory.calibration, encoder)
     print(json.dumps(out))
 
 

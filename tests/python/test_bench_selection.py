@@ -153,6 +153,22 @@ def test_a_model_is_calibrated_on_its_held_out_databases_only(tmp_path, demo_dir
     assert selection.model_heldout_databases(None) is None
 
 
+def test_a_fine_tuned_encoder_names_its_held_out_databases(tmp_path):
+    class Encoder:
+        def __init__(self, name):
+            self.name = name
+
+    (tmp_path / "relevance_head.json").write_text(json.dumps(
+        {"classifier": "card-cosine", "scale": 10.0, "bias": -4.0,
+         "training": {"heldout_database_names": ["restaurants", "university"]}}))
+    assert selection.encoder_heldout_databases(Encoder(f"minilm:{tmp_path}")) == ["restaurants", "university"]
+    assert selection.encoder_heldout_databases(Encoder("minilm")) is None
+    assert selection.encoder_heldout_databases(Encoder(f"minilm:{tmp_path / 'absent'}")) is None
+    (tmp_path / "relevance_head.json").write_text("{not json")
+    with pytest.raises(Error, match="relevance_head.json"):
+        selection.encoder_heldout_databases(Encoder(f"minilm:{tmp_path}"))
+
+
 def test_bad_inputs_are_clear_errors(tmp_path, demo_dir):
     with pytest.raises(Error, match="not under"):
         bench(tmp_path, demo_dir, [{"question": "How many pets?", "db_id": "pets_1"}], "--encoder", "hashing:64")

@@ -240,6 +240,21 @@ def model_heldout_databases(model):
     return names or None
 
 
+def encoder_heldout_databases(encoder):
+    """The training databases a fine-tuned encoder was not trained on, from the relevance_head.json that
+    relmem-train-relevance --classifier card-cosine writes beside it (encoder spec "minilm:DIR"), else None."""
+    _, _, folder = encoder.name.partition(":")
+    head = os.path.join(folder, "relevance_head.json") if folder else ""
+    if not head or not os.path.isfile(head):
+        return None
+    try:
+        with open(head, encoding="utf-8") as f:
+            training = json.load(f).get("training", {})
+    except (OSError, ValueError, AttributeError) as e:
+        raise Error(f"{head}: not a relevance head written by the trainer ({e})") from None
+    return training.get("heldout_database_names") or None
+
+
 def _calibration(memory):
     c = memory.calibration
     return {"scale": c.scale, "lead": c.lead, "bias": c.bias, "threshold": c.threshold, "fitted": c.fitted}
@@ -357,7 +372,8 @@ def run(args):
 
     calibration_path = calibration_file(args.calibrate, args.questions)
     calibration = calibrate(memory, calibration_path, questions + composites + natural + synonyms, args.seed,
-                            model_heldout_databases(model), args.calibrate_objective, args.calibrate_lead) \
+                            model_heldout_databases(model) or encoder_heldout_databases(encoder),
+                            args.calibrate_objective, args.calibrate_lead) \
         if calibration_path \
         else {"file": None, **_calibration(memory)}
 
