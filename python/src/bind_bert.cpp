@@ -39,6 +39,8 @@ void bind_bert(py::module_& m) {
            py::arg("batch_size") = 32, py::arg("half_weights") = true,
            "half_weights: the encoder layers' dense weights as fp16 (False: fp32, as fine-tuning computes)")
       .def_property_readonly("max_length", &BertEncoder::max_length)
+      .def_property_readonly("half_weights", &BertEncoder::uses_half_weights,
+                             "Whether the dense weights are fp16 on this CPU (False on a CPU without AVX2 and F16C)")
       .def_property_readonly("tokenizer", &BertEncoder::tokenizer, py::return_value_policy::reference_internal);
 
   m.def(

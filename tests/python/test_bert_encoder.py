@@ -133,12 +133,13 @@ class ReferenceWordPiece:
 
 # ---------------------------------------------------------------------------------------------------------------
 # Reference forward pass: a padded batch with an additive attention mask, in float64, as in Hugging Face's BertModel.
-# With half_weights, the encoder layers' dense weights are rounded to fp16 first, as relmem keeps them by default.
+# With half_weights, the encoder layers' dense weights are rounded to fp16 first, as relmem keeps them by default
+# where its matrix kernel reads fp16 (BertEncoder.half_weights).
 
 erf = np.vectorize(math.erf)
 
 
-def reference_embeddings(weights, config, sequences, pooling="mean", normalize=True, half_weights=True):
+def reference_embeddings(weights, config, sequences, pooling="mean", normalize=True, half_weights=False):
     def w(name):
         return weights[name].astype(np.float64)
 
@@ -294,11 +295,12 @@ def raw_reference(models, layout, reference_tokenizer):
     """Unnormalized mean-pooled reference embeddings of SENTENCES for each stored dtype, computed once."""
     computed = {}
 
-    def get(dtype):
-        if dtype not in computed:
+    def get(dtype, half_weights=False):
+        if (dtype, half_weights) not in computed:
             ids = [reference_tokenizer.encode(s) for s in SENTENCES]
-            computed[dtype] = reference_embeddings(models(dtype)[1], layout[1], ids, normalize=False)
-        return computed[dtype]
+            computed[dtype, half_weights] = reference_embeddings(models(dtype)[1], layout[1], ids, normalize=False,
+                                                                 half_weights=half_weights)
+        return computed[dtype, half_weights]
 
     return get
 
@@ -338,7 +340,7 @@ def test_encoder_matches_numpy(dtype, models, raw_reference):
     assert encoder.name == f"bert:{directory}"
     got = encoder.encode(SENTENCES)
     assert got.dtype == np.float32 and got.shape == (len(SENTENCES), 384)
-    raw = raw_reference(dtype)
+    raw = raw_reference(dtype, encoder.half_weights)
     expected = raw / np.linalg.norm(raw, axis=1, keepdims=True)
     assert np.abs(got - expected).max() <= 1e-4
     np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
@@ -348,15 +350,16 @@ def test_float_weights_match_the_unrounded_reference(models, reference_tokenizer
     directory, weights = models("F32")
     ids = [reference_tokenizer.encode(s) for s in SENTENCES]
     exact = reference_embeddings(weights, layout[1], ids, half_weights=False)
-    got = _relmem.BertEncoder(str(directory), half_weights=False).encode(SENTENCES)
-    assert np.abs(got - exact).max() <= 1e-5
+    encoder = _relmem.BertEncoder(str(directory), half_weights=False)
+    assert not encoder.half_weights
+    assert np.abs(encoder.encode(SENTENCES) - exact).max() <= 1e-5
 
 
 def test_raw_mean_pooling_in_small_batches(models, raw_reference):
     directory, _ = models("F32")
     encoder = _relmem.BertEncoder(str(directory), normalize=False, batch_size=3)
     got = encoder.encode(SENTENCES)
-    assert np.abs(got - raw_reference("F32")).max() <= 1e-4
+    assert np.abs(got - raw_reference("F32", encoder.half_weights)).max() <= 1e-4
     assert not np.allclose(np.linalg.norm(got, axis=1), 1.0)  # really unnormalized
 
 
@@ -387,7 +390,7 @@ def test_sentence_transformers_cls_pooling_and_max_seq_length(models, layout, tm
     short = ReferenceWordPiece(LAYOUT / "vocab.txt", max_length=12)
     got = encoder.encode(texts)
     expected = reference_embeddings(decoded, layout[1], [short.encode(t) for t in texts], pooling="cls",
-                                    normalize=False)
+                                    normalize=False, half_weights=encoder.half_weights)
     assert np.abs(got - expected).max() <= 1e-4
 
 

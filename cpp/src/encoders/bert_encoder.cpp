@@ -102,6 +102,8 @@ BertEncoder::BertEncoder(const std::string& model_dir, BertEncoderOptions option
 
 BertEncoder::~BertEncoder() = default;
 
+bool BertEncoder::uses_half_weights() const { return model_->weight_storage() == gemm::Storage::kHalf; }
+
 std::vector<BertEncoder::Pooling> BertEncoder::read_pooling(const std::string& file) const {
   const nlohmann::json pooling = read_json_file(file);
   if (!pooling.is_object()) throw Error(file + ": expected a JSON object");

@@ -34,6 +34,10 @@ class BertModel {
   BertModel(const BertConfig& config, const SafetensorsFile& weights, gemm::Storage storage);
 
   const BertConfig& config() const { return config_; }
+  // How the dense weights are held: kHalf only where the CPU's kernel reads fp16 (gemm::PackedMatrix::pack).
+  gemm::Storage weight_storage() const {
+    return layers_.empty() ? gemm::Storage::kFloat : layers_[0].qkv.weight.storage();
+  }
 
   // Hidden states after the bottom `layers` layers (all when negative), one row per token: rows offsets[s] ..
   // offsets[s+1]-1 belong to sequences[s]. Ids must be inside the vocabulary and sequences no longer than

@@ -46,6 +46,9 @@ class BertEncoder : public Encoder {
   const WordPieceTokenizer& tokenizer() const { return tokenizer_; }
   const std::string& model_dir() const { return model_dir_; }
   const BertEncoderOptions& options() const { return options_; }
+  // Whether the dense weights are fp16 here: options().half_weights on a CPU whose matrix kernel reads fp16 (AVX2
+  // with F16C, or AVX-512); the portable kernel keeps fp32.
+  bool uses_half_weights() const;
   int max_length() const { return tokenizer_.options().max_length; }
   int layers() const;
 
