@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from relmem.encoders import installed_model_dir
+from relmem.encoders import installed_model_dir, load_encoder
 
 
 def test_compare_reports_relmem_and_why_the_others_are_missing():
@@ -24,7 +24,8 @@ def test_compare_reports_relmem_and_why_the_others_are_missing():
     assert set(report["unavailable"]) == {"torch", "onnx"}
     assert "export failed" in report["unavailable"]["onnx"]
     runs = report["runs"]["relmem"]
-    assert len(runs) == 2 and runs[0]["implementation"] == "relmem minilm"
+    weights = "fp16" if load_encoder("minilm").half_weights else "fp32"
+    assert len(runs) == 2 and runs[0]["implementation"] == f"relmem minilm ({weights} weights)"
     for size in ("short", "medium"):
         for batch in ("1", "4"):
             measured = sorted(run["texts_per_s"][size][batch] for run in runs)

@@ -143,7 +143,8 @@ def worker(spec, batch_sizes, min_seconds, texts_files):
     """The relmem side, run as a child: prints one JSON line like the reference script's."""
     from .encoder import measure
     encoder = load_encoder(spec)
-    report = {"implementation": f"relmem {spec}", "texts_per_s": {}, "texts_per_cpu_s": {}}
+    weights = "fp16" if getattr(encoder, "half_weights", False) else "fp32"
+    report = {"implementation": f"relmem {spec} ({weights} weights)", "texts_per_s": {}, "texts_per_cpu_s": {}}
     for named in texts_files:
         size, _, path = named.partition("=")
         with open(path, encoding="utf-8") as f:
