@@ -183,6 +183,7 @@ def run(args):
         "benchmark": "encoder",
         "encoder": encoder.name,
         "dim": encoder.dim,
+        "half_weights": getattr(encoder, "half_weights", None),  # a BERT encoder's dense weights as fp16; else None
         "threads": int(os.environ.get("OMP_NUM_THREADS", os.cpu_count())),
         "load_seconds": load_seconds,
         "texts_per_length": args.texts,
