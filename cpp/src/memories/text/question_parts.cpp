@@ -202,9 +202,10 @@ std::string without_leading_also(std::string part) {
   return part;
 }
 
-// Words of three letters or more that name something of a question's topic: no function words, no request verbs,
-// no attributes every schema has ("name", "id", "type"); plurals stemmed ("parties" -> "party").
-std::unordered_set<std::string> topic_words(const std::string& text) {
+// The words of three letters or more among a text's tokens (value_tokens(normalize_value(text))) that name something
+// of its topic: no function words, no request verbs, no attributes every schema has ("name", "id", "type"); plurals
+// stemmed ("parties" -> "party").
+std::unordered_set<std::string> topic_words(const std::vector<std::string>& tokens) {
   // clang-format off
   static const std::unordered_set<std::string> kGeneric = {
       "the", "for", "with", "from", "and", "are", "was", "were", "been", "their", "these", "those", "them", "his",
@@ -215,7 +216,7 @@ std::unordered_set<std::string> topic_words(const std::string& text) {
       "every", "per", "first", "last", "details", "detail", "type", "types", "code", "codes"};
   // clang-format on
   std::unordered_set<std::string> out;
-  for (const auto& word : value_tokens(normalize_value(text))) {
+  for (const auto& word : tokens) {
     if (word.size() >= 3 && !kGeneric.count(word)) out.insert(stem_token(word));
   }
   return out;
@@ -235,8 +236,8 @@ bool follows_up(const std::string& previous, const std::string& part) {
   if (part_words.empty() || words(part) > kLongestFollowUp || !kRequests.count(part_words[0])) return false;
   if (std::any_of(part_words.begin(), part_words.end(), [](const std::string& w) { return kReferring.count(w) > 0; }))
     return true;
-  const std::unordered_set<std::string> before = topic_words(previous);
-  for (const auto& word : topic_words(part))
+  const std::unordered_set<std::string> before = topic_words(value_tokens(normalize_value(previous)));
+  for (const auto& word : topic_words(part_words))
     if (before.count(word)) return true;
   return false;
 }
