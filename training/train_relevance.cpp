@@ -104,6 +104,7 @@ int train_card_cosine(const relmem::Encoder& encoder, const std::vector<relmem::
   o.epochs = options.epochs;
   if (lr_given) o.learning_rate = options.learning_rate;
   o.head_learning_rate = head_lr;
+  o.weight_decay = options.weight_decay;
   o.batch = options.batch;
   o.max_composite = options.max_composite;
   o.composite_ratio = options.composite_ratio;

@@ -12,9 +12,13 @@
 #include "relmem/encoders/safetensors.hpp"
 #include "relmem/encoders/tokenizers/wordpiece.hpp"
 #include "test_util.hpp"
+#include "tiny_bert.hpp"
 
 using namespace relmem;
 using relmem_test::TempDir;
+using relmem_test::random_values;
+using relmem_test::small_vocab;
+using relmem_test::write_tiny_bert;
 
 namespace {
 
@@ -37,14 +41,6 @@ std::string load_error(const TempDir& dir, const std::string& bytes) {
     return e.what();
   }
   return "";
-}
-
-std::vector<float> random_values(std::size_t n, unsigned seed, float scale) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, scale);
-  std::vector<float> values(n);
-  for (float& v : values) v = normal(rng);
-  return values;
 }
 
 }  // namespace
@@ -173,15 +169,6 @@ TEST(Safetensors, OnlyFloatingDtypesConvert) {
 
 // --- WordPiece ---------------------------------------------------------------------------------------------------
 
-namespace {
-
-std::vector<std::string> small_vocab() {
-  return {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "##s", "un", "##aff",
-          "##able", "##a", ",", ".", "!", "'", "cafe", "caf", "##e", "é", "北", "京", "Cat"};
-}
-
-}  // namespace
-
 TEST(WordPiece, GreedyLongestMatchFirst) {
   WordPieceTokenizer tokenizer(small_vocab(), {});
   using Pieces = std::vector<std::string>;
@@ -247,57 +234,8 @@ TEST(WordPiece, RealBertVocabulary) {
 
 namespace {
 
-constexpr int kHidden = 8, kHeads = 2, kLayers = 2, kIntermediate = 16, kPositions = 16;
-
-// Writes a complete Hugging Face BERT directory with random weights; `skip` leaves one tensor out.
-void write_tiny_bert(const std::string& dir, const std::string& dtype = "F32", const std::string& skip = "") {
-  std::filesystem::create_directories(dir);
-  const auto vocab = small_vocab();
-  {
-    std::ofstream out(dir + "/vocab.txt");
-    for (const auto& token : vocab) out << token << "\n";
-  }
-  const nlohmann::json config = {{"model_type", "bert"},       {"hidden_size", kHidden},
-                                 {"num_attention_heads", kHeads}, {"num_hidden_layers", kLayers},
-                                 {"intermediate_size", kIntermediate}, {"vocab_size", vocab.size()},
-                                 {"max_position_embeddings", kPositions}, {"type_vocab_size", 2},
-                                 {"layer_norm_eps", 1e-12},      {"hidden_act", "gelu"}};
-  std::ofstream(dir + "/config.json") << config.dump();
-  std::vector<TensorToWrite> tensors;
-  unsigned seed = 1;
-  auto add = [&](const std::string& name, std::vector<int64_t> shape, float scale, float offset = 0.0f) {
-    if (name == skip) return;
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    std::vector<float> values = random_values(static_cast<std::size_t>(n), seed++, scale);
-    for (float& v : values) v += offset;
-    tensors.push_back({name, dtype, shape, values});
-  };
-  auto dense = [&](const std::string& name, int in, int out) {
-    add(name + ".weight", {out, in}, 0.3f);
-    add(name + ".bias", {out}, 0.1f);
-  };
-  auto norm = [&](const std::string& name) {
-    add(name + ".weight", {kHidden}, 0.1f, 1.0f);
-    add(name + ".bias", {kHidden}, 0.1f);
-  };
-  add("embeddings.word_embeddings.weight", {static_cast<int64_t>(vocab.size()), kHidden}, 1.0f);
-  add("embeddings.position_embeddings.weight", {kPositions, kHidden}, 1.0f);
-  add("embeddings.token_type_embeddings.weight", {2, kHidden}, 1.0f);
-  norm("embeddings.LayerNorm");
-  for (int i = 0; i < kLayers; ++i) {
-    const std::string p = "encoder.layer." + std::to_string(i) + ".";
-    dense(p + "attention.self.query", kHidden, kHidden);
-    dense(p + "attention.self.key", kHidden, kHidden);
-    dense(p + "attention.self.value", kHidden, kHidden);
-    dense(p + "attention.output.dense", kHidden, kHidden);
-    norm(p + "attention.output.LayerNorm");
-    dense(p + "intermediate.dense", kHidden, kIntermediate);
-    dense(p + "output.dense", kIntermediate, kHidden);
-    norm(p + "output.LayerNorm");
-  }
-  write_safetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}});
-}
+constexpr int kHidden = relmem_test::kTinyHidden, kLayers = relmem_test::kTinyLayers,
+              kPositions = relmem_test::kTinyPositions;
 
 }  // namespace
 

@@ -124,11 +124,11 @@ CardRelevanceResult train_card_relevance(const BertEncoder& encoder, const std::
       options.max_composite < 1 || options.max_questions < 0) {
     throw Error("training: epochs, batch, negatives, hard_pool and max_composite must be >= 1, max_questions >= 0");
   }
-  if (!(options.learning_rate > 0.0f) || !(options.head_learning_rate >= 0.0f) ||
+  if (!(options.learning_rate > 0.0f) || !(options.head_learning_rate >= 0.0f) || !(options.weight_decay >= 0.0f) ||
       !(options.heldout_fraction > 0.0f && options.heldout_fraction < 1.0f) ||
       !(options.hard_fraction >= 0.0f && options.hard_fraction <= 1.0f) || !(options.composite_ratio >= 0.0f)) {
-    throw Error("training: learning rates must be positive, the held-out fraction in (0, 1), the hard fraction in "
-                "[0, 1] and the composite ratio >= 0");
+    throw Error("training: learning rates must be positive, the weight decay >= 0, the held-out fraction in (0, 1), "
+                "the hard fraction in [0, 1] and the composite ratio >= 0");
   }
   if (databases.size() < 4) throw Error("training needs at least four databases");
   training::ThreadScope threads(options.threads);
@@ -205,7 +205,8 @@ CardRelevanceResult train_card_relevance(const BertEncoder& encoder, const std::
   result.untrained_recall_at_5 = untrained.recall_at_5;
   result.untrained_all_in_top5 = untrained.all_in_top5;
 
-  training::Adam adam(std::vector<float>(top.parameters().size(), options.learning_rate), 0.0f, top.parameters());
+  training::Adam adam(std::vector<float>(top.parameters().size(), options.learning_rate), options.weight_decay,
+                      top.parameters());
   training::Adam head_adam(std::vector<float>(2, options.head_learning_rate), 0.0f, {0.0f, 0.0f});
   std::vector<float> gradient(top.parameters().size()), head_values(2), head_gradient(2);
   BertTop best_top = top;
@@ -309,6 +310,7 @@ CardRelevanceResult train_card_relevance(const BertEncoder& encoder, const std::
                          {"best_epoch", result.best_epoch},
                          {"learning_rate", options.learning_rate},
                          {"head_learning_rate", options.head_learning_rate},
+                         {"weight_decay", options.weight_decay},
                          {"batch", options.batch},
                          {"max_composite", options.max_composite},
                          {"composite_ratio", options.composite_ratio},

@@ -23,6 +23,7 @@ struct CardRelevanceOptions {
   int epochs = 3;
   float learning_rate = 2e-5f;       // Adam's rate for the encoder layers
   float head_learning_rate = 1e-2f;  // and for a and b
+  float weight_decay = 0.0f;         // Adam's decoupled decay of the encoder layers toward their pretrained weights
   int batch = 32;                    // questions per step
   int max_composite = 3;
   float composite_ratio = 0.5f;
