@@ -1,6 +1,8 @@
 """The local LLM for real: llama.cpp decoding the installed GGUF model, with and without grammars, and the pipeline
 answering demo questions end to end. Skipped where llama-cpp-python or the model is not installed."""
+import argparse
 import os
+import tempfile
 
 import pytest
 from conftest import USER_GGUF
@@ -8,6 +10,7 @@ from conftest import USER_GGUF
 import relmem
 from relmem.agent import Pipeline
 from relmem.agent.memories import Memories
+from relmem.bench import llm as bench_llm
 from relmem.contracts import CONTRACTS
 from relmem.demo.collection import DESCRIPTIONS
 from relmem.llm import MeteredLLM, describe
@@ -118,3 +121,12 @@ def test_the_pipeline_answers_a_demo_question(model, demo_dir):
     assert not state.answer.startswith("could not answer"), state.answer
     assert any(result["database"] == "singers" and not result["error"] for result in state.results())
     assert {"plan", "return_type"} <= set(llm.ledger.by_stage())
+
+
+def test_the_llm_benchmark_reports_speeds_and_removes_its_collection(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = bench_llm.run(argparse.Namespace(llm_gguf=GGUF, threads=None, repeats=1))
+    assert result["prompt_tokens"] > 100 and result["repeats"] == 1
+    assert result["cold_prompt_tokens_per_second"] > 0 and result["constrained_tokens_per_second"] > 0
+    assert result["constrained_steps"] > 0
+    assert list(tmp_path.iterdir()) == []

@@ -32,7 +32,11 @@ def _median(values):
 
 
 def run(args):
-    folder = os.path.join(tempfile.mkdtemp(prefix="relmem-bench-llm-"), "demo")
+    with tempfile.TemporaryDirectory(prefix="relmem-bench-llm-") as scratch:
+        return _measure(args, os.path.join(scratch, "demo"))
+
+
+def _measure(args, folder):
     build_collection(folder)
     catalog = Catalog(folder)
     model = LocalModel.open(args.llm_gguf, threads=args.threads)
