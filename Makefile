@@ -59,7 +59,7 @@ test-cpp:
 	@cd $(BUILD) && ctest --output-on-failure -j $$(nproc)
 
 test-python:
-	@$(PY) -m pytest tests/python -q
+	@RELMEM_BUILD_DIR=$(abspath $(BUILD)) $(PY) -m pytest tests/python -q
 
 # Executes every notebook in place, with its full data, so that the committed notebooks show their outputs (and
 # their plots: no MPLBACKEND here, so the kernel's inline backend embeds each figure).

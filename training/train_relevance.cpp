@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -24,11 +25,12 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: relmem-train-relevance --data QUESTIONS.json --dbs DIR --out MODEL [options]\n"
+    "(a flag marked features: or card-cosine: applies to that --classifier only; the other refuses it)\n"
     "  --data FILE           JSON list of {question, db_id | db_ids} (e.g. Spider train_spider.json)\n"
     "  --dbs DIR             folder of SQLite databases\n"
-    "  --out FILE            model file to write\n"
+    "  --out PATH            the model to write (card-cosine: a folder); a new path, apart from the inputs\n"
     "  --encoder SPEC        encoder (default use-lite)\n"
-    "  --lexical-encoder SPEC  lexical encoder for features 5-6 (default hashing:4096; none to disable)\n"
+    "  --lexical-encoder SPEC  features: lexical encoder for features 5-6 (default hashing:4096; none to disable)\n"
     "  --epochs N            (default 6)\n"
     "  --lr X                Adam learning rate (default 0.002)\n"
     "  --batch N             questions per step (default 32)\n"
@@ -38,22 +40,23 @@ constexpr const char* kUsage =
     "  --hard-fraction X     share of hard negatives (default 0.5)\n"
     "  --heldout X           share of databases held out (default 0.1)\n"
     "  --weight-decay X      decay toward the initial weights (default 0)\n"
-    "  --listwise X          weight of the listwise term (softmax over a question's pairs) beside BCE (default 0)\n"
-    "  --bce X               weight of BCE (default 1; 0 with --listwise: ranking alone)\n"
+    "  --listwise X          features: weight of the listwise term (softmax over a question's pairs) beside BCE (default 0)\n"
+    "  --bce X               features: weight of BCE (default 1; 0 with --listwise: ranking alone)\n"
     "  --hard-pool N         the untrained memory's top N wrong databases are the hard negatives (default 10)\n"
-    "  --projection-lr-scale X  projections' learning rate relative to --lr (default 0.05)\n"
-    "  --direct-lr-scale X   the direct path's learning rate relative to --lr (default 20)\n"
-    "  --projection-dim N    (default 256)\n"
-    "  --hidden N            (default 32)\n"
+    "  --projection-lr-scale X  features: projections' learning rate relative to --lr (default 0.05)\n"
+    "  --direct-lr-scale X   features: the direct path's learning rate relative to --lr (default 20)\n"
+    "  --projection-dim N    features: (default 256)\n"
+    "  --hidden N            features: (default 32)\n"
     "  --samples-per-column N  card sample values per column (default 3)\n"
     "  --values-per-column N  stored text values per column for the value evidence (default 1000; 0: none)\n"
     "  --seed N              (default 0)\n"
     "  --threads N           (default: all)\n"
-    "  --device cpu|cuda     matrix products on the CPU or a CUDA GPU (default cpu)\n"
-    "  --cache DIR           reuse embeddings across runs\n"
-    "  --finetune-layers N   fine-tune USE-lite's top N transformer layers and its tanh head end to end on the\n"
-    "                        question side (default 0 = frozen encoder; 1 = the top layer; 2 = both)\n"
-    "  --finetune-lr-scale X  their learning rate relative to --lr (default 0.01)\n"
+    "  --device cpu|cuda     features: matrix products on the CPU or a CUDA GPU (default cpu)\n"
+    "  --cache DIR           features: reuse embeddings across runs\n"
+    "  --finetune-layers N   features: fine-tune USE-lite's top N transformer layers and its tanh head end to end on\n"
+    "                        the question side (default 0 = frozen encoder; 1 = the top layer; 2 = both);\n"
+    "                        card-cosine: the BERT layers trained\n"
+    "  --finetune-lr-scale X  features: their learning rate relative to --lr (default 0.01)\n"
     "  --classifier NAME     features (default: the selection memory's feature model, --out a file) or card-cosine\n"
     "                        (a BERT encoder's top --finetune-layers layers with sigmoid(a cos + b) on the card;\n"
     "                        --out a new model directory; --lr is the layers' rate, default 2e-5)\n"
@@ -79,6 +82,35 @@ T parse_number(const std::string& flag, const std::string& text) {
     return value;
   } catch (const std::exception&) {
     usage_error("bad value '" + text + "' for " + flag);
+  }
+}
+
+bool within(const std::filesystem::path& inner, const std::filesystem::path& outer) {
+  auto i = inner.begin();
+  for (auto o = outer.begin(); o != outer.end(); ++o, ++i) {
+    if (o->empty()) continue;  // a trailing separator
+    if (i == inner.end() || *i != *o) return false;
+  }
+  return true;
+}
+
+// The output is a new path, apart from everything the run reads (docs/hardening.md): relmem never overwrites a file
+// it did not create and never writes where it reads.
+void check_output(const std::string& out, const std::map<std::string, std::string>& reads) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (fs::symlink_status(out, error).type() != fs::file_type::not_found) {
+    throw relmem::Error("--out " + out + " exists; relmem-train-relevance writes a new model only, and leaves it as "
+                        "it is: choose a new path or move it away");
+  }
+  const fs::path output = fs::weakly_canonical(fs::absolute(out));
+  for (const auto& [flag, path] : reads) {
+    if (path.empty()) continue;
+    const fs::path read = fs::weakly_canonical(fs::absolute(path));
+    if (within(output, read) || within(read, output)) {
+      throw relmem::Error("--out " + out + " overlaps " + flag + " " + path +
+                          ", which relmem-train-relevance reads; choose an output apart from every input");
+    }
   }
 }
 
@@ -141,6 +173,7 @@ int main(int argc, char** argv) {
   std::string data, dbs, out, encoder_spec = "use-lite", lexical_spec = "hashing:4096";
   int samples_per_column = 3;
   int64_t values_per_column = relmem::SelectionOptions{}.values_per_column;
+  std::set<std::string> given;
   const std::map<std::string, std::function<void(const std::string&)>> flags = {
       {"--data", [&](const std::string& v) { data = v; }},
       {"--dbs", [&](const std::string& v) { dbs = v; }},
@@ -197,12 +230,28 @@ int main(int argc, char** argv) {
     if (it == flags.end()) usage_error("unknown flag " + flag);
     if (i + 1 >= argc) usage_error(flag + " needs a value");
     it->second(argv[++i]);
+    given.insert(flag);
   }
   if (data.empty() || dbs.empty() || out.empty()) usage_error("--data, --dbs and --out are required");
   if (classifier != "features" && classifier != "card-cosine") usage_error("unknown --classifier " + classifier);
+  // A flag the chosen classifier does not read is an error, not a silent no-op.
+  const std::set<std::string> features_only = {"--lexical-encoder",    "--listwise",        "--bce",
+                                               "--projection-lr-scale", "--direct-lr-scale", "--projection-dim",
+                                               "--hidden",              "--cache",           "--finetune-lr-scale"};
+  const std::set<std::string> card_cosine_only = {"--head-lr", "--max-questions"};
+  for (const auto& flag : given) {
+    if (classifier == "card-cosine" && features_only.count(flag)) {
+      usage_error(flag + " applies to --classifier features only");
+    }
+    if (classifier == "features" && card_cosine_only.count(flag)) {
+      usage_error(flag + " applies to --classifier card-cosine only");
+    }
+  }
+  if (classifier == "card-cosine" && options.device != "cpu") usage_error("--classifier card-cosine trains on the CPU");
 
   try {
     const auto start = std::chrono::steady_clock::now();
+    check_output(out, {{"--data", data}, {"--dbs", dbs}, {"--cache", options.cache_dir}});
     // Fail on a bad device before the expensive steps.
     relmem::gpu::make_matrix_multiplier(options.device);
     const auto questions = relmem::load_labeled_questions(data);
