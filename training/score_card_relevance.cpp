@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -42,18 +43,35 @@ double median(std::vector<float> values) {
   return values[values.size() / 2];
 }
 
+// A JSON list of question strings; relmem::Error names the file and what is wrong.
+std::vector<std::string> read_texts(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw relmem::Error("cannot open --no-database file " + file);
+  const auto json = nlohmann::json::parse(in, nullptr, false);
+  if (json.is_discarded() || !json.is_array()) throw relmem::Error(file + ": expected a JSON list of questions");
+  std::vector<std::string> texts;
+  for (const auto& item : json) {
+    if (!item.is_string()) {
+      throw relmem::Error(file + ": entry " + std::to_string(texts.size()) + " is not a string");
+    }
+    texts.push_back(item.get<std::string>());
+  }
+  return texts;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string model, dbs, labelled;
   std::vector<std::string> unanswerable;
+  std::string threads;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--model") model = value;
     else if (flag == "--dbs") dbs = value;
     else if (flag == "--questions") labelled = value;
     else if (flag == "--no-database") unanswerable.push_back(value);
-    else if (flag == "--threads") omp_set_num_threads(std::stoi(value));
+    else if (flag == "--threads") threads = value;
     else {
       std::fprintf(stderr, "unknown flag %s\n%s", flag.c_str(), kUsage);
       return 2;
@@ -63,6 +81,15 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
+  if (!threads.empty()) {
+    char* end = nullptr;
+    const long count = std::strtol(threads.c_str(), &end, 10);
+    if (*end != '\0' || count < 1) {
+      std::fprintf(stderr, "bad value '%s' for --threads\n%s", threads.c_str(), kUsage);
+      return 2;
+    }
+    omp_set_num_threads(static_cast<int>(count));
+  }
   try {
     const relmem::BertEncoder encoder(model);
     const relmem::CardRelevanceHead head = relmem::load_card_relevance_head(model);
@@ -70,6 +97,7 @@ int main(int argc, char** argv) {
     relmem::CardOptions card;
     card.samples_per_column = 3;  // as relmem-train-relevance builds the cards
     std::vector<std::string> names = catalog.databases(), cards;
+    if (names.empty()) throw relmem::Error("no databases in " + dbs);
     for (const auto& name : names) cards.push_back(relmem::database_texts(catalog, name, card, {}, 0, relmem::WordNet::shared()).card);
     const relmem::RowMatrix card_vectors = encoder.encode(cards);
     nlohmann::json out = {{"model", model}, {"databases", names.size()}, {"scale", head.scale}, {"bias", head.bias}};
@@ -112,8 +140,7 @@ int main(int argc, char** argv) {
                           {"max_p_wrong_below_0.5", share(wrong_max, [](float p) { return p < 0.5f; })}};
     }
     for (const auto& file : unanswerable) {
-      std::ifstream in(file);
-      const auto texts = nlohmann::json::parse(in).get<std::vector<std::string>>();
+      const auto texts = read_texts(file);
       const relmem::RowMatrix scores = encoder.encode(texts) * card_vectors.transpose();
       std::vector<float> max_p;
       nlohmann::json worst = nlohmann::json::array();

@@ -1,5 +1,6 @@
-"""relmem-train-relevance, the C++ training executable, run as a user runs it: the feature model and the card-cosine
-classifier on the demo collection (the latter on a tiny random BERT), the files each writes, and what it refuses."""
+"""The C++ training executables run as a user runs them: relmem-train-relevance trains the feature model and the
+card-cosine classifier on the demo collection (the latter on a tiny random BERT), relmem-score-card-relevance scores
+the result; the files each writes, and what each refuses."""
 import json
 import os
 import pathlib
@@ -14,8 +15,9 @@ import relmem
 
 BUILD = os.environ.get("RELMEM_BUILD_DIR")  # set by `make test`, where the executable must exist
 TRAINER = pathlib.Path(BUILD or ROOT / "build") / "training" / "relmem-train-relevance"
+SCORER = TRAINER.with_name("relmem-score-card-relevance")
 pytestmark = pytest.mark.skipif(not BUILD and not TRAINER.exists(),
-                                reason="relmem-train-relevance is not built (`make build-all` builds it)")
+                                reason="the training executables are not built (`make build-all` builds them)")
 
 FORMS = ["How many {t} are there?", "List the {c} of every {t}.", "What is the largest {c} of the {t}?",
          "Show each {t} with its {c}."]
@@ -86,6 +88,10 @@ def train(*flags):
                           timeout=600)
 
 
+def score(*flags):
+    return subprocess.run([str(SCORER), *map(str, flags)], capture_output=True, text=True, timeout=600)
+
+
 def test_the_feature_model_is_written_and_loads(demo_dir, questions, tmp_path):
     out = tmp_path / "demo.model"
     run = train("--data", questions, "--dbs", demo_dir, "--out", out, "--encoder", "hashing:512", "--epochs", 2,
@@ -96,12 +102,18 @@ def test_the_feature_model_is_written_and_loads(demo_dir, questions, tmp_path):
     assert model.config.encoder == "hashing:512"
 
 
-def test_the_card_cosine_classifier_is_a_model_folder_that_loads_as_an_encoder(demo_dir, questions, tiny_bert,
-                                                                               tmp_path):
-    out = tmp_path / "card-cosine"
+@pytest.fixture(scope="module")
+def card_cosine(demo_dir, questions, tiny_bert, tmp_path_factory):
+    """The card-cosine classifier trained on the tiny BERT: (model folder, the trainer's run)."""
+    out = tmp_path_factory.mktemp("trained") / "card-cosine"
     run = train("--classifier", "card-cosine", "--encoder", f"bert:{tiny_bert}", "--data", questions, "--dbs",
                 demo_dir, "--out", out, "--finetune-layers", 1, "--epochs", 2, "--batch", 8, "--lr", 1e-3,
                 "--weight-decay", 10, "--heldout", 0.3, "--negatives", 2)
+    return out, run
+
+
+def test_the_card_cosine_classifier_is_a_model_folder_that_loads_as_an_encoder(card_cosine, tiny_bert):
+    out, run = card_cosine
     assert run.returncode == 0, run.stderr
     assert "epoch 2/2" in run.stdout and "held-out single questions" in run.stdout
     head = json.loads((out / "relevance_head.json").read_text())
@@ -111,6 +123,33 @@ def test_the_card_cosine_classifier_is_a_model_folder_that_loads_as_an_encoder(d
     text = ["How many flight are there?"]
     assert tuned.dim == 16
     assert np.abs(tuned.encode(text) - untrained.encode(text)).max() > 1e-4  # the top layer was trained
+
+
+def test_the_scorer_reads_the_trained_classifier(card_cosine, demo_dir, questions, tmp_path):
+    out, _ = card_cosine
+    unanswerable = tmp_path / "none.json"
+    unanswerable.write_text(json.dumps(["Who wrote the play Hamlet?", "What is two plus two?"]))
+    run = score("--model", out, "--dbs", demo_dir, "--questions", questions, "--no-database", unanswerable)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["databases"] == 7 and result["questions"]["n"] == len(json.loads(questions.read_text()))
+    assert 0 <= result["questions"]["recall@1"] <= result["questions"]["recall@5"] <= 1
+    assert result["no_database"][0]["n"] == 2 and 0 <= result["no_database"][0]["max_p_max"] <= 1
+
+
+def test_the_scorer_names_what_is_wrong_with_its_inputs(card_cosine, demo_dir, tiny_bert, tmp_path):
+    out, _ = card_cosine
+    bad = tmp_path / "bad.json"
+    bad.write_text('["a question", 3]')
+    cases = [(["--model", out, "--dbs", demo_dir, "--no-database", bad], "entry 1 is not a string"),
+             (["--model", out, "--dbs", demo_dir, "--no-database", tmp_path / "absent.json"], "absent.json"),
+             (["--model", out, "--dbs", tmp_path], "no databases in"),
+             (["--model", tiny_bert, "--dbs", demo_dir], "relevance_head.json")]
+    for flags, message in cases:
+        run = score(*flags)
+        assert run.returncode == 1 and message in run.stderr, (flags, run.stderr)
+    run = score("--model", out, "--dbs", demo_dir, "--threads", "many")
+    assert run.returncode == 2 and "--threads" in run.stderr
 
 
 def test_an_existing_output_or_one_on_an_input_is_refused_and_left_as_it_is(demo_dir, questions, tmp_path):
