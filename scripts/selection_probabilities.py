@@ -3,16 +3,17 @@
     python scripts/selection_probabilities.py --spider ../shared/data/spider --zero-db ../shared/data/zero_db \
         --objective likelihood [--lead] [--fit-no-database --exclude docs/eval/llm/set.jsonl] [--encoder SPEC]
 
-Builds the untrained memory (on --encoder, by default the default encoder) on every Spider database and
-calibrates it on train_spider.json as `relmem bench selection` does: a fine-tuned encoder on its held-out databases'
-questions only; with --lead, on each candidate's score and its lead over the best other candidate; with
---fit-no-database, also on the CommonsenseQA dev questions after the first --count, minus those an --exclude set
-holds, as questions no database answers. Then it reports on dev: the share of questions whose database gets
-p >= 0.8, the share whose best wrong database gets p < 0.5, recall@1 and set F1 (select_set, at least the best
-database); for the first --count questions of SQuAD 2.0's sample and of CommonsenseQA's dev split (questions no
-database answers), the share whose best database gets p < 0.5, which is the share select_set(at_least_one=False)
-leaves empty; and, with the fitted calibration, the demo collection's questions. Nothing is fitted on dev, on SQuAD
-or on the measured CommonsenseQA questions.
+Builds the untrained memory (on --encoder, by default the default encoder) on every Spider database and calibrates
+it on train_spider.json as `relmem bench selection` does: a fine-tuned encoder on its held-out databases' questions
+only; with --lead, on each candidate's score and its lead over the best other candidate; with --fit-no-database,
+also on the CommonsenseQA dev questions after the first --count, minus those an --exclude set holds, as questions no
+database answers. Then it reports on dev: the share of questions whose database gets p >= 0.8 (also apart for
+questions clear by the schema, where no other database has every table and column the gold SQL names, and the rest),
+the share whose best wrong database gets p < 0.5, recall@1 and set F1 (select_set, at least the best database); for
+the first --count questions of SQuAD 2.0's sample and of CommonsenseQA's dev split (questions no database answers),
+the share whose best database gets p < 0.5, which is the share select_set(at_least_one=False) leaves empty; and,
+with the fitted calibration, the demo collection's questions. Nothing is fitted on dev, on SQuAD or on the measured
+CommonsenseQA questions.
 """
 import argparse
 import json
@@ -50,6 +51,30 @@ def fitting_no_database_questions(zero_db, count, exclude):
             if f"commonsenseqa/{entry['id']}" not in held_out]
 
 
+def schema_names(catalog, db):
+    """{table: {column, ...}} of a database, lower-cased."""
+    return {t.name.lower(): {c.name.lower() for c in t.columns} for t in catalog.schema(db).tables}
+
+
+def clear_questions(entries, catalog):
+    """For each Spider entry, whether its question is clear by the schema: no other database of the collection has
+    every table its gold SQL reads and every column it names (names compared lower-cased; a quoted string that
+    sqlglot reads as a column counts only if the gold database has such a column)."""
+    import sqlglot
+    from sqlglot import exp
+    schemas = {db: schema_names(catalog, db) for db in catalog.databases}
+    out = []
+    for entry in entries:
+        gold = schemas[entry["db_id"]]
+        tree = sqlglot.parse_one(entry["query"], read="sqlite")
+        tables = {t.name.lower() for t in tree.find_all(exp.Table)}
+        known = set().union(*gold.values())
+        columns = {c.name.lower() for c in tree.find_all(exp.Column)} & known
+        out.append(not any(tables <= set(other) and columns <= set().union(*other.values())
+                           for db, other in schemas.items() if db != entry["db_id"]))
+    return out
+
+
 def demo_probabilities(calibration, encoder):
     """Each demo question's best database and its probability, on the demo collection's memory with `calibration`."""
     with tempfile.TemporaryDirectory() as folder:
@@ -81,18 +106,27 @@ def main():
     args = parser.parse_args()
     encoder = load_encoder(args.encoder or default_encoder_name())
     no_database = fitting_no_database_questions(args.zero_db, args.count, args.exclude) if args.fit_no_database else []
-    memory, _ = bench.build_memory(open_catalog(os.path.join(args.spider, "database")),
-                                   encoder, None, False)
+    catalog = open_catalog(os.path.join(args.spider, "database"))
+    memory, _ = bench.build_memory(catalog, encoder, None, False)
     dev = bench.load_questions(os.path.join(args.spider, "dev.json"))
     out = {"calibration": bench.calibrate(memory, os.path.join(args.spider, "train_spider.json"), dev, 0,
                                           bench.encoder_heldout_databases(encoder), objective=args.objective,
                                           lead=args.lead, no_database=no_database)}
     everything = len(memory)
+    with open(os.path.join(args.spider, "dev.json")) as f:
+        clear = clear_questions(json.load(f), catalog)
     right_confident = wrong_below = 0
-    for text, dbs in dev:
+    confident_by_clarity = {True: 0, False: 0}
+    for (text, dbs), is_clear in zip(dev, clear):
         ranking = memory.select(text, everything)
-        right_confident += max(m.probability for m in ranking if m.database in dbs) >= 0.8
+        confident = max(m.probability for m in ranking if m.database in dbs) >= 0.8
+        right_confident += confident
+        confident_by_clarity[is_clear] += confident
         wrong_below += max(m.probability for m in ranking if m.database not in dbs) < 0.5
+    out["dev_by_schema"] = {name: {"n": sum(c == is_clear for c in clear),
+                                   "right_p_ge_0.8": confident_by_clarity[is_clear] / max(1, sum(c == is_clear
+                                                                                                 for c in clear))}
+                            for name, is_clear in (("clear", True), ("shared", False))}
     out["dev"] = {"n": len(dev), "right_p_ge_0.8": right_confident / len(dev), "best_wrong_p_lt_0.5": wrong_below / len(dev),
                   "selects_none": sum(not s for s in memory.select_set_batch([t for t, _ in dev], at_least_one=False))
                   / len(dev),
