@@ -18,6 +18,7 @@ ValueCondition = _values.ValueCondition
 ValueCheck = _values.ValueCheck
 ValueReplacement = _values.ValueReplacement
 CorrectionResult = _values.CorrectionResult
+KeyLookup = _values.KeyLookup
 ColumnValues = _values.ColumnValues
 MemoryUsage = _values.MemoryUsage
 ValueAlias = _values.ValueAlias
@@ -99,11 +100,13 @@ class ValueMemory(Memory):
         return self.check_values(sql, db, catalog, k)[1]
 
     def correct_values(self, sql, db, catalog, **thresholds):
-        """Post-processing without an LLM. Returns a CorrectionResult (sql, replacements, checks): literals that
-        their column does not store are replaced by the best of k (10) stored candidates when the calibrated
-        confidence of that match (ValueReplacement.confidence) reaches min_confidence (CORRECTION_DEFAULTS: the
-        fitted threshold), it scores >= min_score (0.3) and beats the runner-up by >= min_margin (0.01); stored
-        literals, LIKE patterns and weak matches are left as written."""
+        """Post-processing without an LLM. Returns a CorrectionResult (sql, replacements, lookups, checks):
+        literals that their column does not store are replaced by the best of k (10) stored candidates when the
+        calibrated confidence of that match (ValueReplacement.confidence) reaches min_confidence
+        (CORRECTION_DEFAULTS: the fitted threshold), it scores >= min_score (0.3) and beats the runner-up by >=
+        min_margin (0.01); stored literals, LIKE patterns and weak matches are left as written. A literal compared
+        with a foreign key (= or !=) whose referenced table stores it as written becomes a lookup of the keys
+        instead (KeyLookup): "SourceAirport = 'Aberdeen'" reads every airport of Aberdeen."""
         from .engines.value_checks import engine_correction
         result = self._core.correct_values(sql, db, catalog, **thresholds)
         return engine_correction(result, catalog, db, self._similar(db, thresholds.get("k", CORRECTION_DEFAULTS["k"])))

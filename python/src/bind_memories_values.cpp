@@ -135,9 +135,19 @@ void bind_value_results(py::module_& v) {
       .def_readonly("margin", &ValueReplacement::margin)
       .def_readonly("confidence", &ValueReplacement::confidence);
 
-  py::class_<CorrectionResult>(v, "CorrectionResult", "The corrected SQL, what was replaced and every check.")
+  py::class_<KeyLookup> lookup(v, "KeyLookup",
+                               "A comparison with a foreign key correct_values rewrote into a lookup of the keys: "
+                               "column IN (SELECT key FROM lookup_table WHERE lookup_column = value).");
+  def_condition_fields(lookup, [](const KeyLookup& l) -> const ValueCondition& { return l.condition; });
+  lookup.def_readonly("lookup_table", &KeyLookup::table)
+      .def_readonly("key", &KeyLookup::key)
+      .def_readonly("lookup_column", &KeyLookup::column);
+
+  py::class_<CorrectionResult>(v, "CorrectionResult",
+                               "The corrected SQL, what was replaced, the key lookups and every check.")
       .def_property_readonly("sql", [](const CorrectionResult& r) { return text_to_python(r.sql); })
       .def_readonly("replacements", &CorrectionResult::replacements)
+      .def_readonly("lookups", &CorrectionResult::lookups)
       .def_readonly("checks", &CorrectionResult::checks);
 
   py::class_<ColumnValues>(v, "ColumnValues", "What the value memory keeps for one column.")

@@ -173,6 +173,26 @@ def test_value_corrected_without_llm_by_post_processing(demo_dir, catalog, memor
     assert_no_errors(state)
 
 
+def test_a_city_compared_with_airport_codes_is_looked_up_without_llm(demo_dir, catalog, memories):
+    question = "How many flights arrive in Seattle?"
+    planned = "SELECT count(*) FROM flight WHERE destination = 'Seattle'"
+    looked_up = ("SELECT count(*) FROM flight WHERE destination IN (SELECT \"code\" FROM \"airport\" WHERE "
+                 "\"city\" = 'Seattle')")
+    rules = [YES, Rule(stage="plan", reply=plan(("flights arriving in Seattle", planned, "flights"))),
+             Rule(stage="return_type", reply="(SQL)")]
+    with FakeLLMServer(rules) as server:
+        llm = OpenAIChat(server.base_url, "fake-model", max_retries=0)
+        pipeline = Pipeline.default(catalog, llm, memories.selection, memories.values).without("correct_values")
+        state = pipeline.ask(question)
+    decision = records(state, "postprocess_values")[0]["decision"]
+    assert decision["replacements"] == []  # not the one code 'SEA' that "Seattle" resembles
+    assert decision["lookups"] == [{"value": "Seattle", "column": "flight.destination", "key": "airport.code",
+                                    "where": "airport.city"}]
+    assert state.results()[0]["sql"] == looked_up
+    assert state.answer == str(query(demo_dir, "flights", looked_up)[0][0])
+    assert_no_errors(state)
+
+
 def test_llm_correction_that_changes_more_than_literals_is_rejected(catalog, memories):
     sneaky = LA_FIXED.replace("AVG(rating)", "MAX(rating)")
     rules = [YES, Rule(stage="plan", reply=LA_PLAN), Rule(stage="correct_values", reply=sql_block(sneaky)),

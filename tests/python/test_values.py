@@ -125,6 +125,22 @@ def test_retriever_feedback_and_post_processing(demo):
         memory.correct_values("SELECT FROM WHERE", "restaurants", catalog)
 
 
+def test_a_literal_compared_with_a_foreign_key_becomes_a_lookup_of_the_keys(demo):
+    catalog, memory = demo
+    sql = "SELECT count(*) FROM flight WHERE destination = 'Los Angeles' AND source != 'Chicago'"
+    fixed = correct_values(sql, "flights", memory, catalog)
+    assert fixed.sql == ("SELECT count(*) FROM flight WHERE destination IN (SELECT \"code\" FROM \"airport\" "
+                         "WHERE \"city\" = 'Los Angeles') AND source NOT IN (SELECT \"code\" FROM \"airport\" "
+                         "WHERE \"city\" = 'Chicago')")
+    assert [(k.value, k.column, k.lookup_table, k.key, k.lookup_column) for k in fixed.lookups] == [
+        ("Los Angeles", "destination", "airport", "code", "city"), ("Chicago", "source", "airport", "code", "city")]
+    assert fixed.replacements == []
+    joined = ("SELECT count(*) FROM flight AS f JOIN airport AS d ON f.destination = d.code JOIN airport AS s "
+              "ON f.source = s.code WHERE d.city = 'Los Angeles' AND s.city != 'Chicago'")
+    assert catalog.execute("flights", fixed.sql).rows == catalog.execute("flights", joined).rows
+    assert catalog.execute("flights", joined).rows[0][0] > 0
+
+
 def test_conditions_and_literal_rewriting(demo):
     catalog, _ = demo
     sql = 'SELECT name FROM restaurant AS r WHERE r.city = "Los Angeles" OR city IN (\'SF\', \'NYC\')'

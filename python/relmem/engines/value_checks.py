@@ -56,6 +56,7 @@ class EngineCorrection:
     sql: str
     replacements: list
     checks: list
+    lookups: list
 
 
 def engine_correction(result, catalog, db, lookup):
@@ -70,7 +71,7 @@ def engine_correction(result, catalog, db, lookup):
         return result
     from ..values import rewrite_string_literals
     restored = {r.literal_index: r.value for r in result.replacements if r.literal_index in found}
-    return EngineCorrection(rewrite_string_literals(result.sql, restored), kept, checks)
+    return EngineCorrection(rewrite_string_literals(result.sql, restored), kept, checks, list(result.lookups))
 
 
 def _adjust(check, engine, catalog, db, lookup):

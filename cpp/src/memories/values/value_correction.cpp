@@ -14,7 +14,14 @@ CorrectionResult correct_values(const std::string& sql, const std::string& db, c
   result.checks = check_values(sql, db, catalog, memory, std::max(2, options.k));
   const auto values = memory.find_database(db);
   std::map<int, sql::LiteralValue> rewrites;
+  std::vector<KeyLookup> lookups;
   for (const auto& check : result.checks) {
+    if (check.status == ValueStatus::NotFound && !check.condition.pattern()) {
+      if (auto lookup = find_key_lookup(sql, check.condition, db, catalog)) {
+        lookups.push_back(std::move(*lookup));
+        continue;
+      }
+    }
     ValueReplacement replacement;
     replacement.condition = check.condition;
     if (check.status == ValueStatus::FoundIgnoringCase && check.case_matches.size() == 1 &&
@@ -47,6 +54,11 @@ CorrectionResult correct_values(const std::string& sql, const std::string& db, c
     result.replacements.push_back(std::move(replacement));
   }
   if (!rewrites.empty()) result.sql = sql::rewrite_literals(sql, rewrites);
+  if (!lookups.empty()) {
+    KeyLookupRewrite rewritten = apply_key_lookups(result.sql, catalog.schema(db), lookups);
+    result.sql = std::move(rewritten.sql);
+    result.lookups = std::move(rewritten.applied);
+  }
   return result;
 }
 

@@ -88,8 +88,9 @@ class CorrectValues(LLMStage):
 
 class PostProcessValues(ValueMemoryStage):
     """Without an LLM: a literal its column does not store is replaced by the stored value it most likely means,
-    when that match is confident (relmem's value post-processing). SQL whose literals are all stored as written is
-    left alone without asking the value memory again."""
+    when that match is confident (relmem's value post-processing); compared with a foreign key whose referenced
+    table stores it as written, the comparison becomes a lookup of the keys. SQL whose literals are all stored as
+    written is left alone without asking the value memory again."""
     name = "postprocess_values"
     reads = ("targets",)
     writes = ("targets.sql", "targets.value_checks")
@@ -109,7 +110,10 @@ class PostProcessValues(ValueMemoryStage):
                 replaced = [{"value": r.value, "column": _column(r), "replacement": r.replacement,
                              "reason": r.reason, "channel": r.channel, "score": round(r.score, 4)}
                             for r in corrected.replacements]
-                step.decide(replacements=replaced, **reuse_note(value_checks=reused))
+                lookups = [{"value": k.value, "column": _column(k), "key": f"{k.lookup_table}.{k.key}",
+                            "where": f"{k.lookup_table}.{k.lookup_column}"} for k in corrected.lookups]
+                step.decide(replacements=replaced, **({"lookups": lookups} if lookups else {}),
+                            **reuse_note(value_checks=reused))
                 target.revise(self.name, corrected.sql)
 
 

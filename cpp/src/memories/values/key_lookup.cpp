@@ -1,0 +1,124 @@
+#include "relmem/memories/values/key_lookup.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "../../common/ascii_case.hpp"
+#include "relmem/common.hpp"
+
+namespace relmem {
+namespace {
+
+std::vector<std::string> column_values(const Catalog& catalog, const std::string& db, const std::string& sql) {
+  const QueryResult result = catalog.execute(db, sql, ExecOptions{30.0, 100000});
+  if (!result.ok()) throw Error("looking up keys in " + db + ": " + result.error->message);
+  std::vector<std::string> out;
+  for (const auto& row : result.rows) out.push_back(value_to_string(row[0]));
+  return out;
+}
+
+// The referenced column of a foreign key: named, or the target's one primary-key column.
+std::string referenced_key(const ForeignKey& key, const Table& target) {
+  if (!key.to_column.empty()) return key.to_column;
+  std::string primary;
+  for (const auto& column : target.columns) {
+    if (!column.primary_key) continue;
+    if (!primary.empty()) return "";
+    primary = column.name;
+  }
+  return primary;
+}
+
+bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Where the comparison operator before the literal at `literal_start` begins, when the text there reads
+// "column op literal" with `column` (possibly qualified or quoted) and the operator of `op`; npos otherwise.
+size_t operator_start(const std::string& sql, size_t literal_start, const std::string& column, const std::string& op) {
+  size_t at = literal_start;
+  while (at > 0 && std::isspace(static_cast<unsigned char>(sql[at - 1]))) --at;
+  const std::vector<std::string> spellings = op == "=" ? std::vector<std::string>{"==", "="}
+                                                       : std::vector<std::string>{"!=", "<>"};
+  size_t op_start = std::string::npos;
+  for (const auto& spelling : spellings) {
+    if (at >= spelling.size() && sql.compare(at - spelling.size(), spelling.size(), spelling) == 0) {
+      op_start = at - spelling.size();
+      break;
+    }
+  }
+  if (op_start == std::string::npos) return op_start;
+  size_t end = op_start;
+  while (end > 0 && std::isspace(static_cast<unsigned char>(sql[end - 1]))) --end;
+  if (end > 0 && (sql[end - 1] == '"' || sql[end - 1] == '`' || sql[end - 1] == ']')) --end;
+  if (end < column.size() || !iequals(std::string_view(sql).substr(end - column.size(), column.size()), column)) {
+    return std::string::npos;
+  }
+  const size_t before = end - column.size();
+  if (before > 0 && is_identifier_char(sql[before - 1])) return std::string::npos;  // "xcity" is not "city"
+  return op_start;
+}
+
+}  // namespace
+
+std::optional<KeyLookup> find_key_lookup(const std::string& sql, const ValueCondition& condition,
+                                         const std::string& db, const Catalog& catalog) {
+  if (condition.op != "=" && condition.op != "!=") return std::nullopt;
+  if (operator_start(sql, condition.start, condition.column, condition.op) == std::string::npos) return std::nullopt;
+  const Schema& schema = catalog.schema(db);
+  const Table* table = schema.table(condition.table);
+  if (!table) return std::nullopt;
+  const ForeignKey* key = nullptr;
+  for (const auto& candidate : table->foreign_keys) {
+    if (!iequals(candidate.from_column, condition.column)) continue;
+    if (key) return std::nullopt;  // part of several keys
+    key = &candidate;
+  }
+  const Table* target = key ? schema.table(key->to_table) : nullptr;
+  if (!target) return std::nullopt;
+  KeyLookup lookup{condition, target->name, referenced_key(*key, *target), ""};
+  if (lookup.key.empty() || !target->column(lookup.key)) return std::nullopt;
+  std::vector<std::string> keys;
+  for (const auto& column : target->columns) {
+    if (iequals(column.name, lookup.key) || !is_text_type(column.type)) continue;
+    std::vector<std::string> named =
+        column_values(catalog, db,
+                      "SELECT " + quote_identifier(lookup.key) + " FROM " + quote_identifier(target->name) + " WHERE " +
+                          quote_identifier(column.name) + " = " + quote_string(condition.value) + " ORDER BY 1");
+    if (named.empty()) continue;
+    if (lookup.column.empty()) {
+      lookup.column = column.name;
+      keys = std::move(named);
+    } else if (named != keys) {
+      return std::nullopt;  // the literal names different rows in different columns
+    }
+  }
+  if (lookup.column.empty()) return std::nullopt;
+  return lookup;
+}
+
+KeyLookupRewrite apply_key_lookups(const std::string& sql, const Schema& schema,
+                                   const std::vector<KeyLookup>& lookups) {
+  KeyLookupRewrite result;
+  std::map<int, const KeyLookup*> by_literal;
+  for (const auto& lookup : lookups) by_literal[lookup.condition.literal_index] = &lookup;
+  std::vector<std::pair<size_t, std::pair<size_t, std::string>>> edits;  // start -> (end, text)
+  for (const auto& condition : value_conditions(sql, schema)) {
+    const auto it = by_literal.find(condition.literal_index);
+    if (it == by_literal.end()) continue;
+    const KeyLookup& lookup = *it->second;
+    if (condition.op != lookup.condition.op || condition.value != lookup.condition.value) continue;
+    const size_t start = operator_start(sql, condition.start, condition.column, condition.op);
+    if (start == std::string::npos) continue;
+    const std::string text = std::string(condition.op == "=" ? "IN" : "NOT IN") + " (SELECT " +
+                             quote_identifier(lookup.key) + " FROM " + quote_identifier(lookup.table) + " WHERE " +
+                             quote_identifier(lookup.column) + " = " + quote_string(condition.value) + ")";
+    edits.push_back({start, {condition.end, text}});
+    result.applied.push_back(lookup);
+  }
+  result.sql = sql;
+  std::sort(edits.begin(), edits.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [start, edit] : edits) result.sql.replace(start, edit.first - start, edit.second);
+  return result;
+}
+
+}  // namespace relmem
