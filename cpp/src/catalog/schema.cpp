@@ -16,6 +16,17 @@ const Column* Table::column(const std::string& wanted) const {
   return nullptr;
 }
 
+std::string referenced_column(const ForeignKey& key, const Table& target) {
+  if (!key.to_column.empty()) return key.to_column;
+  std::string primary;
+  for (const auto& column : target.columns) {
+    if (!column.primary_key) continue;
+    if (!primary.empty()) return "";
+    primary = column.name;
+  }
+  return primary;
+}
+
 const Table* Schema::table(const std::string& wanted) const {
   for (const auto& t : tables)
     if (iequals(t.name, wanted)) return &t;

@@ -6,16 +6,6 @@
 namespace relmem::sql {
 namespace {
 
-std::string primary_key(const Table& table) {
-  std::string key;
-  for (const Column& column : table.columns) {
-    if (!column.primary_key) continue;
-    if (!key.empty()) return "";
-    key = column.name;
-  }
-  return key;
-}
-
 std::string quoted(const std::string& name) { return render_name(Name{name, 0}); }
 
 }  // namespace
@@ -45,12 +35,12 @@ std::vector<ForeignKeyLink> foreign_key_links(const Table& table, const Scope& s
     if (source.kind != SourceKind::BaseTable || source.table == nullptr) continue;
     for (const ForeignKey& key : table.foreign_keys) {
       if (!iequals(key.to_table, source.table->name)) continue;
-      std::string to = key.to_column.empty() ? primary_key(*source.table) : key.to_column;
+      std::string to = referenced_column(key, *source.table);
       if (!to.empty()) found.push_back(ForeignKeyLink{static_cast<int>(i), to, key.from_column});
     }
     for (const ForeignKey& key : source.table->foreign_keys) {
       if (!iequals(key.to_table, table.name)) continue;
-      std::string to = key.to_column.empty() ? primary_key(table) : key.to_column;
+      std::string to = referenced_column(key, table);
       if (!to.empty()) found.push_back(ForeignKeyLink{static_cast<int>(i), key.from_column, to});
     }
   }

@@ -28,6 +28,10 @@ struct Table {
   const Column* column(const std::string& name) const;  // case-insensitive; nullptr when absent
 };
 
+// The column of `target` that `key` references: the one it names, else target's primary key when that is one column;
+// "" when neither.
+std::string referenced_column(const ForeignKey& key, const Table& target);
+
 struct Schema {
   std::string name;  // database name: the file name without extension
   std::string path;
