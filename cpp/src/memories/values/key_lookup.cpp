@@ -1,10 +1,10 @@
 #include "relmem/memories/values/key_lookup.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <map>
 
 #include "../../common/ascii_case.hpp"
+#include "../../sql/splice.hpp"
 #include "relmem/common.hpp"
 
 namespace relmem {
@@ -16,18 +16,6 @@ std::vector<std::string> column_values(const Catalog& catalog, const std::string
   std::vector<std::string> out;
   for (const auto& row : result.rows) out.push_back(value_to_string(row[0]));
   return out;
-}
-
-// The referenced column of a foreign key: named, or the target's one primary-key column.
-std::string referenced_key(const ForeignKey& key, const Table& target) {
-  if (!key.to_column.empty()) return key.to_column;
-  std::string primary;
-  for (const auto& column : target.columns) {
-    if (!column.primary_key) continue;
-    if (!primary.empty()) return "";
-    primary = column.name;
-  }
-  return primary;
 }
 
 bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -75,7 +63,7 @@ std::optional<KeyLookup> find_key_lookup(const std::string& sql, const ValueCond
   }
   const Table* target = key ? schema.table(key->to_table) : nullptr;
   if (!target) return std::nullopt;
-  KeyLookup lookup{condition, target->name, referenced_key(*key, *target), ""};
+  KeyLookup lookup{condition, target->name, referenced_column(*key, *target), ""};
   if (lookup.key.empty() || !target->column(lookup.key)) return std::nullopt;
   std::vector<std::string> keys;
   for (const auto& column : target->columns) {
@@ -101,7 +89,7 @@ KeyLookupRewrite apply_key_lookups(const std::string& sql, const Schema& schema,
   KeyLookupRewrite result;
   std::map<int, const KeyLookup*> by_literal;
   for (const auto& lookup : lookups) by_literal[lookup.condition.literal_index] = &lookup;
-  std::vector<std::pair<size_t, std::pair<size_t, std::string>>> edits;  // start -> (end, text)
+  std::vector<sql::TextEdit> edits;  // in source order, as value_conditions gives the conditions
   for (const auto& condition : value_conditions(sql, schema)) {
     const auto it = by_literal.find(condition.literal_index);
     if (it == by_literal.end()) continue;
@@ -109,15 +97,13 @@ KeyLookupRewrite apply_key_lookups(const std::string& sql, const Schema& schema,
     if (condition.op != lookup.condition.op || condition.value != lookup.condition.value) continue;
     const size_t start = operator_start(sql, condition.start, condition.column, condition.op);
     if (start == std::string::npos) continue;
-    const std::string text = std::string(condition.op == "=" ? "IN" : "NOT IN") + " (SELECT " +
-                             quote_identifier(lookup.key) + " FROM " + quote_identifier(lookup.table) + " WHERE " +
-                             quote_identifier(lookup.column) + " = " + quote_string(condition.value) + ")";
-    edits.push_back({start, {condition.end, text}});
+    edits.push_back({start, condition.end,
+                     std::string(condition.op == "=" ? "IN" : "NOT IN") + " (SELECT " + quote_identifier(lookup.key) +
+                         " FROM " + quote_identifier(lookup.table) + " WHERE " + quote_identifier(lookup.column) +
+                         " = " + quote_string(condition.value) + ")"});
     result.applied.push_back(lookup);
   }
-  result.sql = sql;
-  std::sort(edits.begin(), edits.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (const auto& [start, edit] : edits) result.sql.replace(start, edit.first - start, edit.second);
+  result.sql = sql::splice(sql, edits);
   return result;
 }
 
