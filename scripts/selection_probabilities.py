@@ -63,15 +63,14 @@ def clear_questions(entries, catalog):
     import sqlglot
     from sqlglot import exp
     schemas = {db: schema_names(catalog, db) for db in catalog.databases}
+    columns_of = {db: set().union(*schema.values()) for db, schema in schemas.items()}
     out = []
     for entry in entries:
-        gold = schemas[entry["db_id"]]
         tree = sqlglot.parse_one(entry["query"], read="sqlite")
         tables = {t.name.lower() for t in tree.find_all(exp.Table)}
-        known = set().union(*gold.values())
-        columns = {c.name.lower() for c in tree.find_all(exp.Column)} & known
-        out.append(not any(tables <= set(other) and columns <= set().union(*other.values())
-                           for db, other in schemas.items() if db != entry["db_id"]))
+        columns = {c.name.lower() for c in tree.find_all(exp.Column)} & columns_of[entry["db_id"]]
+        out.append(not any(tables <= schemas[db].keys() and columns <= columns_of[db]
+                           for db in schemas if db != entry["db_id"]))
     return out
 
 
