@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "bindings.hpp"
 #include "relmem/memories/relevance/labeled_questions.hpp"
@@ -193,22 +194,33 @@ void bind_selection_results(py::module_& m) {
       });
 
   py::class_<SelectionCalibration>(m, "SelectionCalibration",
-                                   "probability = sigmoid(scale * score + lead * (score - the best other candidate's "
-                                   "score) + bias); select_set keeps probabilities >= threshold. fitted: set by "
-                                   "calibrate().")
-      .def(py::init([](float scale, float bias, float threshold, bool fitted, float lead) {
-             return SelectionCalibration{scale, bias, threshold, fitted, lead};
+                                   "probability = answered * sigmoid(scale * score + lead * (score - the best other "
+                                   "candidate's score) + bias), where answered = sigmoid(gate_scale * the ranking's "
+                                   "best score + gate_bias) when gated (gate_scale and gate_bias given), else 1; "
+                                   "select_set keeps probabilities >= threshold. fitted: set by calibrate().")
+      .def(py::init([](float scale, float bias, float threshold, bool fitted, float lead,
+                       std::optional<float> gate_scale, std::optional<float> gate_bias) {
+             if (gate_scale.has_value() != gate_bias.has_value())
+               throw Error("give both gate_scale and gate_bias, or neither");
+             return SelectionCalibration{scale, bias, threshold, fitted, lead, gate_scale.has_value(),
+                                         gate_scale.value_or(0.0f), gate_bias.value_or(0.0f)};
            }),
-           py::arg("scale"), py::arg("bias"), py::arg("threshold"), py::arg("fitted") = true, py::arg("lead") = 0.0f)
+           py::arg("scale"), py::arg("bias"), py::arg("threshold"), py::arg("fitted") = true, py::arg("lead") = 0.0f,
+           py::arg("gate_scale") = py::none(), py::arg("gate_bias") = py::none())
       .def_readonly("scale", &SelectionCalibration::scale)
       .def_readonly("bias", &SelectionCalibration::bias)
       .def_readonly("threshold", &SelectionCalibration::threshold)
       .def_readonly("fitted", &SelectionCalibration::fitted)
       .def_readonly("lead", &SelectionCalibration::lead)
+      .def_readonly("gated", &SelectionCalibration::gated)
+      .def_readonly("gate_scale", &SelectionCalibration::gate_scale)
+      .def_readonly("gate_bias", &SelectionCalibration::gate_bias)
       .def("__repr__", [](const SelectionCalibration& c) {
         return "SelectionCalibration(scale=" + std::to_string(c.scale) + ", bias=" + std::to_string(c.bias) +
                ", threshold=" + std::to_string(c.threshold) + ", fitted=" + (c.fitted ? "True" : "False") +
-               ", lead=" + std::to_string(c.lead) + ")";
+               ", lead=" + std::to_string(c.lead) +
+               (c.gated ? ", gate_scale=" + std::to_string(c.gate_scale) + ", gate_bias=" +
+                              std::to_string(c.gate_bias) : std::string()) + ")";
       });
 }
 
@@ -431,17 +443,18 @@ void bind_selection_memory(py::module_& m) {
            "question forms (shape (forms, dim); without them, its best column stands in).")
       .def("remove", &SelectionMemory::remove, py::arg("db"))
       .def("calibrate", [](SelectionMemory& s, const std::vector<std::string>& questions, const py::list& databases,
-                           int candidates, const std::string& objective, bool lead) {
+                           int candidates, const std::string& objective, bool lead, bool gate) {
              auto labeled = to_labeled(questions, databases);
              const CalibrationObjective parsed = parse_objective(objective);
              py::gil_scoped_release release;
-             return s.calibrate(labeled, candidates, parsed, lead);
+             return s.calibrate(labeled, candidates, parsed, lead, gate);
            }, py::arg("questions"), py::arg("databases"), py::arg("candidates") = 10, py::arg("objective") = "f1",
-           py::arg("lead") = false,
+           py::arg("lead") = false, py::arg("gate") = false,
            "Fits probabilities (logistic regression on the top candidates' scores, and on their lead over the best "
            "other candidate with lead=True) and the set threshold on held-out questions; databases[i] is a name or a "
            "list, an empty list for a question no database answers (such questions weigh as much, as a group, as the "
-           "others). objective: 'f1' (the threshold of the best set F1 on them) or 'likelihood' (threshold 0.5).")
+           "others; with gate=True they fit a gate on each part's best score, and the questions with databases the "
+           "ranking's scaling: probability = gate * ranking). objective: 'f1' (the threshold of the best set F1 on them) or 'likelihood' (threshold 0.5).")
       .def_property("calibration", &SelectionMemory::calibration, &SelectionMemory::set_calibration)
       .def_static("untrained_calibration", &SelectionMemory::untrained_calibration,
                   "An untrained memory's calibration until calibrate() or a set calibration.")

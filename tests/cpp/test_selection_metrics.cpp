@@ -1,6 +1,7 @@
 // Ranking and set metrics of labelled questions (the benchmark's and the trainer's one definition).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -94,6 +95,46 @@ TEST(SelectionMetrics, PlattScalingWithLeadsRecoversAllThreeWeights) {
   // Without leads on every question, the lead is no feature.
   questions.back().leads.clear();
   EXPECT_FLOAT_EQ(fit_platt(questions).lead, 0.0f);
+}
+
+TEST(SelectionMetrics, GatedPlattScalingFitsTheGateAndTheRankingApart) {
+  // Questions with a database: each of its 5 candidates relevant with p = sigmoid(3 s - 2); the question's best
+  // score is high. Questions no database answers: every candidate irrelevant, low best scores. Whether a question
+  // has a database follows answered = sigmoid(6 best - 6) of its best score.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> score(0.0f, 2.0f);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
+  std::vector<ScoredQuestion> questions;
+  while (questions.size() < 6000) {
+    ScoredQuestion q;
+    for (int i = 0; i < 5; ++i) q.values.push_back(score(rng));
+    const float best = *std::max_element(q.values.begin(), q.values.end());
+    q.gold = coin(rng) < 1.0 / (1.0 + std::exp(-(6.0 * best - 6.0))) ? 1 : 0;
+    for (float s : q.values) {
+      q.relevant.push_back(q.gold && coin(rng) < 1.0 / (1.0 + std::exp(-(3.0 * s - 2.0))) ? 1 : 0);
+      q.bests.push_back(best);
+    }
+    q.part_bests = {best};
+    questions.push_back(std::move(q));
+  }
+  const PlattScaling platt = fit_platt(questions, true);
+  ASSERT_TRUE(platt.gated);
+  EXPECT_NEAR(platt.scale, 3.0f, 0.25f);
+  EXPECT_NEAR(platt.bias, -2.0f, 0.3f);
+  EXPECT_NEAR(platt.gate_scale, 6.0f, 0.6f);
+  EXPECT_NEAR(platt.gate_bias, -6.0f, 0.6f);
+  EXPECT_NEAR(platt.probability(1.0f, 0.0f, 1.0f), 0.5f / (1.0f + std::exp(-1.0f)), 0.03f);
+  // A gate needs every question's bests and questions of both kinds; without one, the best does not count.
+  auto without_bests = questions;
+  without_bests.back().bests.clear();
+  EXPECT_THROW(fit_platt(without_bests, true), Error);
+  std::vector<ScoredQuestion> answered;
+  for (const auto& q : questions)
+    if (q.gold > 0) answered.push_back(q);
+  EXPECT_THROW(fit_platt(answered, true), Error);
+  const PlattScaling ungated = fit_platt(questions);
+  EXPECT_FALSE(ungated.gated);
+  EXPECT_FLOAT_EQ(ungated.probability(1.0f, 0.0f, -5.0f), ungated.probability(1.0f));
 }
 
 TEST(SelectionMetrics, NoDatabaseQuestionsWeighAsMuchAsTheOthers) {

@@ -235,18 +235,31 @@ def test_calibration_with_leads_and_questions_no_database_answers(catalog, tmp_p
     questions, dbs = [q for q, _ in ANSWERABLE], [db for _, db in ANSWERABLE]
     unanswerable = ["Who wrote the play Hamlet?", "What is the boiling point of water?", "Why is the sky blue?"]
     memory.calibrate(questions + unanswerable, dbs + [[]] * len(unanswerable), objective="likelihood", lead=True)
+    assert not memory.calibration.gated
+    memory.calibrate(questions + unanswerable, dbs + [[]] * len(unanswerable), objective="likelihood", lead=True,
+                     gate=True)
     fit = memory.calibration
-    assert fit.fitted and fit.threshold == 0.5 and fit.lead != 0.0
-    # The probability is the fitted logistic of the score and of the lead over the best other candidate.
+    assert fit.fitted and fit.threshold == 0.5 and fit.lead != 0.0 and fit.gated
+    # The probability is the gate of the ranking's best score times the fitted logistic of the score and of the
+    # lead over the best other candidate.
     ranking = memory.select(questions[0], len(memory))
     lead = ranking[0].score - ranking[1].score
-    expected = 1 / (1 + np.exp(-(fit.scale * ranking[0].score + fit.lead * lead + fit.bias)))
+    answered = 1 / (1 + np.exp(-(fit.gate_scale * ranking[0].score + fit.gate_bias)))
+    expected = answered / (1 + np.exp(-(fit.scale * ranking[0].score + fit.lead * lead + fit.bias)))
     assert ranking[0].probability == pytest.approx(expected, rel=1e-4)
     memory.save(str(tmp_path / "memory"))
-    assert relmem.SelectionMemory.load(str(tmp_path / "memory")).calibration.lead == pytest.approx(fit.lead)
+    loaded = relmem.SelectionMemory.load(str(tmp_path / "memory")).calibration
+    assert (loaded.lead, loaded.gated, loaded.gate_scale, loaded.gate_bias) == \
+        pytest.approx((fit.lead, True, fit.gate_scale, fit.gate_bias))
+    with pytest.raises(relmem.Error, match="questions no database answers"):
+        memory.calibrate(questions, dbs, gate=True)
     memory.calibrate(questions, dbs, objective="likelihood")
-    assert memory.calibration.lead == 0.0
-    memory.calibration = relmem.SelectionCalibration(1.0, 0.0, 0.5, lead=2.0)
-    assert memory.calibration.lead == 2.0
+    assert memory.calibration.lead == 0.0 and not memory.calibration.gated
+    memory.calibration = relmem.SelectionCalibration(1.0, 0.0, 0.5, lead=2.0, gate_scale=3.0, gate_bias=-1.0)
+    assert memory.calibration.lead == 2.0 and memory.calibration.gated and memory.calibration.gate_scale == 3.0
     with pytest.raises(relmem.Error, match="finite"):
         memory.calibration = relmem.SelectionCalibration(1.0, 0.0, 0.5, lead=float("nan"))
+    with pytest.raises(relmem.Error, match="finite"):
+        memory.calibration = relmem.SelectionCalibration(1.0, 0.0, 0.5, gate_scale=float("inf"), gate_bias=0.0)
+    with pytest.raises(relmem.Error, match="both"):
+        relmem.SelectionCalibration(1.0, 0.0, 0.5, gate_scale=1.0)

@@ -208,9 +208,9 @@ def calibration_file(option, questions_path):
     return None
 
 
-def calibrate(memory, path, evaluated, seed, databases=None, objective="f1", lead=False, no_database=()):
+def calibrate(memory, path, evaluated, seed, databases=None, objective="f1", lead=False, no_database=(), gate=False):
     """Fits select_set's probabilities and threshold (for `objective`, SelectionMemory.calibrate, with the lead as
-    a feature when `lead`) on `path`'s questions (on databases of the memory, none of them an evaluated question;
+    a feature when `lead`, gated by the questions no database answers when `gate`) on `path`'s questions (on databases of the memory, none of them an evaluated question;
     only on `databases` when given) plus composites of them, and on `no_database`: questions no database answers;
     returns what was done."""
     texts = {q[0] for q in evaluated}
@@ -225,7 +225,7 @@ def calibrate(memory, path, evaluated, seed, databases=None, objective="f1", lea
         + make_composites(chosen, len(chosen) // 8, seed + 3, 3, "concatenate")
     no_database = [text for text in no_database if text not in texts]
     metrics = memory.calibrate([q[0] for q in chosen] + no_database, [q[1] for q in chosen] + [[]] * len(no_database),
-                               objective=objective, lead=lead)
+                               objective=objective, lead=lead, gate=gate)
     out = {"file": path, "questions": len(chosen), "no_database_questions": len(no_database), "objective": objective,
            "fit_f1": metrics.f1, **_calibration(memory)}
     if allowed is not None:
@@ -257,7 +257,10 @@ def encoder_heldout_databases(encoder):
 
 def _calibration(memory):
     c = memory.calibration
-    return {"scale": c.scale, "lead": c.lead, "bias": c.bias, "threshold": c.threshold, "fitted": c.fitted}
+    out = {"scale": c.scale, "lead": c.lead, "bias": c.bias, "threshold": c.threshold, "fitted": c.fitted}
+    if c.gated:
+        out.update(gate_scale=c.gate_scale, gate_bias=c.gate_bias)
+    return out
 
 
 def _sparse(row):

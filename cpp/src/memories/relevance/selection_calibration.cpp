@@ -15,19 +15,22 @@ constexpr double kDamping = 1e-3;
 constexpr size_t kMaxThresholds = 2000;
 }  // namespace
 
-float PlattScaling::probability(float score, float lead_over_others) const {
-  return sigmoid(scale * score + lead * lead_over_others + bias);
+float PlattScaling::probability(float score, float lead_over_others, float best) const {
+  const float ranked = sigmoid(scale * score + lead * lead_over_others + bias);
+  return gated ? sigmoid(gate_scale * best + gate_bias) * ranked : ranked;
 }
 
-PlattScaling fit_platt(const std::vector<ScoredQuestion>& questions) {
-  bool with_lead = !questions.empty();
-  bool has_positive = false, has_negative = false;
-  for (const auto& q : questions) {
-    with_lead = with_lead && q.leads.size() == q.values.size();
-    for (char r : q.relevant) (r ? has_positive : has_negative) = true;
-  }
-  if (!has_positive || !has_negative) throw Error("calibration needs both relevant and irrelevant candidates");
-  const int n = with_lead ? 3 : 2;  // weights of score, [lead,] bias
+namespace {
+
+struct Example {
+  double x[2] = {0.0, 0.0};  // the features; the bias is implicit
+  bool positive = false;
+  double weight = 1.0;
+};
+
+// Weights of `features` features and a bias (last), by damped Newton steps from (1, 0, ..., 0).
+Eigen::VectorXd fit_logistic(const std::vector<Example>& examples, int features) {
+  const int n = features + 1;
   Eigen::VectorXd w = Eigen::VectorXd::Zero(n), x(n);
   w(0) = 1.0;
   for (int step = 0; step < kNewtonSteps; ++step) {
@@ -35,25 +38,61 @@ PlattScaling fit_platt(const std::vector<ScoredQuestion>& questions) {
     Eigen::MatrixXd hessian = kDamping * Eigen::MatrixXd::Identity(n, n);
     gradient(n - 1) = 0.0;
     hessian(n - 1, n - 1) = 1e-9;
-    for (const auto& q : questions) {
-      for (size_t i = 0; i < q.values.size(); ++i) {
-        x(0) = q.values[i];
-        if (with_lead) x(1) = q.leads[i];
-        x(n - 1) = 1.0;
-        const double p = 1.0 / (1.0 + std::exp(-w.dot(x)));
-        gradient += q.weight * (p - (q.relevant[i] ? 1.0 : 0.0)) * x;
-        hessian.noalias() += q.weight * p * (1.0 - p) * x * x.transpose();
-      }
+    for (const auto& e : examples) {
+      for (int f = 0; f < features; ++f) x(f) = e.x[f];
+      x(n - 1) = 1.0;
+      const double p = 1.0 / (1.0 + std::exp(-w.dot(x)));
+      gradient += e.weight * (p - (e.positive ? 1.0 : 0.0)) * x;
+      hessian.noalias() += e.weight * p * (1.0 - p) * x * x.transpose();
     }
     const Eigen::VectorXd delta = hessian.ldlt().solve(gradient);
     if (!delta.allFinite()) break;
     w -= delta;
     if (delta.lpNorm<1>() < 1e-7) break;
   }
+  return w;
+}
+
+void require_both_labels(const std::vector<Example>& examples) {
+  bool has_positive = false, has_negative = false;
+  for (const auto& e : examples) (e.positive ? has_positive : has_negative) = true;
+  if (!has_positive || !has_negative) throw Error("calibration needs both relevant and irrelevant candidates");
+}
+
+}  // namespace
+
+PlattScaling fit_platt(const std::vector<ScoredQuestion>& questions, bool gate) {
+  bool with_lead = !questions.empty(), answered = false, unanswered = false;
+  for (const auto& q : questions) {
+    with_lead = with_lead && q.leads.size() == q.values.size();
+    if (gate && (q.bests.size() != q.values.size() || q.part_bests.empty()))
+      throw Error("a gated calibration needs each candidate's ranking best and each part's best");
+    (q.gold > 0 ? answered : unanswered) = true;
+  }
+  if (gate && !(answered && unanswered))
+    throw Error("a gated calibration needs questions with databases and questions no database answers");
+  std::vector<Example> ranking;
+  for (const auto& q : questions) {
+    if (gate && q.gold == 0) continue;
+    for (size_t i = 0; i < q.values.size(); ++i)
+      ranking.push_back({{q.values[i], with_lead ? q.leads[i] : 0.0}, q.relevant[i] != 0, q.weight});
+  }
+  require_both_labels(ranking);
+  const Eigen::VectorXd w = fit_logistic(ranking, with_lead ? 2 : 1);
   PlattScaling platt;
   platt.scale = static_cast<float>(w(0));
   platt.lead = with_lead ? static_cast<float>(w(1)) : 0.0f;
-  platt.bias = static_cast<float>(w(n - 1));
+  platt.bias = static_cast<float>(w(w.size() - 1));
+  if (gate) {
+    std::vector<Example> bests;
+    for (const auto& q : questions)
+      for (float best : q.part_bests)
+        bests.push_back({{best, 0.0}, q.gold > 0, q.weight / static_cast<double>(q.part_bests.size())});
+    const Eigen::VectorXd g = fit_logistic(bests, 1);
+    platt.gated = true;
+    platt.gate_scale = static_cast<float>(g(0));
+    platt.gate_bias = static_cast<float>(g(1));
+  }
   return platt;
 }
 

@@ -417,8 +417,9 @@ void SelectionMemory::project(Entry& entry) const {
 
 void SelectionMemory::set_calibration(const SelectionCalibration& calibration) {
   if (!(calibration.threshold >= 0.0f && calibration.threshold <= 1.0f) || !std::isfinite(calibration.scale) ||
-      !std::isfinite(calibration.bias) || !std::isfinite(calibration.lead)) {
-    throw Error("selection calibration needs finite scale/bias/lead and a threshold in [0, 1]");
+      !std::isfinite(calibration.bias) || !std::isfinite(calibration.lead) ||
+      !std::isfinite(calibration.gate_scale) || !std::isfinite(calibration.gate_bias)) {
+    throw Error("selection calibration needs finite scale/bias/lead/gate and a threshold in [0, 1]");
   }
   std::unique_lock<std::shared_mutex> lock(*lock_);
   calibration_ = calibration;

@@ -131,7 +131,10 @@ void SelectionMemory::save(const std::string& target) const {
         {"bias", calibration_.bias},
         {"threshold", calibration_.threshold},
         {"fitted", calibration_.fitted},
-        {"lead", calibration_.lead}}},
+        {"lead", calibration_.lead},
+        {"gated", calibration_.gated},
+        {"gate_scale", calibration_.gate_scale},
+        {"gate_bias", calibration_.gate_bias}}},
       {"model", model_ ? nlohmann::json(kModel) : nlohmann::json(nullptr)},
       {"next_card_id", next_card_id_},
       {"next_table_id", next_table_id_},
@@ -321,6 +324,9 @@ SelectionMemory SelectionMemory::load(const std::string& folder, std::shared_ptr
     calibration.threshold = c.at("threshold").get<float>();
     calibration.fitted = c.value("fitted", false);
     calibration.lead = c.value("lead", 0.0f);  // absent from memories saved before the lead was a feature
+    calibration.gated = c.value("gated", false);  // and these before the gate
+    calibration.gate_scale = c.value("gate_scale", 0.0f);
+    calibration.gate_bias = c.value("gate_bias", 0.0f);
     memory.set_calibration(calibration);
     return memory;
   } catch (const nlohmann::json::exception& e) {

@@ -219,7 +219,7 @@ std::vector<DatabaseMatch> SelectionMemory::chosen_set(const PartRankings& parts
 }
 
 SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questions, int candidates,
-                                     CalibrationObjective objective, bool lead) {
+                                     CalibrationObjective objective, bool lead, bool gate) {
   if (questions.empty()) throw Error("calibration needs at least one labelled question");
   if (candidates < 1) throw Error("calibration candidates must be >= 1");
   std::unique_lock<std::shared_mutex> lock(*lock_);
@@ -234,14 +234,20 @@ SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questi
   for (size_t i = 0; i < questions.size(); ++i) {
     // A question's candidates count with their best part's own (unshifted) score, the score that sets their
     // probability; as in select_set, the whole question's ranking counts only when it has no parts.
-    std::unordered_map<std::string, float> best_score, lead_of_best;
+    std::unordered_map<std::string, float> best_score, lead_of_best, best_of_part;
+    ScoredQuestion s;
     for (const auto& part : ranked[i].parts) {
+      if (part.empty()) continue;
       const std::vector<float> leads = leads_over_others(part);
+      float part_best = part[0].score;
+      for (const auto& match : part) part_best = std::max(part_best, match.score);
+      s.part_bests.push_back(part_best);
       for (size_t j = 0; j < part.size(); ++j) {
         auto [it, inserted] = best_score.emplace(part[j].database, part[j].score);
         if (inserted || part[j].score > it->second) {
           it->second = part[j].score;
           lead_of_best[part[j].database] = leads[j];
+          best_of_part[part[j].database] = part_best;
         }
       }
     }
@@ -260,25 +266,29 @@ SetMetrics SelectionMemory::calibrate(const std::vector<LabeledQuestion>& questi
     candidates_of_question.insert(candidates_of_question.end(), others.begin(), others.end());
     const auto kept = std::max<int64_t>(candidates, static_cast<int64_t>(forced.size()));
     if (static_cast<int64_t>(candidates_of_question.size()) > kept) candidates_of_question.resize(static_cast<size_t>(kept));
-    ScoredQuestion s;
     s.gold = static_cast<int64_t>(questions[i].databases.size());
     s.forced = static_cast<int64_t>(forced.size());
     for (const auto& match : candidates_of_question) {
       s.values.push_back(match.score);
       if (lead) s.leads.push_back(lead_of_best.at(match.database));
+      s.bests.push_back(best_of_part.at(match.database));
       const auto& gold = questions[i].databases;
       s.relevant.push_back(std::find(gold.begin(), gold.end(), match.database) != gold.end() ? 1 : 0);
     }
     scored.push_back(std::move(s));
   }
   weigh_no_database_questions(scored);
-  const PlattScaling platt = fit_platt(scored);
+  const PlattScaling platt = fit_platt(scored, gate);
   for (auto& s : scored)
-    for (size_t j = 0; j < s.values.size(); ++j) s.values[j] = platt.probability(s.values[j], lead ? s.leads[j] : 0.0f);
+    for (size_t j = 0; j < s.values.size(); ++j)
+      s.values[j] = platt.probability(s.values[j], lead ? s.leads[j] : 0.0f, s.bests[j]);
   SelectionCalibration c;
   c.scale = platt.scale;
   c.bias = platt.bias;
   c.lead = platt.lead;
+  c.gated = platt.gated;
+  c.gate_scale = platt.gate_scale;
+  c.gate_bias = platt.gate_bias;
   c.threshold = objective == CalibrationObjective::Likelihood ? kLikelihoodThreshold : best_threshold(scored);
   c.fitted = true;
   calibration_ = c;

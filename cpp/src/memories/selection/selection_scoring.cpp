@@ -317,10 +317,12 @@ std::vector<DatabaseMatch> SelectionMemory::score(const float* question_in, cons
       matches[i].score = untrained_score(options_.fusion, found.raw[i], lexical_ != nullptr);
   }
   const std::vector<float> leads = leads_over_others(matches);
-  const PlattScaling platt{calibration_.scale, calibration_.bias, calibration_.lead};
+  const PlattScaling platt = calibration_.platt();
+  float best = -std::numeric_limits<float>::infinity();
+  for (const auto& match : matches) best = std::max(best, match.score);
   for (size_t i = 0; i < count; ++i) {
     matches[i].database = found.databases[i];
-    matches[i].probability = platt.probability(matches[i].score, leads[i]);
+    matches[i].probability = platt.probability(matches[i].score, leads[i], best);
   }
   std::sort(matches.begin(), matches.end(), ranks_before);
   if (static_cast<int64_t>(matches.size()) > k) matches.resize(static_cast<size_t>(k));

@@ -67,14 +67,20 @@ struct DatabaseMatch {
   float probability = 0.0f;  // calibrated p(relevant | question)
 };
 
-// probability = sigmoid(scale * score + lead * (score - the best other candidate's score) + bias); set selection
-// keeps probabilities >= threshold. The lead tells a database that stands out from one among equals.
+// probability = answered * sigmoid(scale * score + lead * (score - the best other candidate's score) + bias), where
+// answered = sigmoid(gate_scale * the ranking's best score + gate_bias) when gated, else 1 (PlattScaling); set
+// selection keeps probabilities >= threshold. The lead tells a database that stands out from one among equals; the
+// gate, a question that some database answers from one that none does.
 struct SelectionCalibration {
   float scale = 1.0f;
   float bias = 0.0f;
   float threshold = 0.5f;
   bool fitted = false;  // false: defaults (untrained) or the model's own threshold (trained)
   float lead = 0.0f;
+  bool gated = false;
+  float gate_scale = 0.0f;
+  float gate_bias = 0.0f;
+  PlattScaling platt() const { return {scale, bias, lead, gated, gate_scale, gate_bias}; }
 };
 
 // Safe to use from several threads, also while one of them adds, removes or refreshes databases: updates take
@@ -146,9 +152,10 @@ class SelectionMemory {
   // Fits the probability scaling (logistic regression of relevance on the score of each question's top `candidates`,
   // and on their lead with `lead`) and the set threshold (CalibrationObjective) on labelled held-out questions
   // (ordinary and composite, and questions no database answers: those without databases, which as a group weigh as
-  // much as the others); returns the set-selection metrics on them at that threshold, each part's best kept.
+  // much as the others; with `gate`, they fit the gate of PlattScaling and the rest the ranking's factor); returns the set-selection metrics on them at that threshold, each part's best kept.
   SetMetrics calibrate(const std::vector<LabeledQuestion>& questions, int candidates = 10,
-                       CalibrationObjective objective = CalibrationObjective::SetF1, bool lead = false);
+                       CalibrationObjective objective = CalibrationObjective::SetF1, bool lead = false,
+                       bool gate = false);
   const SelectionCalibration& calibration() const { return calibration_; }
   // What an untrained memory's calibration is until calibrate() or set_calibration().
   static SelectionCalibration untrained_calibration();
