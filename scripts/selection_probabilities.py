@@ -1,15 +1,17 @@
 """Whether the selection memory's probabilities read as probabilities, for a calibration objective.
 
     python scripts/selection_probabilities.py --spider ../shared/data/spider --zero-db ../shared/data/zero_db \
-        --objective likelihood [--lead] [--fit-no-database --exclude docs/eval/llm/set.jsonl] [--encoder SPEC]
+        --objective likelihood [--lead] [--fit-no-database [--gate] --exclude docs/eval/llm/set.jsonl] [--encoder SPEC]
 
 Builds the untrained memory (on --encoder, by default the default encoder) on every Spider database and calibrates
 it on train_spider.json as `relmem bench selection` does: a fine-tuned encoder on its held-out databases' questions
 only; with --lead, on each candidate's score and its lead over the best other candidate; with --fit-no-database,
 also on the CommonsenseQA dev questions after the first --count, minus those an --exclude set holds, as questions no
-database answers. Then it reports on dev: the share of questions whose database gets p >= 0.8 (also apart for
+database answers (with --gate, they fit the gate of a gated calibration, SelectionMemory.calibrate(gate=True)).
+Then it reports on dev: the share of questions whose database gets p >= 0.8 (also apart for
 questions clear by the schema, where no other database has every table and column the gold SQL names, and the rest),
-the share whose best wrong database gets p < 0.5, recall@1 and set F1 (select_set, at least the best database); for
+the share whose best wrong database gets p < 0.5, the top database's expected calibration error (10 bins of its
+probability, against how often it is right), recall@1 and set F1 (select_set, at least the best database); for
 the first --count questions of SQuAD 2.0's sample and of CommonsenseQA's dev split (questions no database answers),
 the share whose best database gets p < 0.5, which is the share select_set(at_least_one=False) leaves empty; and,
 with the fitted calibration, the demo collection's questions. Nothing is fitted on dev, on SQuAD or on the measured
@@ -74,6 +76,15 @@ def clear_questions(entries, catalog):
     return out
 
 
+def expected_calibration_error(pairs, bins=10):
+    """Over (probability, right) pairs: the mean gap between probability and share right, per bin of probability,
+    weighted by the bin's size."""
+    grouped = {}
+    for p, right in pairs:
+        grouped.setdefault(min(int(p * bins), bins - 1), []).append((p, right))
+    return sum(abs(sum(p for p, _ in group) - sum(r for _, r in group)) for group in grouped.values()) / len(pairs)
+
+
 def demo_probabilities(calibration, encoder):
     """Each demo question's best database and its probability, on the demo collection's memory with `calibration`."""
     with tempfile.TemporaryDirectory() as folder:
@@ -99,10 +110,14 @@ def main():
     parser.add_argument("--lead", action="store_true", help="calibrate on the score and the lead over the others")
     parser.add_argument("--fit-no-database", action="store_true",
                         help="calibrate also on CommonsenseQA questions after the first --count")
+    parser.add_argument("--gate", action="store_true",
+                        help="gate the probabilities by the best score (needs --fit-no-database)")
     parser.add_argument("--exclude", action="append", default=[], metavar="SET.jsonl",
                         help="evaluation sets whose questions stay out of the fit")
     parser.add_argument("--encoder", default=None, help="encoder spec (default: relmem's default encoder)")
     args = parser.parse_args()
+    if args.gate and not args.fit_no_database:
+        parser.error("--gate needs --fit-no-database")
     encoder = load_encoder(args.encoder or default_encoder_name())
     no_database = fitting_no_database_questions(args.zero_db, args.count, args.exclude) if args.fit_no_database else []
     catalog = open_catalog(os.path.join(args.spider, "database"))
@@ -110,14 +125,16 @@ def main():
     dev = bench.load_questions(os.path.join(args.spider, "dev.json"))
     out = {"calibration": bench.calibrate(memory, os.path.join(args.spider, "train_spider.json"), dev, 0,
                                           bench.encoder_heldout_databases(encoder), objective=args.objective,
-                                          lead=args.lead, no_database=no_database)}
+                                          lead=args.lead, no_database=no_database, gate=args.gate)}
     everything = len(memory)
     with open(os.path.join(args.spider, "dev.json")) as f:
         clear = clear_questions(json.load(f), catalog)
     right_confident = wrong_below = 0
     confident_by_clarity = {True: 0, False: 0}
+    top = []
     for (text, dbs), is_clear in zip(dev, clear):
         ranking = memory.select(text, everything)
+        top.append((ranking[0].probability, ranking[0].database in dbs))
         confident = max(m.probability for m in ranking if m.database in dbs) >= 0.8
         right_confident += confident
         confident_by_clarity[is_clear] += confident
@@ -127,6 +144,7 @@ def main():
                                                                                                  for c in clear))}
                             for name, is_clear in (("clear", True), ("shared", False))}
     out["dev"] = {"n": len(dev), "right_p_ge_0.8": right_confident / len(dev), "best_wrong_p_lt_0.5": wrong_below / len(dev),
+                  "top_calibration_error": expected_calibration_error(top),
                   "selects_none": sum(not s for s in memory.select_set_batch([t for t, _ in dev], at_least_one=False))
                   / len(dev),
                   **bench.evaluate(memory, dev, [1, 5], False)}

@@ -1,6 +1,8 @@
 """scripts/selection_probabilities.py's split of Spider questions into those clear by the schema and the rest."""
 import sqlite3
 
+import pytest
+
 from conftest import load_script
 
 import relmem
@@ -30,3 +32,11 @@ def test_a_question_is_clear_when_no_other_database_has_what_its_sql_names(tmp_p
         {"db_id": "music", "query": "SELECT name FROM Singer"},  # names compare lower-cased
     ]
     assert probabilities.clear_questions(entries, catalog) == [False, True, False, True, True, False]
+
+
+def test_expected_calibration_error_weighs_each_bins_gap_by_its_size():
+    assert probabilities.expected_calibration_error([(0.9, True), (0.9, True)]) == pytest.approx(0.1)
+    # Bin 0.9: p 0.95 and 0.9 against 1 of 2 right (gap 0.425); bin 0.2: p 0.2, wrong (gap 0.2).
+    assert probabilities.expected_calibration_error([(0.95, True), (0.9, False), (0.2, False)]) == \
+        pytest.approx((2 * 0.425 + 0.2) / 3)
+    assert probabilities.expected_calibration_error([(1.0, True)]) == pytest.approx(0.0)
