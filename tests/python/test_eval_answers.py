@@ -30,6 +30,18 @@ def test_rows_match_as_multisets_or_in_order():
     assert not rows_match([["a", 1]], [["a", 1], ["a", 1]])
 
 
+def test_rows_match_under_any_order_of_the_columns_as_spider_compares_results():
+    assert rows_match([[2013, 12], [2016, 158]], [[158, 2016], [12, 2013]])
+    assert rows_match([[2013, 12], [2016, 158]], [[12, 2013], [158, 2016]], ordered=True)
+    assert not rows_match([[2016, 158], [2013, 12]], [[12, 2013], [158, 2016]], ordered=True)
+    # Columns holding the same cells may swap, but each row must still hold its own cells.
+    assert rows_match([[1, 2, "x"], [2, 1, "y"]], [["x", 2, 1], ["y", 1, 2]])
+    assert not rows_match([[1, 2, "x"], [2, 1, "y"]], [["x", 1, 2], ["x", 2, 1]])
+    assert not rows_match([["a", 1]], [["a", 1, 1]])
+    assert not rows_match([["a"], ["b"]], [["a", "b"]])
+    assert rows_match([], [])
+
+
 def test_printed_tables_are_parsed_and_checked_against_gold_rows():
     gold = [["Joe Sharp", 52], ["Timbaland", 32]]
     printed = format_table(["name", "age"], [gold[1], gold[0]])

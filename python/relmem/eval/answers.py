@@ -1,5 +1,6 @@
 """Answer matching: normalised text (case, punctuation, articles, spacing), numbers with a tolerance, and sets of
 rows. Every function here is pure, so a report can re-score old runs."""
+import itertools
 import math
 import re
 import string
@@ -14,6 +15,7 @@ _MORE_ROWS = re.compile(r"^\.\.\. (\d+) more rows$")
 _QUESTION_LABEL = re.compile(r"\bQ\s*([1-9])\b", re.I)
 _CHOICE_LABEL = re.compile(r"(?:answer\s*:?\s*)?[(\[]?\s*([A-Z])\s*[)\].]?", re.I)
 REL_TOLERANCE = 1e-4
+MAX_COLUMN_ORDERS = 10000  # orders of the columns tried (columns holding the same cells can swap places)
 
 
 def normalize_text(text):
@@ -57,10 +59,45 @@ def values_equal(a, b):
 
 
 def rows_match(rows, gold, ordered=False):
-    """Same rows (as multisets of normalised cells; in order when `ordered`). Column order counts, names do not."""
+    """Same rows (as multisets of normalised cells; in order when `ordered`) under some order of the columns, as
+    Spider's execution accuracy compares results (test-suite-sql-eval's result_eq); column names do not count."""
     left = [tuple(cell_key(v) for v in row) for row in rows]
     right = [tuple(cell_key(v) for v in row) for row in gold]
-    return left == right if ordered else sorted(left) == sorted(right)
+
+    def same(a):
+        return a == right if ordered else sorted(a) == sorted(right)
+
+    if same(left):
+        return True
+    if not left or len(left) != len(right) or any(len(row) != len(right[0]) for row in left + right):
+        return False
+    width = len(right[0])
+    gold_columns = [sorted(row[j] for row in right) for j in range(width)]
+    places = [[j for j in range(width) if sorted(row[i] for row in left) == gold_columns[j]] for i in range(width)]
+    for order in itertools.islice(_orders(places, [], set()), MAX_COLUMN_ORDERS):
+        moved = []
+        for row in left:
+            cells = [None] * width
+            for i, j in enumerate(order):
+                cells[j] = row[i]
+            moved.append(tuple(cells))
+        if same(moved):
+            return True
+    return False
+
+
+def _orders(places, chosen, taken):
+    """Each way of giving column i one of places[i], no place twice."""
+    if len(chosen) == len(places):
+        yield list(chosen)
+        return
+    for j in places[len(chosen)]:
+        if j not in taken:
+            chosen.append(j)
+            taken.add(j)
+            yield from _orders(places, chosen, taken)
+            chosen.pop()
+            taken.discard(j)
 
 
 def text_contains(answer, value):
