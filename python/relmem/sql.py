@@ -11,6 +11,8 @@
     #                                                         weight; .repairs: [QualifierFix(T2.weight -> ...)]
     relmem.sql.repair_joins(sql, catalog, "car_1")          # "SELECT model FROM cars_data" -> "... FROM cars_data
     #                                                         JOIN car_names ON cars_data.Id = car_names.MakeId"
+    relmem.sql.repair_counts(sql, catalog, "dog_kennels")   # "SELECT first_name FROM Owners ORDER BY count(*)" ->
+    #                                                         "... JOIN Dogs ON ... GROUP BY Owners.owner_id ..."
 
 SQL that does not parse raises ``SqlSyntaxError`` (a ``relmem.Error`` with ``.offset``); ``inspect`` reports it as a
 ``syntax`` diagnostic instead.
@@ -18,6 +20,8 @@ SQL that does not parse raises ``SqlSyntaxError`` (a ``relmem.Error`` with ``.of
 from ._relmem import sql as _core
 
 Condition = _core.Condition
+CountFix = _core.CountFix
+CountRepair = _core.CountRepair
 Diagnostic = _core.Diagnostic
 Literal = _core.Literal
 JoinFix = _core.JoinFix
@@ -28,9 +32,11 @@ Query = _core.Query
 SqlSyntaxError = _core.SqlSyntaxError
 inspect = _core.inspect
 parse = _core.parse
+repair_counts = _core.repair_counts
 repair_joins = _core.repair_joins
 repair_qualifiers = _core.repair_qualifiers
 rewrite_literals = _core.rewrite_literals
 
-__all__ = ["Condition", "Diagnostic", "JoinFix", "JoinRepair", "Literal", "QualifierFix", "QualifierRepair", "Query",
-           "SqlSyntaxError", "inspect", "parse", "repair_joins", "repair_qualifiers", "rewrite_literals"]
+__all__ = ["Condition", "CountFix", "CountRepair", "Diagnostic", "JoinFix", "JoinRepair", "Literal", "QualifierFix",
+           "QualifierRepair", "Query", "SqlSyntaxError", "inspect", "parse", "repair_counts", "repair_joins",
+           "repair_qualifiers", "rewrite_literals"]

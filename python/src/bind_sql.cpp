@@ -159,6 +159,20 @@ void bind_sql(py::module_& m) {
                std::to_string(r.repairs.size()) + " join(s))";
       });
 
+  py::class_<CountFix>(sql, "CountFix", "A count of one row per row turned into a count of the rows that reference it.")
+      .def_readonly("table", &CountFix::table)
+      .def_readonly("clause", &CountFix::clause)
+      .def_readonly("group_by", &CountFix::group_by)
+      .def("__repr__", [](const CountFix& f) { return "CountFix(" + f.table + ":" + f.clause + f.group_by + ")"; });
+
+  py::class_<CountRepair>(sql, "CountRepair", "The repaired SQL and its fix, if any.")
+      .def_readonly("sql", &CountRepair::sql)
+      .def_readonly("repairs", &CountRepair::repairs)
+      .def("__repr__", [](const CountRepair& r) {
+        return "CountRepair(" + py::repr(py::str(r.sql)).cast<std::string>() + ", " +
+               std::to_string(r.repairs.size()) + " fix(es))";
+      });
+
   py::class_<Query>(sql, "Query", "A parsed SELECT statement with its names resolved.")
       .def_property_readonly("sql", &Query::sql)
       .def_property_readonly("conditions", &Query::conditions)
@@ -225,6 +239,18 @@ void bind_sql(py::module_& m) {
       "repair_joins",
       [](const std::string& text, const relmem::Catalog& catalog, const std::string& db) {
         return repair_joins(text, catalog.schema(db));
+      },
+      py::arg("sql"), py::arg("catalog"), py::arg("db"));
+  sql.def(
+      "repair_counts",
+      [](const std::string& text, const relmem::Schema& schema) { return repair_counts(text, schema); },
+      py::arg("sql"), py::arg("schema"),
+      "Joins the one table that references the FROM table, grouped by the referenced key, when a SELECT ranks that "
+      "table's rows by a count that can only be one row each; raises SqlSyntaxError when the SQL does not parse.");
+  sql.def(
+      "repair_counts",
+      [](const std::string& text, const relmem::Catalog& catalog, const std::string& db) {
+        return repair_counts(text, catalog.schema(db));
       },
       py::arg("sql"), py::arg("catalog"), py::arg("db"));
 }

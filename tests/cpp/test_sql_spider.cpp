@@ -1,7 +1,8 @@
 // Spider's gold queries: every one parses and renders to a fixed point; re-rendered and self-rewritten queries return
 // the gold rows (the dev set and every 10th train query, leaving out the few that run longer than half a second;
 // all of them with RELMEM_SPIDER_FULL=1); the detector raises error-level diagnostics only on queries that SQLite
-// itself rejects; the qualifier repair changes none of them.
+// itself rejects; the qualifier and join repairs change none of them, the count repair only four that count one row
+// per group.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -208,5 +209,27 @@ TEST_F(SpiderGold, JoinRepairChangesNoGoldQuery) {
     EXPECT_TRUE(repair.repairs.empty()) << query.db << ": " << query.sql << "\nrepaired: " << repair.sql;
     EXPECT_EQ(repair.sql, query.sql);
   }
+  EXPECT_GT(queries.size(), 7000u);
+}
+
+TEST_F(SpiderGold, CountRepairChangesOnlyGoldQueriesThatCountOneRowPerDepartment) {
+  // Four train queries of hospital_1 group department by its key and rank by count(departmentID), one per group,
+  // for "the department with the most employees"; the repair counts Affiliated_With, the table that references it.
+  std::vector<GoldQuery> queries = executable(load_json("dev.json"));
+  for (const GoldQuery& query : executable(load_json("train_spider.json"))) queries.push_back(query);
+  size_t changed = 0;
+  for (const GoldQuery& query : queries) {
+    CountRepair repair = repair_counts(query.sql, schema(query.db));
+    if (repair.repairs.empty()) {
+      EXPECT_EQ(repair.sql, query.sql);
+      continue;
+    }
+    ++changed;
+    EXPECT_EQ(query.db, "hospital_1") << query.sql;
+    EXPECT_NE(query.sql.find("FROM department GROUP BY departmentID ORDER BY count(departmentID)"), std::string::npos)
+        << query.sql;
+    EXPECT_EQ(repair.repairs[0].table, "Affiliated_With");
+  }
+  EXPECT_EQ(changed, 4u);
   EXPECT_GT(queries.size(), 7000u);
 }

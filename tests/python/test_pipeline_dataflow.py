@@ -158,7 +158,8 @@ def test_each_sql_text_is_executed_and_checked_once(catalog, memories, monkeypat
     assert executed == Counter({LA_FIXED: 1})  # inspected, then executed: one run
     assert checked == Counter({LA_SQL: 1, LA_FIXED: 1})  # link, post-process and inspect share them
     reused = {(r["stage"], tuple(r["decision"].get("reused", ()))) for r in state.trace if "target" in r}
-    assert reused == {("repair_qualifiers", ()), ("repair_joins", ()), ("link_values", ()), ("correct_values", ()),
+    assert reused == {("repair_qualifiers", ()), ("repair_joins", ()), ("repair_counts", ()), ("link_values", ()),
+                      ("correct_values", ()),
                       ("postprocess_values", ()), ("inspect", ("value_checks",)), ("execute", ("result",)),
                       ("learn_values", ("value_checks",))}
     learned = [r["decision"]["learned"] for r in state.trace if r["stage"] == "learn_values"]

@@ -1,5 +1,5 @@
-"""The static repairs between planning and the first execution: columns qualified by the wrong FROM item, and
-columns of a table missing from FROM. The LLM is relmem.llm.ScriptedLLM (scripted replies, not a model)."""
+"""The static repairs between planning and the first execution: columns qualified by the wrong FROM item, columns
+of a table missing from FROM, and counts of one row per row. The LLM is relmem.llm.ScriptedLLM (scripted replies, not a model)."""
 import argparse
 import sqlite3
 
@@ -20,6 +20,11 @@ FIXED = WRONG.replace("T2.name", "T1.name")
 UNJOINED = "SELECT DISTINCT name FROM singer_in_concert WHERE concert_id = 1"
 JOINED = ("SELECT DISTINCT name FROM singer_in_concert JOIN singer ON singer_in_concert.singer_id = singer.singer_id "
           "WHERE concert_id = 1")
+
+# Only singer_in_concert references singer: ranked by their concerts, not by a count SQLite refuses.
+UNCOUNTED = "SELECT name FROM singer ORDER BY count(*) DESC LIMIT 1"
+COUNTED = ("SELECT name FROM singer JOIN singer_in_concert ON singer.singer_id = singer_in_concert.singer_id "
+           "GROUP BY singer.singer_id ORDER BY count(*) DESC LIMIT 1")
 
 
 def ask(catalog, memories, sql=WRONG, **config):
@@ -76,6 +81,24 @@ def test_a_table_missing_from_from_is_joined_before_the_query_first_runs(demo_di
     assert "repair_joins" not in pipeline.names and "no such column: name" in state.results()[0]["error"]
 
 
+def test_a_count_of_one_row_per_row_counts_the_referencing_rows_before_the_query_first_runs(demo_dir, catalog,
+                                                                                             memories):
+    pipeline, state = ask(catalog, memories, sql=UNCOUNTED)
+    assert pipeline.names.index("repair_joins") + 1 == pipeline.names.index("repair_counts")
+    [repair] = [r for r in state.trace if r["stage"] == "repair_counts"]
+    assert repair["decision"] == {"repairs": [{"table": "singer_in_concert", "group_by": "GROUP BY singer.singer_id",
+                                               "clause": "JOIN singer_in_concert ON singer.singer_id = "
+                                                         "singer_in_concert.singer_id"}], "sql": COUNTED}
+    assert state.targets[0].revisions == [("repair_counts", COUNTED)]
+    with sqlite3.connect(f"file:{demo_dir / 'singers' / 'singers.sqlite'}?mode=ro", uri=True) as connection:
+        expected = [list(row) for row in connection.execute(COUNTED)]
+    [result] = state.results()
+    assert expected and result["error"] is None and result["rows"] == expected
+
+    pipeline, state = ask(catalog, memories, sql=UNCOUNTED, repair_counts=False)
+    assert "repair_counts" not in pipeline.names and "misuse of aggregate" in state.results()[0]["error"]
+
+
 def test_the_config_flag_turns_the_repair_off(catalog, memories):
     pipeline, state = ask(catalog, memories, repair_qualifiers=False)
     assert "repair_qualifiers" not in pipeline.names
@@ -91,3 +114,5 @@ def test_the_command_line_flag_sets_the_config_field():
     assert parser.parse_args(["--no-repair-qualifiers"]).repair_qualifiers is False
     assert parser.parse_args([]).repair_joins is True
     assert parser.parse_args(["--no-repair-joins"]).repair_joins is False
+    assert parser.parse_args([]).repair_counts is True
+    assert parser.parse_args(["--no-repair-counts"]).repair_counts is False

@@ -82,6 +82,21 @@ def test_repair_joins_adds_the_table_a_foreign_key_links(concert_db):
         relmem.sql.repair_joins("SELECT city FROM", catalog, "concert")
 
 
+def test_repair_counts_counts_the_rows_that_reference_the_table(concert_db):
+    catalog = relmem.Catalog(str(concert_db))
+    sql = "SELECT name, stadium_id FROM stadium ORDER BY count(*) DESC"  # SQLite refuses it
+    repair = relmem.sql.repair_counts(sql, catalog, "concert")
+    clause = " JOIN concert ON stadium.stadium_id = concert.stadium_id"
+    assert repair.sql == ("SELECT name, stadium.stadium_id FROM stadium" + clause +
+                          " GROUP BY stadium.stadium_id ORDER BY count(*) DESC")
+    [fix] = repair.repairs
+    assert (fix.table, fix.clause, fix.group_by) == ("concert", clause, " GROUP BY stadium.stadium_id")
+    assert sorted(catalog.execute("concert", repair.sql).rows) == [("Ayr United", 2), ("Raith Rovers", 1)]
+    assert relmem.sql.repair_counts(repair.sql, catalog.schema("concert")).repairs == []
+    with pytest.raises(relmem.sql.SqlSyntaxError):
+        relmem.sql.repair_counts("SELECT name FROM stadium ORDER BY", catalog, "concert")
+
+
 @pytest.mark.parametrize("bad", ["", "SELECT", "SELECT * FROM t WHERE", "DROP TABLE t", "SELECT 'x", "(" * 10000,
                                  "SELECT \x00", "SELECT a FROM t; SELECT b FROM t"])
 def test_malformed_sql_raises_a_clear_error(bad):

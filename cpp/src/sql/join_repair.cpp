@@ -14,28 +14,6 @@
 namespace relmem::sql {
 namespace {
 
-// The offset just after the last FROM item of `core`: its name or subquery, alias, ON condition or USING list.
-size_t end_of_from(const SelectCore& core, const std::vector<Token>& tokens) {
-  const TableRef& last = core.from.back();
-  size_t end = last.end;
-  auto next = [&](size_t offset) {
-    return std::lower_bound(tokens.begin(), tokens.end(), offset,
-                            [](const Token& token, size_t at) { return token.start < at; });
-  };
-  if (!last.alias.empty()) {
-    auto token = next(end);
-    if (token->kind == TokenKind::Word && iequals(token->text, "AS")) ++token;
-    end = token->end;
-  }
-  if (last.on) end = last.on->end;
-  if (!last.using_columns.empty()) {
-    auto token = next(end);
-    while (!(token->kind == TokenKind::Operator && token->text == ")") && token->kind != TokenKind::End) ++token;
-    end = token->end;
-  }
-  return end;
-}
-
 struct Plan {
   const Scope* scope = nullptr;
   const Table* table = nullptr;
@@ -87,14 +65,8 @@ class JoinFinder {
     JoinFix fix{plan.column, plan.table->name, " " + join_clause(*plan.table, *plan.scope, plan.link),
                 end_of_from(*plan.scope->core, tokens_)};
     // Insertions: the join, and a qualifier for each column the new table would make ambiguous.
-    std::vector<TextEdit> inserts{{fix.position, fix.position, fix.clause}};
-    for_each_expr(select_, [&](const Expr& e) {
-      if (e.kind != ExprKind::Column || !e.table.empty()) return;
-      const Binding* binding = resolution_.binding(e);
-      if (binding == nullptr || binding->status != BindingStatus::Resolved || binding->source < 0) return;
-      if (binding->scope != plan.scope || plan.table->column(e.column.text) == nullptr) return;
-      inserts.push_back({e.start, e.start, render_name(Name{binding->scope->sources[binding->source].name, 0}) + "."});
-    });
+    std::vector<TextEdit> inserts = qualifiers_for_join(select_, resolution_, plan.scope, *plan.table);
+    inserts.push_back({fix.position, fix.position, fix.clause});
     std::sort(inserts.begin(), inserts.end(), [](const TextEdit& a, const TextEdit& b) { return a.start < b.start; });
     return {splice(sql_, inserts), fix};
   }

@@ -1,5 +1,7 @@
 #include "missing_joins.hpp"
 
+#include <algorithm>
+
 #include "relmem/sql/render.hpp"
 #include "words.hpp"
 
@@ -50,6 +52,40 @@ std::vector<ForeignKeyLink> foreign_key_links(const Table& table, const Scope& s
 std::string join_clause(const Table& table, const Scope& scope, const ForeignKeyLink& link) {
   return "JOIN " + quoted(table.name) + " ON " + quoted(scope.sources[link.source].name) + "." +
          quoted(link.item_column) + " = " + quoted(table.name) + "." + quoted(link.table_column);
+}
+
+size_t end_of_from(const SelectCore& core, const std::vector<Token>& tokens) {
+  const TableRef& last = core.from.back();
+  size_t end = last.end;
+  auto next = [&](size_t offset) {
+    return std::lower_bound(tokens.begin(), tokens.end(), offset,
+                            [](const Token& token, size_t at) { return token.start < at; });
+  };
+  if (!last.alias.empty()) {
+    auto token = next(end);
+    if (token->kind == TokenKind::Word && iequals(token->text, "AS")) ++token;
+    end = token->end;
+  }
+  if (last.on) end = last.on->end;
+  if (!last.using_columns.empty()) {
+    auto token = next(end);
+    while (!(token->kind == TokenKind::Operator && token->text == ")") && token->kind != TokenKind::End) ++token;
+    end = token->end;
+  }
+  return end;
+}
+
+std::vector<TextEdit> qualifiers_for_join(const Select& select, const Resolution& resolution, const Scope* scope,
+                                          const Table& table) {
+  std::vector<TextEdit> edits;
+  for_each_expr(select, [&](const Expr& e) {
+    if (e.kind != ExprKind::Column || !e.table.empty()) return;
+    const Binding* binding = resolution.binding(e);
+    if (binding == nullptr || binding->status != BindingStatus::Resolved || binding->source < 0) return;
+    if (binding->scope != scope || table.column(e.column.text) == nullptr) return;
+    edits.push_back({e.start, e.start, quoted(binding->scope->sources[binding->source].name) + "."});
+  });
+  return edits;
 }
 
 }  // namespace relmem::sql

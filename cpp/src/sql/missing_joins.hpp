@@ -1,11 +1,14 @@
 #pragma once
 // Tables missing from a SELECT's FROM clause and the foreign keys that could join them, shared by the inspector's
-// missing-join diagnostics and the join repair so that both find the same tables and propose the same join.
+// missing-join diagnostics and the repairs that join a table, so that all of them propose the same join.
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include "relmem/catalog/schema.hpp"
+#include "relmem/sql/lexer.hpp"
 #include "relmem/sql/resolve.hpp"
+#include "splice.hpp"
 
 namespace relmem::sql {
 
@@ -28,5 +31,14 @@ std::vector<ForeignKeyLink> foreign_key_links(const Table& table, const Scope& s
 
 // "JOIN table ON item.a = table.b", names quoted where SQL needs it.
 std::string join_clause(const Table& table, const Scope& scope, const ForeignKeyLink& link);
+
+// The offset just after the last FROM item of `core` (its name or subquery, alias, ON condition or USING list): where
+// a join is inserted.
+size_t end_of_from(const SelectCore& core, const std::vector<Token>& tokens);
+
+// The qualifiers ("item.") that the unqualified columns of `scope` need once `table` is joined to it: those of its
+// FROM items that `table` also has.
+std::vector<TextEdit> qualifiers_for_join(const Select& select, const Resolution& resolution, const Scope* scope,
+                                          const Table& table);
 
 }  // namespace relmem::sql

@@ -43,7 +43,7 @@ def add_index_arguments(parser):
 
 # The PipelineConfig fields that add_pipeline_arguments() sets, by their argparse names.
 PIPELINE_SETTINGS = ("top_k", "candidates", "keep_candidates", "context_switch", "switch_view", "decompose",
-                     "repair_qualifiers", "repair_joins")
+                     "repair_qualifiers", "repair_joins", "repair_counts")
 
 
 def add_pipeline_arguments(parser):
@@ -70,6 +70,9 @@ def add_pipeline_arguments(parser):
     parser.add_argument("--no-repair-joins", dest="repair_joins", action="store_false",
                         help="run the planned SQL as written: no join of a table missing from FROM (default: joined "
                              "on its foreign key when it is the one table with the column that a key links)")
+    parser.add_argument("--no-repair-counts", dest="repair_counts", action="store_false",
+                        help="run the planned SQL as written: no join for a count of one row per row (default: the "
+                             "one table whose foreign key references the counted table joined, grouped by the key)")
 
 
 def add_ask_arguments(parser):

@@ -32,6 +32,8 @@ class PipelineConfig:
     #                                   FROM item of its SELECT that has it, before the planned SQL first runs
     repair_joins: bool = True         # a column of a table missing from FROM gets that table joined, when one
     #                                   foreign key says how (relmem.sql.repair_joins), before the SQL first runs
+    repair_counts: bool = True        # a count of one row per row of a table counts the rows of the one table that
+    #                                   references it (relmem.sql.repair_counts), before the SQL first runs
     context_switch: str = "llm"       # who decides whether a question needs the databases: "llm" (a prompt) or
     #                                   "selection" (the gate below on the selection memory's scores, no LLM call)
     switch_view: str = "collection"   # the databases the LLM context switch is shown: "collection" (the

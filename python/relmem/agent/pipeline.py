@@ -21,7 +21,7 @@ from .stages.hybrid import HybridAnswer
 from .stages.inspection import InspectAndRefine
 from .stages.output import DescribeWithoutLLM, GenerateOutput, ReturnType
 from .stages.planning import Plan, RetrieveExamples
-from .stages.repairs import RepairJoins, RepairQualifiers
+from .stages.repairs import RepairCounts, RepairJoins, RepairQualifiers
 from .stages.schema_context import BuildContext
 from .context_builder import ContextBuilder
 from .stages.selection import DecomposeQuestion, LinkQuestionValues, SelectDatabases
@@ -83,6 +83,8 @@ class Pipeline:
             stages.append(RepairQualifiers(catalog))
         if config.repair_joins:
             stages.append(RepairJoins(catalog))
+        if config.repair_counts:
+            stages.append(RepairCounts(catalog))
         if use_values:
             stages += [LinkValues(values, catalog, config), CorrectValues(llm, catalog, config, descriptions),
                        PostProcessValues(values, catalog, config)]

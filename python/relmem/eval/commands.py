@@ -123,6 +123,7 @@ def _label(args, model):
     changes += ["LLM decomposition"] if args.decompose == "llm" else []
     changes += ["no qualifier repair"] if not args.repair_qualifiers else []
     changes += ["no join repair"] if not args.repair_joins else []
+    changes += ["no count repair"] if not args.repair_counts else []
     return name + (f" ({', '.join(changes)})" if changes else "")
 
 

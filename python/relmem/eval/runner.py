@@ -90,7 +90,7 @@ def make_pipeline(catalog, memories, llm, disable=(), all_schemas=False, conditi
     if all_schemas:
         config["context"] = "full_ddl"
     off = set(disable) | {"conversation"}
-    baseline = {"context": "full_ddl", "repair_qualifiers": False, "repair_joins": False}
+    baseline = {"context": "full_ddl", "repair_qualifiers": False, "repair_joins": False, "repair_counts": False}
     if condition == "gold-ddl":
         selection, off = GoldDatabases(items), off | BASELINE_OFF
         config.update(baseline)

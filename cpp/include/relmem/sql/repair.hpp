@@ -1,7 +1,8 @@
 #pragma once
 // Static repairs of planned SQL that leave every other byte of the text as it was: columns qualified by the wrong FROM
-// item ("T2.weight" where T2 lacks weight and T1 has it), and columns of a table missing from FROM ("SELECT model FROM
-// cars_data" where car_names has model and references cars_data).
+// item ("T2.weight" where T2 lacks weight and T1 has it), columns of a table missing from FROM ("SELECT model FROM
+// cars_data" where car_names has model and references cars_data), and counts of one row per row ("SELECT first_name
+// FROM Owners ORDER BY count(*)" where only Dogs references Owners).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -51,5 +52,25 @@ struct JoinRepair {
 // written. Repeats until no column is left to repair (one join per round, at most `max_joins`). Throws
 // SyntaxError when the SQL does not parse.
 JoinRepair repair_joins(const std::string& sql, const Schema& schema, int max_joins = 3);
+
+struct CountFix {
+  std::string table;     // the referencing table joined
+  std::string clause;    // the text inserted after the FROM item: " JOIN table ON item.key = table.fk"
+  std::string group_by;  // the text inserted before ORDER BY: " GROUP BY item.key"; "" when the query had its own
+};
+
+struct CountRepair {
+  std::string sql;                // the input with the fix applied; the input itself when there is none
+  std::vector<CountFix> repairs;  // none or one
+};
+
+// A SELECT that ranks the rows of one table by a count that can only be one row each counts the rows of the table
+// that references it: "SELECT first_name FROM Owners ORDER BY count(*) DESC LIMIT 1" (refused by SQLite without
+// GROUP BY) or the same grouped by the referenced key (every group one row) gets " JOIN Dogs ON Owners.owner_id =
+// Dogs.owner_id" and, without a GROUP BY, " GROUP BY Owners.owner_id". Only when exactly one foreign key of
+// another table references the table, the statement is one SELECT whose FROM holds that table alone, without HAVING
+// or aggregates among its result columns, and an ORDER BY term is a count(...) call. Columns the joined table would
+// make ambiguous are qualified. Anything else is left as written. Throws SyntaxError when the SQL does not parse.
+CountRepair repair_counts(const std::string& sql, const Schema& schema);
 
 }  // namespace relmem::sql

@@ -1,5 +1,5 @@
 """Static repairs of the planned SQL, without an LLM, before any query runs: columns qualified by the wrong FROM
-item, and columns of a table missing from FROM."""
+item, columns of a table missing from FROM, and counts that can only be one row per row."""
 from ... import Error
 from ... import sql as sqltools
 from .base import Stage
@@ -58,3 +58,16 @@ class RepairJoins(StaticRepair):
 
     def describe(self, fix):
         return {"column": fix.column, "table": fix.table, "clause": fix.clause.strip(), "position": fix.position}
+
+
+class RepairCounts(StaticRepair):
+    """"SELECT first_name FROM Owners ORDER BY count(*) DESC LIMIT 1" gets "JOIN Dogs ON Owners.owner_id =
+    Dogs.owner_id GROUP BY Owners.owner_id" when Dogs is the one table whose foreign key references Owners
+    (relmem.sql.repair_counts)."""
+    name = "repair_counts"
+
+    def repair(self, sql, database):
+        return sqltools.repair_counts(sql, self.catalog, database)
+
+    def describe(self, fix):
+        return {"table": fix.table, "clause": fix.clause.strip(), "group_by": fix.group_by.strip()}
