@@ -1,9 +1,11 @@
-"""What the static repairs (relmem.sql.repair_qualifiers, then relmem.sql.repair_joins, as the pipeline's
-repair_qualifiers and repair_joins stages apply them) would have done to the queries of earlier evaluation runs,
-without an LLM.
+"""What the static repairs (relmem.sql.repair_qualifiers, relmem.sql.repair_joins, then relmem.sql.repair_counts,
+as the pipeline's repair stages apply them) would have done to the queries of earlier evaluation runs, without an
+LLM.
 
     python scripts/replay_static_repairs.py docs/eval/llm/relmem-kept-gate.jsonl docs/eval/llm/gold-ddl.jsonl \
-        --set docs/eval/llm/set.jsonl --dbs ../shared/data/spider/database [--repair qualifiers|joins|both]
+        --set docs/eval/llm/set.jsonl --dbs ../shared/data/spider/database [--repair qualifiers|joins|counts|both|all]
+
+(both: qualifiers, then joins; all: the three.)
 
 Per run file (the output of `relmem eval run`, read only), three groups of queries: the final queries that failed
 (with how many failed on a qualified column SQLite does not find, and on any column it does not find), all final
@@ -29,7 +31,8 @@ from relmem.typed_json import json_rows
 
 QUALIFIED_UNKNOWN = re.compile(r"no such column: [^.\s]+\.")  # SQLite's error for "T2.weight" that T2 lacks
 REPAIRS = {"qualifiers": (sqltools.repair_qualifiers,), "joins": (sqltools.repair_joins,),
-           "both": (sqltools.repair_qualifiers, sqltools.repair_joins)}
+           "counts": (sqltools.repair_counts,), "both": (sqltools.repair_qualifiers, sqltools.repair_joins),
+           "all": (sqltools.repair_qualifiers, sqltools.repair_joins, sqltools.repair_counts)}
 
 
 class Replay:
