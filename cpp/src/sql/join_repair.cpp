@@ -4,7 +4,6 @@
 
 #include "relmem/sql/lexer.hpp"
 #include "relmem/sql/parser.hpp"
-#include "relmem/sql/render.hpp"
 #include "relmem/sql/repair.hpp"
 #include "relmem/sql/resolve.hpp"
 #include "missing_joins.hpp"
