@@ -46,9 +46,11 @@ build-all: build
 venv: build
 	@test -x $(PY) || /usr/bin/python3 -m venv --system-site-packages $(VENV)
 	@test -x $(VENV)/bin/relmem || $(PY) -m pip install --quiet --no-build-isolation --no-deps --no-index -e .
-	@# Notebooks started from the venv run their kernel in the venv, where relmem is installed.
-	@test -f $(VENV)/share/jupyter/kernels/python3/kernel.json || \
-		$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (relmem)" > /dev/null
+	@# Notebooks started from the venv run their kernel in the venv, where relmem is installed. ipykernel writes the
+	@# spec into a temporary folder of its own and leaves that folder behind: it gets one that is removed afterwards.
+	@test -f $(VENV)/share/jupyter/kernels/python3/kernel.json || { \
+		scratch=$$(mktemp -d) && TMPDIR=$$scratch $(PY) -m ipykernel install --sys-prefix --name python3 \
+			--display-name "Python 3 (relmem)" > /dev/null; status=$$?; rm -rf "$$scratch"; exit $$status; }
 
 demo: setup
 	@$(VENV)/bin/relmem demo
