@@ -24,7 +24,7 @@ import numpy as np
 from relmem.bench import selection as bench
 from relmem.encoders import default_encoder_name, load_encoder
 from relmem.engines import open_catalog
-from selection_probabilities import clear_questions, fitting_no_database_questions
+from selection_probabilities import clear_questions, expected_calibration_error, fitting_no_database_questions
 
 CANDIDATES = 10
 SAMPLE = 2000
@@ -117,13 +117,6 @@ def measure(probability, answered, clear, unanswered):
     return loss_db, loss_none, right, right_clear, top_p, top_y, none_below
 
 
-def expected_calibration_error(p, y, bins=10):
-    p, y = np.asarray(p), np.asarray(y)
-    which = np.minimum((p * bins).astype(int), bins - 1)
-    return sum((which == b).mean() * abs(p[which == b].mean() - y[which == b].mean())
-               for b in range(bins) if (which == b).any())
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spider", required=True)
@@ -164,7 +157,7 @@ def main():
         print(json.dumps({"form": name, "log_loss_database": round(np.mean(loss_db), 4),
                           "log_loss_no_database": round(np.mean(loss_none), 4),
                           "log_loss_mean": round((np.mean(loss_db) + np.mean(loss_none)) / 2, 4),
-                          "top_ece": round(expected_calibration_error(top_p, top_y), 3),
+                          "top_ece": round(expected_calibration_error(list(zip(top_p, top_y))), 3),
                           "right_p_ge_0.8": round(np.mean(right), 3),
                           "clear_right_p_ge_0.8": round(np.mean(right_clear), 3),
                           "no_database_best_p_lt_0.5": round(np.mean(none_below), 3)}))

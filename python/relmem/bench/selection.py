@@ -210,9 +210,9 @@ def calibration_file(option, questions_path):
 
 def calibrate(memory, path, evaluated, seed, databases=None, objective="f1", lead=False, no_database=(), gate=False):
     """Fits select_set's probabilities and threshold (for `objective`, SelectionMemory.calibrate, with the lead as
-    a feature when `lead`, gated by the questions no database answers when `gate`) on `path`'s questions (on databases of the memory, none of them an evaluated question;
-    only on `databases` when given) plus composites of them, and on `no_database`: questions no database answers;
-    returns what was done."""
+    a feature when `lead`, gated by the questions no database answers when `gate`) on `path`'s questions (on
+    databases of the memory, none of them an evaluated question; only on `databases` when given) plus composites of
+    them, and on `no_database`: questions no database answers; returns what was done."""
     texts = {q[0] for q in evaluated}
     allowed = set(databases) if databases is not None else None
     pool = [q for q in load_questions(path) if q[0] not in texts and all(db in memory for db in q[1])
