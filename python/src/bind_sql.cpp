@@ -26,6 +26,20 @@ std::string literal_kind_name(LiteralKind kind) {
   return "unknown";
 }
 
+// `name(sql, schema)` and `name(sql, catalog, db)`, the second with the database's schema from the catalog.
+template <typename Analyse>
+void def_on_schema(py::module_& sql, const char* name, Analyse analyse, const char* doc = nullptr) {
+  sql.def(
+      name, [analyse](const std::string& text, const relmem::Schema& schema) { return analyse(text, schema); },
+      py::arg("sql"), py::arg("schema"), doc);
+  sql.def(
+      name,
+      [analyse](const std::string& text, const relmem::Catalog& catalog, const std::string& db) {
+        return analyse(text, catalog.schema(db));
+      },
+      py::arg("sql"), py::arg("catalog"), py::arg("db"));
+}
+
 // A literal of the query, as Python sees it.
 struct LiteralInfo {
   int index;
@@ -191,15 +205,8 @@ void bind_sql(py::module_& m) {
   sql.def(
       "parse", [](const std::string& text) { return Query(text); }, py::arg("sql"),
       "Parses one SELECT statement; raises SqlSyntaxError (a relmem.Error with .offset) when it does not parse.");
-  sql.def(
-      "parse", [](const std::string& text, const relmem::Schema& schema) { return Query(text, schema); },
-      py::arg("sql"), py::arg("schema"));
-  sql.def(
-      "parse",
-      [](const std::string& text, const relmem::Catalog& catalog, const std::string& db) {
-        return Query(text, catalog.schema(db));
-      },
-      py::arg("sql"), py::arg("catalog"), py::arg("db"));
+  def_on_schema(sql, "parse",
+                [](const std::string& text, const relmem::Schema& schema) { return Query(text, schema); });
   sql.def(
       "rewrite_literals",
       [](const std::string& text, const py::dict& replacements) {
@@ -207,52 +214,24 @@ void bind_sql(py::module_& m) {
       },
       py::arg("sql"), py::arg("replacements"),
       "Replaces literals by index ({index: str | int | float | None}), keeping every other byte of the text.");
-  sql.def(
-      "inspect", [](const std::string& text, const relmem::Schema& schema) { return inspect(text, schema); },
-      py::arg("sql"), py::arg("schema"),
+  def_on_schema(
+      sql, "inspect", [](const std::string& text, const relmem::Schema& schema) { return inspect(text, schema); },
       "Static diagnostics against a schema; SQL that does not parse gives one 'syntax' diagnostic.");
-  sql.def(
-      "inspect",
-      [](const std::string& text, const relmem::Catalog& catalog, const std::string& db) {
-        return inspect(text, catalog.schema(db));
-      },
-      py::arg("sql"), py::arg("catalog"), py::arg("db"));
-  sql.def(
-      "repair_qualifiers",
+  def_on_schema(
+      sql, "repair_qualifiers",
       [](const std::string& text, const relmem::Schema& schema) { return repair_qualifiers(text, schema); },
-      py::arg("sql"), py::arg("schema"),
       "Replaces the qualifier of a column its FROM item lacks by the one other FROM item of the same SELECT that has "
       "it, keeping every other byte of the text; raises SqlSyntaxError when the SQL does not parse.");
-  sql.def(
-      "repair_qualifiers",
-      [](const std::string& text, const relmem::Catalog& catalog, const std::string& db) {
-        return repair_qualifiers(text, catalog.schema(db));
-      },
-      py::arg("sql"), py::arg("catalog"), py::arg("db"));
-  sql.def(
-      "repair_joins",
+  def_on_schema(
+      sql, "repair_joins",
       [](const std::string& text, const relmem::Schema& schema) { return repair_joins(text, schema); },
-      py::arg("sql"), py::arg("schema"),
       "Joins the table of a column that no FROM item of its SELECT has, when exactly one table has it and one "
       "foreign key links that table to the FROM clause; raises SqlSyntaxError when the SQL does not parse.");
-  sql.def(
-      "repair_joins",
-      [](const std::string& text, const relmem::Catalog& catalog, const std::string& db) {
-        return repair_joins(text, catalog.schema(db));
-      },
-      py::arg("sql"), py::arg("catalog"), py::arg("db"));
-  sql.def(
-      "repair_counts",
+  def_on_schema(
+      sql, "repair_counts",
       [](const std::string& text, const relmem::Schema& schema) { return repair_counts(text, schema); },
-      py::arg("sql"), py::arg("schema"),
       "Joins the one table that references the FROM table, grouped by the referenced key, when a SELECT ranks that "
       "table's rows by a count that can only be one row each; raises SqlSyntaxError when the SQL does not parse.");
-  sql.def(
-      "repair_counts",
-      [](const std::string& text, const relmem::Catalog& catalog, const std::string& db) {
-        return repair_counts(text, catalog.schema(db));
-      },
-      py::arg("sql"), py::arg("catalog"), py::arg("db"));
 }
 
 }  // namespace relmem_python
