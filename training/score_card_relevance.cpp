@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +20,7 @@
 #include "relmem/memories/relevance/labeled_questions.hpp"
 #include "relmem/memories/text/wordnet.hpp"
 #include "relmem/memories/training/card_relevance_training.hpp"
+#include "number_flags.hpp"
 
 namespace {
 
@@ -82,13 +83,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!threads.empty()) {
-    char* end = nullptr;
-    const long count = std::strtol(threads.c_str(), &end, 10);
-    if (*end != '\0' || count < 1) {
+    const std::optional<int> count = relmem_training::parse_number<int>(threads);
+    if (!count || *count < 1) {
       std::fprintf(stderr, "bad value '%s' for --threads\n%s", threads.c_str(), kUsage);
       return 2;
     }
-    omp_set_num_threads(static_cast<int>(count));
+    omp_set_num_threads(*count);
   }
   try {
     const relmem::BertEncoder encoder(model);

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -20,6 +21,7 @@
 #include "relmem/memories/training/card_relevance_training.hpp"
 #include "relmem/memories/training/relevance_training.hpp"
 #include "relmem/memories/selection/selection_memory.hpp"
+#include "number_flags.hpp"
 
 namespace {
 
@@ -70,19 +72,9 @@ constexpr const char* kUsage =
 
 template <typename T>
 T parse_number(const std::string& flag, const std::string& text) {
-  try {
-    size_t used = 0;
-    T value;
-    if constexpr (std::is_floating_point_v<T>) {
-      value = static_cast<T>(std::stod(text, &used));
-    } else {
-      value = static_cast<T>(std::stoll(text, &used));
-    }
-    if (used != text.size()) throw std::invalid_argument(text);
-    return value;
-  } catch (const std::exception&) {
-    usage_error("bad value '" + text + "' for " + flag);
-  }
+  const std::optional<T> value = relmem_training::parse_number<T>(text);
+  if (!value) usage_error("bad value '" + text + "' for " + flag);
+  return *value;
 }
 
 bool within(const std::filesystem::path& inner, const std::filesystem::path& outer) {
