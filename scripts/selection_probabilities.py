@@ -139,10 +139,10 @@ def main():
         right_confident += confident
         confident_by_clarity[is_clear] += confident
         wrong_below += max(m.probability for m in ranking if m.database not in dbs) < 0.5
-    out["dev_by_schema"] = {name: {"n": sum(c == is_clear for c in clear),
-                                   "right_p_ge_0.8": confident_by_clarity[is_clear] / max(1, sum(c == is_clear
-                                                                                                 for c in clear))}
-                            for name, is_clear in (("clear", True), ("shared", False))}
+    out["dev_by_schema"] = {}
+    for name, is_clear in (("clear", True), ("shared", False)):
+        n = sum(c == is_clear for c in clear)
+        out["dev_by_schema"][name] = {"n": n, "right_p_ge_0.8": confident_by_clarity[is_clear] / max(1, n)}
     out["dev"] = {"n": len(dev), "right_p_ge_0.8": right_confident / len(dev), "best_wrong_p_lt_0.5": wrong_below / len(dev),
                   "top_calibration_error": expected_calibration_error(top),
                   "selects_none": sum(not s for s in memory.select_set_batch([t for t, _ in dev], at_least_one=False))

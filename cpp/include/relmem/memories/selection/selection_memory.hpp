@@ -152,7 +152,8 @@ class SelectionMemory {
   // Fits the probability scaling (logistic regression of relevance on the score of each question's top `candidates`,
   // and on their lead with `lead`) and the set threshold (CalibrationObjective) on labelled held-out questions
   // (ordinary and composite, and questions no database answers: those without databases, which as a group weigh as
-  // much as the others; with `gate`, they fit the gate of PlattScaling and the rest the ranking's factor); returns the set-selection metrics on them at that threshold, each part's best kept.
+  // much as the others; with `gate`, they fit the gate of PlattScaling and the rest the ranking's factor); returns
+  // the set-selection metrics on them at that threshold, each part's best kept.
   SetMetrics calibrate(const std::vector<LabeledQuestion>& questions, int candidates = 10,
                        CalibrationObjective objective = CalibrationObjective::SetF1, bool lead = false,
                        bool gate = false);

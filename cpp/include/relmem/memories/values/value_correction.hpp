@@ -1,8 +1,9 @@
 #pragma once
 // LLM-free post-processing of generated SQL: a string literal that its column does not store is replaced by the
 // stored value it most likely means, when that match is confident; compared with a foreign key whose referenced
-// table stores it as written, the comparison becomes a lookup of the keys instead (key_lookup.hpp). Literals that are stored are never touched;
-// weak or ambiguous matches are left alone, since a question may ask for a value that is not in the database.
+// table stores it as written, the comparison becomes a lookup of the keys instead (key_lookup.hpp). Literals that
+// are stored are never touched; weak or ambiguous matches are left alone, since a question may ask for a value that
+// is not in the database.
 // LIKE/GLOB patterns are only checked (see check_values), never rewritten: a fuzzy match of part of a value is too
 // weak a reason to change what a pattern matches.
 #include <string>
