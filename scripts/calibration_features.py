@@ -42,13 +42,16 @@ def examples(memory, questions, fit_databases):
     return out
 
 
-def logistic_fit(x, y, steps=300, l2=1e-3):
+def logistic_fit(x, y, steps=300, l2=1e-3, weights=None):
+    """Weights of the columns of x and a bias (last): L2-damped logistic regression by Newton steps, each example
+    counting `weights` times (default once)."""
     x = np.hstack([x, np.ones((len(x), 1))])
+    weights = np.ones(len(x)) if weights is None else weights
     w = np.zeros(x.shape[1])
     for _ in range(steps):
         p = 1 / (1 + np.exp(-x @ w))
-        hessian = (x * (p * (1 - p))[:, None]).T @ x + l2 * np.eye(len(w))
-        w -= np.linalg.solve(hessian, x.T @ (p - y) + l2 * w)
+        hessian = (x * (weights * p * (1 - p))[:, None]).T @ x + l2 * np.eye(len(w))
+        w -= np.linalg.solve(hessian, x.T @ (weights * (p - y)) + l2 * w)
     return w
 
 

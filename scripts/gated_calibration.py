@@ -21,6 +21,7 @@ import zlib
 
 import numpy as np
 
+from calibration_features import logistic_fit
 from relmem.bench import selection as bench
 from relmem.encoders import default_encoder_name, load_encoder
 from relmem.engines import open_catalog
@@ -41,20 +42,6 @@ def top_candidates(memory, texts, gold):
     return out
 
 
-def logistic(x, y, w, damping=1e-3, steps=100):
-    """Weights of the columns of x and a bias (last), by damped Newton steps."""
-    x = np.hstack([x, np.ones((len(x), 1))])
-    beta = np.zeros(x.shape[1])
-    for _ in range(steps):
-        p = 1 / (1 + np.exp(-x @ beta))
-        step = np.linalg.solve((x * (w * p * (1 - p))[:, None]).T @ x + damping * np.eye(x.shape[1]),
-                               x.T @ (w * (p - y)) + damping * beta)
-        beta -= step
-        if np.abs(step).max() < 1e-9:
-            break
-    return beta
-
-
 def features(question, interactions=False):
     s, lead, _ = question
     columns = [s, lead] + ([s * lead, lead ** 2, s ** 2] if interactions else [])
@@ -73,7 +60,7 @@ def one_sigmoid(answered, unanswered, group_weight=True, interactions=False):
     y = np.concatenate([q[2] for q in rows])
     n1 = sum(len(q[2]) for q in answered)
     w = np.concatenate([np.ones(n1), np.full(len(y) - n1, n1 / (len(y) - n1) if group_weight else 1.0)])
-    beta = logistic(x, y, w)
+    beta = logistic_fit(x, y, weights=w)
     return lambda q: sigmoid_of(beta, features(q, interactions))
 
 
@@ -81,10 +68,10 @@ def gated(answered, unanswered):
     """p = sigmoid(g best + c) * sigmoid(a s + l lead + b): the gate on the best score (questions without a database
     against the others, equal groups), the ranking on the questions with a database."""
     x = np.vstack([features(q) for q in answered])
-    rank = logistic(x, np.concatenate([q[2] for q in answered]), np.ones(len(x)))
+    rank = logistic_fit(x, np.concatenate([q[2] for q in answered]))
     best = np.array([[q[0][0]] for q in answered + unanswered])
     label = np.array([1.0] * len(answered) + [0.0] * len(unanswered))
-    gate = logistic(best, label, np.where(label == 1, 1.0, len(answered) / len(unanswered)))
+    gate = logistic_fit(best, label, weights=np.where(label == 1, 1.0, len(answered) / len(unanswered)))
     return lambda q: sigmoid_of(gate, np.array([q[0][0]])) * sigmoid_of(rank, features(q))
 
 
