@@ -1,7 +1,7 @@
 """The answer: the return-type decision, then the rows themselves or a text the LLM writes from them; and the
 answer given when no LLM is configured."""
 from ...parsers import RETURN_SQL_RESULT, RETURN_TEXT, parse_answer, parse_return_type
-from ..tables import format_table
+from ..tables import format_cell, format_table
 from .base import LLMStage, Stage
 
 
@@ -77,7 +77,7 @@ class GenerateOutput(LLMStage):
 def rows_answer(columns, rows, max_rows):
     """A single value as itself, anything larger as a table."""
     if len(rows) == 1 and len(columns) == 1:
-        return "NULL" if rows[0][0] is None else str(rows[0][0])
+        return format_cell(rows[0][0])
     return format_table(columns, rows, max_rows)
 
 
