@@ -1,7 +1,8 @@
 """SQL analysis for the SQLite dialect of Spider and BIRD (implemented in C++, ``relmem._relmem.sql``).
 
     q = relmem.sql.parse(sql, catalog, "concert_singer")   # or parse(sql) / parse(sql, schema)
-    q.conditions      # [Condition(singer.country = 'France' @41:49)]: table, column, op, literal, literal_index, ...
+    q.conditions      # [Condition(singer.country = 'France' @41:49)]: table, column, op, literal, literal_index,
+    #                   the spans of the literal, the column and the whole comparison
     q.tables          # base tables read, in order of appearance
     q.literals        # every literal: index, kind, value, start, end
     q.render()        # the syntax tree written back as SQL

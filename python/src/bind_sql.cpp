@@ -110,6 +110,10 @@ void bind_sql(py::module_& m) {
       .def_readonly("literal_index", &Condition::literal_index)
       .def_readonly("start", &Condition::start)
       .def_readonly("end", &Condition::end)
+      .def_readonly("column_start", &Condition::column_start)
+      .def_readonly("column_end", &Condition::column_end)
+      .def_readonly("comparison_start", &Condition::comparison_start)
+      .def_readonly("comparison_end", &Condition::comparison_end)
       .def("__repr__", [](const Condition& c) {
         return "Condition(" + c.table + "." + c.column + " " + c.op + " " +
                py::repr(py::str(c.literal)).cast<std::string>() + " @" + span_repr(c.start, c.end) + ")";

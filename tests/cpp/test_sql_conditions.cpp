@@ -57,6 +57,19 @@ TEST(SqlConditions, CoverEveryComparisonForm) {
             Strings{"singer.name = bob"});
 }
 
+TEST(SqlConditions, CarryTheSpansOfTheColumnAndTheWholeComparison) {
+  const std::string sql =
+      "SELECT name FROM singer WHERE 'x' = T.name AND (age COLLATE BINARY >= 3) AND age BETWEEN 1 AND 9";
+  std::vector<Condition> found = Query(sql).conditions();
+  ASSERT_EQ(found.size(), 4u);
+  auto span = [&](size_t start, size_t end) { return sql.substr(start, end - start); };
+  EXPECT_EQ(span(found[0].column_start, found[0].column_end), "T.name");
+  EXPECT_EQ(span(found[0].comparison_start, found[0].comparison_end), "'x' = T.name");
+  EXPECT_EQ(span(found[1].column_start, found[1].column_end), "age COLLATE BINARY");
+  EXPECT_EQ(span(found[1].comparison_start, found[1].comparison_end), "age COLLATE BINARY >= 3");
+  for (size_t i : {2u, 3u}) EXPECT_EQ(span(found[i].comparison_start, found[i].comparison_end), "age BETWEEN 1 AND 9");
+}
+
 TEST(SqlConditions, FollowSubqueriesAndCtesToTheirTables) {
   EXPECT_EQ(conditions("SELECT t.n FROM (SELECT name AS n FROM singer) AS t WHERE t.n = 'Bob'"),
             Strings{"singer.name = Bob"});

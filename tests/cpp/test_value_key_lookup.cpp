@@ -84,11 +84,24 @@ TEST_F(KeyLookupTest, QualifiedQuotedNegatedAndImplicitKeysAndOtherLiteralsStill
   EXPECT_EQ(rows(result.sql).size(), 0u);  // United's flights leave from APG and ABR, both to Ashley
 }
 
+TEST_F(KeyLookupTest, TheColumnIsReadAsTheQueryWritesIt) {
+  // The literal on the left, a collation, and the column read through a subquery's alias.
+  const std::string sql =
+      "SELECT f.n FROM (SELECT FlightNo AS n, SourceAirport AS s FROM flights) AS f WHERE 'Aberdeen' = f.s AND "
+      "(f.s COLLATE NOCASE != 'Ashley')";
+  const CorrectionResult result = correct_values(sql, "flights", catalog, *memory);
+  EXPECT_EQ(result.sql,
+            "SELECT f.n FROM (SELECT FlightNo AS n, SourceAirport AS s FROM flights) AS f WHERE f.s IN (SELECT "
+            "\"AirportCode\" FROM \"airports\" WHERE \"City\" = 'Aberdeen') AND (f.s COLLATE NOCASE NOT IN (SELECT "
+            "\"AirportCode\" FROM \"airports\" WHERE \"City\" = 'Ashley'))");
+  ASSERT_EQ(result.lookups.size(), 2u);
+  EXPECT_EQ(rows(result.sql), (std::vector<std::vector<std::string>>{{"10"}, {"11"}}));
+}
+
 TEST_F(KeyLookupTest, LeavesWhatIsNotALookup) {
-  // Stored as written; not a foreign key; the literal on the left; a pattern; several columns naming other rows.
+  // Stored as written; not a foreign key; a pattern; an IN list; several columns naming other rows.
   for (const std::string sql : {"SELECT * FROM flights WHERE SourceAirport = 'APG'",
                                 "SELECT * FROM flights WHERE Note = 'Ashley'",
-                                "SELECT * FROM flights WHERE 'Aberdeen' = SourceAirport",
                                 "SELECT * FROM flights WHERE SourceAirport LIKE 'Aberdeen'",
                                 "SELECT * FROM flights WHERE SourceAirport IN ('Aberdeen')",
                                 "SELECT * FROM flights WHERE DestAirport = 'Springfield'"}) {
@@ -99,8 +112,7 @@ TEST_F(KeyLookupTest, LeavesWhatIsNotALookup) {
   const auto conditions = value_conditions("SELECT * FROM flights WHERE DestAirport = 'Ashley'",
                                            catalog.schema("flights"));
   ASSERT_EQ(conditions.size(), 1u);
-  const auto ashley = find_key_lookup("SELECT * FROM flights WHERE DestAirport = 'Ashley'", conditions[0], "flights",
-                                      catalog);
+  const auto ashley = find_key_lookup(conditions[0], "flights", catalog);
   ASSERT_TRUE(ashley.has_value());  // City and AirportName both name ASY: the first column in table order
   EXPECT_EQ(ashley->column, "City");
 }

@@ -16,6 +16,8 @@ def test_parse_conditions_tables_render(concert_db):
     assert found == [("concert", "year", "=", "2014", "number"), ("stadium", "city", "=", "LA", "string")]
     city = query.conditions[1]
     assert sql[city.start:city.end] == '"LA"'
+    assert sql[city.column_start:city.column_end] == "city"
+    assert sql[city.comparison_start:city.comparison_end] == 'city = "LA"'
     assert query.tables == ["stadium", "concert"]
     assert query.render() == ('SELECT T1.name FROM stadium AS T1 JOIN concert AS T2 ON T1.stadium_id = T2.stadium_id '
                               'WHERE T2.year = 2014 AND city = "LA"')

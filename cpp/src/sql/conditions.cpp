@@ -12,12 +12,12 @@ class Extractor {
   void visit(const Expr& e) {
     switch (e.kind) {
       case ExprKind::Binary: comparison(e); break;
-      case ExprKind::Like: add(*e.args[0], *e.args[1], std::string(e.negated ? "NOT " : "") + e.op); break;
+      case ExprKind::Like: add(e, *e.args[0], *e.args[1], std::string(e.negated ? "NOT " : "") + e.op); break;
       case ExprKind::Between:
-        for (size_t i = 1; i <= 2; ++i) add(*e.args[0], *e.args[i], e.negated ? "NOT BETWEEN" : "BETWEEN");
+        for (size_t i = 1; i <= 2; ++i) add(e, *e.args[0], *e.args[i], e.negated ? "NOT BETWEEN" : "BETWEEN");
         break;
       case ExprKind::In:
-        for (size_t i = 1; i < e.args.size(); ++i) add(*e.args[0], *e.args[i], e.negated ? "NOT IN" : "IN");
+        for (size_t i = 1; i < e.args.size(); ++i) add(e, *e.args[0], *e.args[i], e.negated ? "NOT IN" : "IN");
         break;
       default: break;
     }
@@ -37,12 +37,12 @@ class Extractor {
     bool ordering = op == "<" || op == "<=" || op == ">" || op == ">=";
     if (!symmetric && !ordering) return;
     if (column_of(*e.args[0])) {
-      add(*e.args[0], *e.args[1], op);
+      add(e, *e.args[0], *e.args[1], op);
     } else if (ordering) {
       std::string flipped = op[0] == '<' ? ">" + op.substr(1) : "<" + op.substr(1);
-      add(*e.args[1], *e.args[0], flipped);
+      add(e, *e.args[1], *e.args[0], flipped);
     } else {
-      add(*e.args[1], *e.args[0], op);
+      add(e, *e.args[1], *e.args[0], op);
     }
   }
 
@@ -61,7 +61,7 @@ class Extractor {
            e.literal_kind == LiteralKind::Null;
   }
 
-  void add(const Expr& column, const Expr& literal, const std::string& op) {
+  void add(const Expr& comparison, const Expr& column, const Expr& literal, const std::string& op) {
     const Binding* binding = column_of(column);
     if (binding == nullptr || !is_value_literal(literal)) return;
     Condition condition;
@@ -73,6 +73,10 @@ class Extractor {
     condition.literal_index = literal.literal_index;
     condition.start = literal.start;
     condition.end = literal.end;
+    condition.column_start = column.start;
+    condition.column_end = column.end;
+    condition.comparison_start = comparison.start;
+    condition.comparison_end = comparison.end;
     found_.push_back(std::move(condition));
   }
 

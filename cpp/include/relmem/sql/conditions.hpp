@@ -19,6 +19,10 @@ struct Condition {
   int literal_index = -1;                           // for rewrite_literals
   size_t start = 0;                                 // the literal's span in the SQL
   size_t end = 0;
+  size_t column_start = 0;                          // the column's span, a COLLATE after it included
+  size_t column_end = 0;
+  size_t comparison_start = 0;                      // the whole comparison's: "5 < age", "age BETWEEN 1 AND 9"
+  size_t comparison_end = 0;
 };
 
 // One entry per literal compared with a column (an IN list or BETWEEN gives one per literal), in source order.

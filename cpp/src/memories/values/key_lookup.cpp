@@ -1,6 +1,5 @@
 #include "relmem/memories/values/key_lookup.hpp"
 
-#include <cctype>
 #include <map>
 
 #include "../../common/ascii_case.hpp"
@@ -18,40 +17,11 @@ std::vector<std::string> column_values(const Catalog& catalog, const std::string
   return out;
 }
 
-bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// Where the comparison operator before the literal at `literal_start` begins, when the text there reads
-// "column op literal" with `column` (possibly qualified or quoted) and the operator of `op`; npos otherwise.
-size_t operator_start(const std::string& sql, size_t literal_start, const std::string& column, const std::string& op) {
-  size_t at = literal_start;
-  while (at > 0 && std::isspace(static_cast<unsigned char>(sql[at - 1]))) --at;
-  const std::vector<std::string> spellings = op == "=" ? std::vector<std::string>{"==", "="}
-                                                       : std::vector<std::string>{"!=", "<>"};
-  size_t op_start = std::string::npos;
-  for (const auto& spelling : spellings) {
-    if (at >= spelling.size() && sql.compare(at - spelling.size(), spelling.size(), spelling) == 0) {
-      op_start = at - spelling.size();
-      break;
-    }
-  }
-  if (op_start == std::string::npos) return op_start;
-  size_t end = op_start;
-  while (end > 0 && std::isspace(static_cast<unsigned char>(sql[end - 1]))) --end;
-  if (end > 0 && (sql[end - 1] == '"' || sql[end - 1] == '`' || sql[end - 1] == ']')) --end;
-  if (end < column.size() || !iequals(std::string_view(sql).substr(end - column.size(), column.size()), column)) {
-    return std::string::npos;
-  }
-  const size_t before = end - column.size();
-  if (before > 0 && is_identifier_char(sql[before - 1])) return std::string::npos;  // "xcity" is not "city"
-  return op_start;
-}
-
 }  // namespace
 
-std::optional<KeyLookup> find_key_lookup(const std::string& sql, const ValueCondition& condition,
-                                         const std::string& db, const Catalog& catalog) {
+std::optional<KeyLookup> find_key_lookup(const ValueCondition& condition, const std::string& db,
+                                         const Catalog& catalog) {
   if (condition.op != "=" && condition.op != "!=") return std::nullopt;
-  if (operator_start(sql, condition.start, condition.column, condition.op) == std::string::npos) return std::nullopt;
   const Schema& schema = catalog.schema(db);
   const Table* table = schema.table(condition.table);
   if (!table) return std::nullopt;
@@ -95,10 +65,9 @@ KeyLookupRewrite apply_key_lookups(const std::string& sql, const Schema& schema,
     if (it == by_literal.end()) continue;
     const KeyLookup& lookup = *it->second;
     if (condition.op != lookup.condition.op || condition.value != lookup.condition.value) continue;
-    const size_t start = operator_start(sql, condition.start, condition.column, condition.op);
-    if (start == std::string::npos) continue;
-    edits.push_back({start, condition.end,
-                     std::string(condition.op == "=" ? "IN" : "NOT IN") + " (SELECT " + quote_identifier(lookup.key) +
+    const std::string column = sql.substr(condition.column_start, condition.column_end - condition.column_start);
+    edits.push_back({condition.comparison_start, condition.comparison_end,
+                     column + (condition.op == "=" ? " IN" : " NOT IN") + " (SELECT " + quote_identifier(lookup.key) +
                          " FROM " + quote_identifier(lookup.table) + " WHERE " + quote_identifier(lookup.column) +
                          " = " + quote_string(condition.value) + ")"});
     result.applied.push_back(lookup);

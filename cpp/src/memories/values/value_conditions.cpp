@@ -21,7 +21,8 @@ std::vector<ValueCondition> value_conditions(const std::string& sql_text, const 
     const Table* table = schema.table(c.table);
     const Column* column = table ? table->column(c.column) : nullptr;
     if (!column) continue;  // an alias, a computed output or an unknown name: no stored values to compare with
-    out.push_back(ValueCondition{c.literal_index, table->name, column->name, c.op, c.literal, c.start, c.end});
+    out.push_back(ValueCondition{c.literal_index, table->name, column->name, c.op, c.literal, c.start, c.end,
+                                 c.column_start, c.column_end, c.comparison_start, c.comparison_end});
   }
   return out;
 }

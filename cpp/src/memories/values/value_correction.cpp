@@ -17,7 +17,7 @@ CorrectionResult correct_values(const std::string& sql, const std::string& db, c
   std::vector<KeyLookup> lookups;
   for (const auto& check : result.checks) {
     if (check.status == ValueStatus::NotFound && !check.condition.pattern()) {
-      if (auto lookup = find_key_lookup(sql, check.condition, db, catalog)) {
+      if (auto lookup = find_key_lookup(check.condition, db, catalog)) {
         lookups.push_back(std::move(*lookup));
         continue;
       }

@@ -14,27 +14,28 @@
 namespace relmem {
 
 struct KeyLookup {
-  ValueCondition condition;  // "column = literal" or "column != literal"
+  ValueCondition condition;  // the column compared with = or != to the literal, on either side
   std::string table;         // the table the column's foreign key references
   std::string key;           // its column the foreign key names
   std::string column;        // its column that stores the literal as written
 };
 
-// The lookup for `condition` of `sql`, whose column does not store its literal: when the SQL writes it as
-// "column op literal" with op = or !=, the column has exactly one single-column foreign key, and the referenced table
-// stores the literal as written in exactly one text column (or in several that name the same keys; the first in
-// table order is taken). nullopt otherwise. Reads the database with read-only queries.
-std::optional<KeyLookup> find_key_lookup(const std::string& sql, const ValueCondition& condition,
-                                         const std::string& db, const Catalog& catalog);
+// The lookup for `condition`, whose column does not store its literal: when the column is compared with = or !=, has
+// exactly one single-column foreign key, and the referenced table stores the literal as written in exactly one text
+// column (or in several that name the same keys; the first in table order is taken). nullopt otherwise. Reads the
+// database with read-only queries.
+std::optional<KeyLookup> find_key_lookup(const ValueCondition& condition, const std::string& db,
+                                         const Catalog& catalog);
 
 struct KeyLookupRewrite {
   std::string sql;                  // the input with the lookups applied, every other byte unchanged
   std::vector<KeyLookup> applied;  // in source order
 };
 
-// Rewrites each lookup's comparison into "column [NOT] IN (SELECT key FROM table WHERE column = literal)". A lookup
-// names its literal by literal_index (literal rewrites of other conditions may come first), and applies only where
-// the SQL writes "column op literal". The literal keeps its index: the rewrite holds one literal where there was one.
+// Rewrites each lookup's comparison into "column [NOT] IN (SELECT key FROM table WHERE column = literal)", the column
+// as the SQL writes it ("T1.SourceAirport", "x.code COLLATE NOCASE"). A lookup names its literal by literal_index
+// (literal rewrites of other conditions may come first). The literal keeps its index: the rewrite holds one literal
+// where there was one, and no literal stands between a comparison's column and its literal.
 KeyLookupRewrite apply_key_lookups(const std::string& sql, const Schema& schema, const std::vector<KeyLookup>& lookups);
 
 }  // namespace relmem

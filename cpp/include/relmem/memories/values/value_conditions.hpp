@@ -17,6 +17,10 @@ struct ValueCondition {
   std::string value;  // the literal's content, unescaped
   size_t start = 0;   // the literal's span in the SQL text, quotes included
   size_t end = 0;
+  size_t column_start = 0;  // the column's span (a COLLATE after it included) and the whole comparison's
+  size_t column_end = 0;
+  size_t comparison_start = 0;
+  size_t comparison_end = 0;
   bool pattern() const;  // LIKE/GLOB: value is a pattern with wildcards
 };
 
