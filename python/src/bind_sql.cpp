@@ -196,6 +196,8 @@ void bind_sql(py::module_& m) {
       .def_property_readonly("conditions", &Query::conditions)
       .def_property_readonly("tables", &Query::tables)
       .def_property_readonly("literals", &literal_infos)
+      .def_property_readonly("counts_only", &Query::returns_counts_only,
+                             "Every result column is a count(...) call: the query answers how many.")
       .def("render", &Query::render, "The statement written afresh from its syntax tree.")
       .def(
           "rewrite_literals",

@@ -392,6 +392,26 @@ def test_disabled_value_memory_leaves_the_value_and_refinement_sees_the_empty_re
     assert state.results()[0]["rows"] == [[None]] and state.answer == "NULL"
 
 
+def test_a_count_where_the_question_asks_which_rows_goes_to_refinement(demo_dir, catalog, memories):
+    question = "Which hospitals in San Francisco have a trauma center?"
+    counted = "SELECT COUNT(*) FROM hospital WHERE city = 'San Francisco' AND trauma_center = 'Y'"
+    listed = "SELECT name FROM hospital WHERE city = 'San Francisco' AND trauma_center = 'Y'"
+    rules = [YES, Rule(stage="plan", reply=plan(("hospitals with a trauma center", counted, "hospitals"))),
+             Rule(stage="refine", contains="the question asks which rows, not how many",
+                  reply=sql_block(listed)),
+             Rule(stage="return_type", reply="(SQL)")]
+    with FakeLLMServer(rules) as server:
+        _, state = ask(server, catalog, memories, question)
+    assert [r["decision"]["action"] for r in records(state, "inspect")] == ["refine", "keep"]
+    assert state.results()[0]["sql"] == listed
+    assert state.results()[0]["rows"] == [list(row) for row in query(demo_dir, "hospitals", listed)]
+    assert_no_errors(state)
+    rules[1] = Rule(stage="plan", reply=plan(("hospitals with a trauma center", counted, "hospitals")))
+    with FakeLLMServer(rules) as server:
+        _, state = ask(server, catalog, memories, "How many hospitals in San Francisco have a trauma center?")
+    assert [r["decision"]["action"] for r in records(state, "inspect")] == ["keep"]
+
+
 def test_refinement_uses_the_retriever_feedback(demo_dir, catalog, memories):
     config = PipelineConfig(refine_rounds=1)
     rules = [YES, Rule(stage="plan", reply=LA_PLAN),

@@ -26,6 +26,19 @@ def test_parse_conditions_tables_render(concert_db):
     assert [c.table for c in relmem.sql.parse(sql).conditions] == ["concert", ""]
 
 
+@pytest.mark.parametrize("sql, counts_only", [
+    ("SELECT count(*) FROM singer", True),
+    ("SELECT count(*) AS n, COUNT(DISTINCT country) FROM singer GROUP BY age ORDER BY n DESC LIMIT 1", True),
+    ("SELECT count(*) FROM singer UNION SELECT name FROM singer", True),  # the first SELECT names the result
+    ("SELECT country, count(*) FROM singer GROUP BY country", False),
+    ("SELECT count(*) + 1 FROM singer", False),
+    ("SELECT sum(age) FROM singer", False),
+    ("SELECT name FROM singer WHERE age > (SELECT count(*) FROM concert)", False),
+])
+def test_counts_only_reads_the_result_columns(sql, counts_only):
+    assert relmem.sql.parse(sql).counts_only is counts_only
+
+
 def test_rewrite_literals_keeps_formatting(concert_db):
     catalog = relmem.Catalog(str(concert_db))
     sql = "SELECT name   FROM stadium\nWHERE city = 'Los Angeles'  -- the city"

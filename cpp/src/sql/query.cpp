@@ -35,6 +35,14 @@ std::vector<std::string> Query::tables() const {
   return names;
 }
 
+bool Query::returns_counts_only() const {
+  const auto& columns = select().cores.front().columns;
+  return !columns.empty() && std::all_of(columns.begin(), columns.end(), [](const ResultColumn& column) {
+    const Expr& expr = *column.expr;
+    return expr.kind == ExprKind::Function && is_aggregate_call(expr) && iequals(expr.op, "count");
+  });
+}
+
 std::string Query::render() const { return relmem::sql::render(select()); }
 
 std::string Query::rewrite_literals(const std::map<int, LiteralValue>& replacements) const {

@@ -31,6 +31,9 @@ class Query {
   std::vector<std::string> tables() const;
   // The literal nodes in source order (index = literal_index).
   std::vector<const Expr*> literals() const { return relmem::sql::literals(select()); }
+  // True when every result column of the statement (its first SELECT of a compound) is a count(...) call: the
+  // query answers "how many", whatever it groups by.
+  bool returns_counts_only() const;
   // The whole tree written afresh.
   std::string render() const;
   // The original text with the given literals replaced (see rewrite_literals).
