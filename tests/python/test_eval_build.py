@@ -1,4 +1,5 @@
-"""`relmem eval build`: evaluation sets composed from Spider dev and the zero-database questions."""
+"""`relmem eval build`: evaluation sets composed from Spider questions and the zero-database questions."""
+import json
 import subprocess
 import sys
 
@@ -50,3 +51,21 @@ def test_build_explains_missing_data(tmp_path):
                              "--zero-db", str(tmp_path / "empty"), "--out", str(tmp_path / "s.jsonl"), "--n", "zero=2"],
                             capture_output=True, text=True)
     assert result.returncode == 2 and "cannot read" in result.stderr
+
+
+@requires_shared(SPIDER)
+@requires_shared(ZERO_DB)
+def test_build_draws_from_the_training_questions_when_asked(tmp_path):
+    out = tmp_path / "train.jsonl"
+    result = subprocess.run([sys.executable, "-m", "relmem.cli", "eval", "build", "--spider", str(SPIDER), "--zero-db",
+                             str(ZERO_DB), "--out", str(out), "--n", "single=5,double=2", "--questions",
+                             "train_spider.json"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    items = load_set(out)
+    dev_databases = {entry["db_id"] for entry in json.loads((SPIDER / "dev.json").read_text())}
+    assert len(items) == 7 and {item.source for item in items} == {"spider/train_spider.json"}
+    assert not {database for item in items for database in item.databases} & dev_databases
+    missing = subprocess.run([sys.executable, "-m", "relmem.cli", "eval", "build", "--spider", str(SPIDER),
+                              "--zero-db", str(ZERO_DB), "--out", str(tmp_path / "none.jsonl"), "--n", "single=1",
+                              "--questions", "nowhere.json"], capture_output=True, text=True)
+    assert missing.returncode == 2 and "cannot read" in missing.stderr

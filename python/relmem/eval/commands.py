@@ -40,6 +40,9 @@ def register(commands):
                         "kind=count pairs, kinds zero, single, double, multi, value (repeatable or comma-separated)")
     p.add_argument("--value-cases", default=None, metavar="CASES.jsonl",
                    help="value cases of scripts/make_value_cases.py, for value=N questions (dev cases only)")
+    p.add_argument("--questions", default="dev.json", metavar="FILE",
+                   help="the Spider file in --spider that single, double and multi items are drawn from (default "
+                        "dev.json; train_spider.json to choose settings without reading dev)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run_build)
 
@@ -99,7 +102,8 @@ def run_build(args):
                                       "--value-cases": args.value_cases}, "--out")
     outputs.refuse_existing(args.out, "--out")
     counts = parse_counts(args.n)
-    items = build_set(args.spider, args.zero_db, counts, seed=args.seed, value_cases=args.value_cases)
+    items = build_set(args.spider, args.zero_db, counts, seed=args.seed, value_cases=args.value_cases,
+                      questions=args.questions)
     write_set(items, args.out)
     made = {kind: sum(item.kind == kind for item in items) for kind in counts}
     print(f"wrote {len(items)} items to {args.out}: " + ", ".join(f"{n} {kind}" for kind, n in made.items()))

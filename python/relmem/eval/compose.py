@@ -64,9 +64,10 @@ def _sentence(question):
     return question if question[-1:] in "?.!" else question + "?"
 
 
-def spider_parts(spider_dir, catalog=None):
-    """Every Spider dev question whose gold SQL returns rows (not all NULL) within the row cap, as Part."""
-    entries = _read_json(os.path.join(spider_dir, "dev.json"))
+def spider_parts(spider_dir, catalog=None, questions="dev.json"):
+    """Every question of the Spider file `questions` whose gold SQL returns rows (not all NULL) within the row cap,
+    as Part."""
+    entries = _read_json(os.path.join(spider_dir, questions))
     catalog = catalog or Catalog(os.path.join(spider_dir, "database"))
     parts = []
     for entry in entries:
@@ -81,7 +82,7 @@ def spider_parts(spider_dir, catalog=None):
             continue
         parts.append(Part(_sentence(entry["question"]), db, sql, rows, "order by" in sql.lower()))
     if not parts:
-        raise Error(f"no usable Spider dev question in {spider_dir} (dev.json and database/ are needed)")
+        raise Error(f"no usable Spider question in {spider_dir} ({questions} and database/ are needed)")
     return parts
 
 
@@ -199,9 +200,10 @@ def value_items(rng, value_cases, catalog, count):
     return _sample(rng, pool, count, f"value questions (dev cases of {value_cases})")
 
 
-def build_set(spider_dir, zero_dir, counts, seed=0, catalog=None, value_cases=None):
+def build_set(spider_dir, zero_dir, counts, seed=0, catalog=None, value_cases=None, questions="dev.json"):
     """The items, in kind order, with ids like "single-0007". `counts`: {kind: n} (see parse_counts); "value"
-    items need `value_cases` (scripts/make_value_cases.py's output)."""
+    items need `value_cases` (scripts/make_value_cases.py's output). Single, double and multi items are drawn from
+    the Spider file `questions`: dev.json to evaluate, train_spider.json to choose settings without reading dev."""
     rng = random.Random(seed)
     items = []
     if counts.get("zero"):
@@ -210,8 +212,8 @@ def build_set(spider_dir, zero_dir, counts, seed=0, catalog=None, value_cases=No
         items += _sample(rng, squad, half, "SQuAD questions") + \
             _sample(rng, commonsense, counts["zero"] - half, "CommonsenseQA questions")
     if any(counts.get(kind) for kind in ("single", "double", "multi")):
-        parts = spider_parts(spider_dir, catalog)
-        for part in _sample(rng, parts, counts.get("single", 0), "Spider dev questions"):
+        parts = spider_parts(spider_dir, catalog, questions)
+        for part in _sample(rng, parts, counts.get("single", 0), f"questions of {questions}"):
             items.append(Item("", "single", part.question, {"type": "rows"}, [part]))
         items += double_items(rng, parts, counts.get("double", 0))
         items += multi_items(rng, parts, counts.get("multi", 0))
@@ -224,5 +226,5 @@ def build_set(spider_dir, zero_dir, counts, seed=0, catalog=None, value_cases=No
     for item in items:
         numbers[item.kind] = numbers.get(item.kind, 0) + 1
         item.id = f"{item.kind}-{numbers[item.kind]:04d}"
-        item.source = item.source or "spider/dev.json"
+        item.source = item.source or f"spider/{questions}"
     return items
