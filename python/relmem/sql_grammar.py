@@ -8,7 +8,8 @@ but one read-only query: SELECT with DISTINCT, joins, subqueries, WHERE, GROUP B
 UNION/INTERSECT/EXCEPT, CASE, CAST, and SQLite's common functions. Keywords and function names are upper or lower
 case. Table aliases are T1-T9 (t1-t9) or one lower-case letter, so a word such as "of" cannot pass for one; output
 aliases (AS name) are free, and ORDER BY may name one. Names are the schema's in any letter case (SQLite compares
-them so), bare when they are plain identifiers, else (and optionally) in double quotes.
+them so), bare when they are plain identifiers, else (and optionally) in double quotes. Strings are single-quoted, or
+double-quoted as SQLite also reads them when they name no column.
 
 The server engines get their own variant (sql_rules(..., dialect="postgresql" or "mysql")): their operators,
 functions and CAST types; names quoted as they quote them (double quotes, backticks) and then spelled exactly as the
@@ -31,12 +32,16 @@ class Dialect:
     types: str       # of the CAST types
     quote: str       # the character that quotes a name
     exact_quoted: bool  # whether a quoted name must have the schema's letter case
+    # Whether a double-quoted text that names no column is a string, as SQLite reads it (and Spider's gold writes
+    # values): a model that opens a value with " must not be forced to finish it as a column name.
+    double_quoted_strings: bool = False
 
 
 DIALECTS = {
     "sqlite": Dialect(FUNCTIONS,
                       '"=" | "==" | "!=" | "<>" | "<=" | ">=" | "<" | ">" | "+" | "-" | "*" | "/" | "%" | "||"',
-                      '"LIKE" | "GLOB"', '"INTEGER" | "INT" | "REAL" | "FLOAT" | "TEXT" | "NUMERIC"', '"', False),
+                      '"LIKE" | "GLOB"', '"INTEGER" | "INT" | "REAL" | "FLOAT" | "TEXT" | "NUMERIC"', '"', False,
+                      double_quoted_strings=True),
     "postgresql": Dialect(
         ("COUNT", "SUM", "AVG", "MIN", "MAX", "STRING_AGG", "ABS", "ROUND", "LENGTH", "LOWER", "UPPER", "SUBSTR",
          "SUBSTRING", "TRIM", "LTRIM", "RTRIM", "REPLACE", "STRPOS", "CONCAT", "COALESCE", "NULLIF", "DATE_PART",
@@ -89,7 +94,7 @@ S-column-ref ::= (S-qual ".")? S-column
 S-qual ::= S-table | S-alias
 S-alias ::= [Tt] [1-9] | [a-z]
 S-label ::= [A-Za-z_] [A-Za-z0-9_]{0,30} | @LABEL@
-S-literal ::= S-number | "'" ([^'\n] | "''"){0,200} "'" | "NULL"
+S-literal ::= S-number | "'" ([^'\n] | "''"){0,200} "'" | "NULL"@DOUBLE_QUOTED@
 S-number ::= S-int ("." [0-9]{1,10})?
 S-int ::= [0-9]{1,12}
 S-comma ::= S-ows "," S-ows
@@ -166,7 +171,9 @@ def sql_rules(tables, prefix="sql", dialect="sqlite", depth=DEPTH):
     of = DIALECTS[dialect]
     columns = [c for cs in tables.values() for c in cs] or ["rowid"]
     mark = _quoted(of.quote)
+    double_quoted = ' | "\\"" ([^"\\n] | "\\"\\""){1,200} "\\""' if of.double_quoted_strings else ""
     shared = (_SHARED.replace("@OPERATORS@", of.operators).replace("@TYPES@", of.types)
+              .replace("@DOUBLE_QUOTED@", double_quoted)
               .replace("@LABEL@", f'{mark} [^{_class(of.quote)}\\n]{{1,40}} {mark}'))
     rules = (_levels(prefix, depth).replace("@MATCHES@", of.matches) + "\n" + shared.strip()).replace("S-", f"{prefix}-")
     rules += f"\n{prefix}-table ::= {_choice(tables, dialect)}"
