@@ -40,6 +40,18 @@ void def_on_schema(py::module_& sql, const char* name, Analyse analyse, const ch
       py::arg("sql"), py::arg("catalog"), py::arg("db"));
 }
 
+// A repair's result: the repaired SQL and its fixes; `noun` counts them in the repr ("2 join(s)").
+template <typename Repair>
+void def_repair_result(py::module_& sql, const char* name, const char* doc, const char* noun) {
+  py::class_<Repair>(sql, name, doc)
+      .def_readonly("sql", &Repair::sql)
+      .def_readonly("repairs", &Repair::repairs)
+      .def("__repr__", [name = std::string(name), noun = std::string(noun)](const Repair& r) {
+        return name + "(" + py::repr(py::str(r.sql)).cast<std::string>() + ", " + std::to_string(r.repairs.size()) +
+               " " + noun + ")";
+      });
+}
+
 // A literal of the query, as Python sees it.
 struct LiteralInfo {
   int index;
@@ -152,13 +164,8 @@ void bind_sql(py::module_& m) {
                span_repr(f.start, f.end) + ")";
       });
 
-  py::class_<QualifierRepair>(sql, "QualifierRepair", "The repaired SQL and its fixes, in source order.")
-      .def_readonly("sql", &QualifierRepair::sql)
-      .def_readonly("repairs", &QualifierRepair::repairs)
-      .def("__repr__", [](const QualifierRepair& r) {
-        return "QualifierRepair(" + py::repr(py::str(r.sql)).cast<std::string>() + ", " +
-               std::to_string(r.repairs.size()) + " repair(s))";
-      });
+  def_repair_result<QualifierRepair>(sql, "QualifierRepair", "The repaired SQL and its fixes, in source order.",
+                                     "repair(s)");
 
   py::class_<JoinFix>(sql, "JoinFix", "A table joined for a column that no FROM item of its SELECT had.")
       .def_readonly("column", &JoinFix::column)
@@ -169,13 +176,8 @@ void bind_sql(py::module_& m) {
         return "JoinFix(" + f.column + ":" + f.clause + " @" + std::to_string(f.position) + ")";
       });
 
-  py::class_<JoinRepair>(sql, "JoinRepair", "The repaired SQL and its joins, in the order they were made.")
-      .def_readonly("sql", &JoinRepair::sql)
-      .def_readonly("repairs", &JoinRepair::repairs)
-      .def("__repr__", [](const JoinRepair& r) {
-        return "JoinRepair(" + py::repr(py::str(r.sql)).cast<std::string>() + ", " +
-               std::to_string(r.repairs.size()) + " join(s))";
-      });
+  def_repair_result<JoinRepair>(sql, "JoinRepair", "The repaired SQL and its joins, in the order they were made.",
+                                "join(s)");
 
   py::class_<CountFix>(sql, "CountFix", "A count of one row per row turned into a count of the rows that reference it.")
       .def_readonly("table", &CountFix::table)
@@ -183,13 +185,7 @@ void bind_sql(py::module_& m) {
       .def_readonly("group_by", &CountFix::group_by)
       .def("__repr__", [](const CountFix& f) { return "CountFix(" + f.table + ":" + f.clause + f.group_by + ")"; });
 
-  py::class_<CountRepair>(sql, "CountRepair", "The repaired SQL and its fix, if any.")
-      .def_readonly("sql", &CountRepair::sql)
-      .def_readonly("repairs", &CountRepair::repairs)
-      .def("__repr__", [](const CountRepair& r) {
-        return "CountRepair(" + py::repr(py::str(r.sql)).cast<std::string>() + ", " +
-               std::to_string(r.repairs.size()) + " fix(es))";
-      });
+  def_repair_result<CountRepair>(sql, "CountRepair", "The repaired SQL and its fix, if any.", "fix(es)");
 
   py::class_<Query>(sql, "Query", "A parsed SELECT statement with its names resolved.")
       .def_property_readonly("sql", &Query::sql)
