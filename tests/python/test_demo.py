@@ -43,6 +43,7 @@ RULES = [
     Rule(stage="context_switch", reply="Answer: (YES)"),
     Rule(stage="plan", reply=fake_plan),
     Rule(stage="correct_values", contains="'LA'", reply=f"Begin SQL\n{LA_FIXED}\nEnd SQL"),
+    Rule(stage="return_type", contains="Seattle", reply="(SQL)"),
     Rule(stage="return_type", reply="(TEXT)"),
     Rule(stage="answer_directly", contains="Hamlet", reply="Answer: William Shakespeare"),
     Rule(stage="generate_output", reply=lambda r: "Answer: " + r.messages[-1]["content"].strip().splitlines()[-1]),
@@ -144,6 +145,10 @@ def test_demo_flags_run_the_full_pipeline_with_an_llm(tmp_path, no_llm_env, caps
     with sqlite3.connect(tmp_path / "demo" / "restaurants" / "restaurants.sqlite") as db:
         average = db.execute(LA_FIXED).fetchone()[0]
     assert f"answer: {average}" in text and f"[restaurants] {LA_FIXED}" in text
+    seattle = text.split("when was it founded?", 1)[1].splitlines()
+    answer_at = seattle.index("  answer:")  # its rows are the answer: a table below the label, indented
+    assert seattle[answer_at + 1].split() == ["population", "|", "founded_year"]
+    assert seattle[answer_at + 1].startswith("    ")
     assert server.stages().count("plan") == 7 and server.stages().count("correct_values") == 1
 
 

@@ -111,7 +111,11 @@ def _links_text(links):
 
 
 def _print_answer(state, out):
-    out(f"  answer: {state.answer}")
+    answer = str(state.answer)
+    if "\n" in answer:  # a table of rows: below the label, indented like the results
+        out("  answer:\n    " + answer.replace("\n", "\n    "))
+    else:
+        out(f"  answer: {answer}")
     for result in state.results():
         out(f"  [{result['database']}] {result['sql']}")
         if result["error"]:
