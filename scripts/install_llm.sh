@@ -13,7 +13,7 @@ set -euo pipefail
 
 RELMEM_HOME="${RELMEM_HOME:-$HOME/.cache/relmem}"
 LLM_DIR="$RELMEM_HOME/models/llm"
-DEFAULT_MODEL="qwen2.5-coder-0.5b-instruct-q4_k_m"
+DEFAULT_MODEL="qwen2.5-coder-1.5b-instruct-q4_k_m"
 RUNTIME=(
   "llama-cpp-python==0.3.36 --hash=sha256:832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
   "diskcache==5.6.3 --hash=sha256:5e31b2d5fbad117cc363ebaf6b689474db18a1f6438bc82358b024abd4c2ca19"
@@ -46,7 +46,7 @@ Q15_WHEELS=(
   4999dcb7b6704065f533ab521c5e581feecd72abc1fe596a57f00e7de72f1460 6190a4ffcb96fec023c8086464e7c9d0ec9c7061efc39fec19142bdef186768a
 )
 
-usage() { echo "usage: $0 VENV_PYTHON [--model qwen2.5-coder-0.5b-instruct-q4_k_m|qwen2.5-coder-1.5b-instruct-q4_k_m]" >&2; exit 2; }
+usage() { echo "usage: $0 VENV_PYTHON [--model qwen2.5-coder-1.5b-instruct-q4_k_m|qwen2.5-coder-0.5b-instruct-q4_k_m]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 python="$1"; shift
 model="$DEFAULT_MODEL"

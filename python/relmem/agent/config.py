@@ -68,9 +68,10 @@ class PipelineConfig:
             raise Error(f"unknown switch_view setting {self.switch_view!r} (known: {', '.join(SWITCH_VIEWS)})")
 
 
-# The settings measured best with the default local model (Qwen2.5 Coder 0.5B; docs/llm.md, the gate at the full
-# set sizes): the selection memory decides whether a question needs the databases (its gate) and which ones the plan
-# uses (its calibrated set), and the small model writes the SQL. The gate is fitted for USE-lite's scores only.
+# The settings measured best with the local models (chosen with Qwen2.5 Coder 0.5B, docs/llm.md, the gate at the
+# full set sizes; the 1.5B default measured with them): the selection memory decides whether a question needs the
+# databases (its gate) and which ones the plan uses (its calibrated set), and the small model writes the SQL. The
+# gate is fitted for USE-lite's scores only.
 SELECTION_LED = {"candidates": "selected", "keep_candidates": True, "context_switch": "selection"}
 SELECTION_LED_ENCODERS = ("use-lite",)
 

@@ -30,7 +30,7 @@ ENV_GGUF = "RELMEM_LLM_GGUF"
 ENV_THREADS = "RELMEM_LLM_THREADS"
 ENV_CONTEXT = "RELMEM_LLM_CONTEXT"
 ENV_PROMPT_CACHE = "RELMEM_LLM_PROMPT_CACHE"
-DEFAULT_MODEL = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_CONTEXT = 32768
 DEFAULT_MAX_TOKENS = 512
 # GGUF general.file_type values (llama.cpp's llama_ftype) of the quantizations relmem names.
@@ -180,7 +180,7 @@ class LocalModel:
 
     @property
     def description(self):
-        """The model's name and quantization, e.g. "Qwen2.5 Coder 0.5B Instruct AWQ (Q4_K_M, llama.cpp)"."""
+        """The model's name and quantization, e.g. "Qwen2.5 Coder 1.5B Instruct GGUF (Q4_K_M, llama.cpp)"."""
         return f"{self.name} ({self.quantization}, llama.cpp)"
 
     @property
