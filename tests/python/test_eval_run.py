@@ -13,6 +13,7 @@ from pipeline_fixtures import catalog, memories  # noqa: F401 (fixtures)
 
 import relmem
 from relmem.eval import GoldSimulator, Item, Part, make_pipeline, markdown, report, run_items, write_set
+from relmem.eval.runner import written_ids
 from relmem.llm import CallableLLM, OpenAIChat
 
 RELMEM = [sys.executable, "-m", "relmem.cli"]
@@ -64,17 +65,10 @@ def figures(out):
 
 
 def read_ids(path):
-    """Ids of the records written so far. A last line still being written (or cut short by a kill) is not a record
-    yet, as the runner's resume reads it."""
+    """Ids of the records written so far, read as the runner's resume reads them: a last line still being written is
+    not a record yet."""
     with open(path, "rb") as f:
-        data = f.read()
-    complete, tail = data[:data.rfind(b"\n") + 1], data[data.rfind(b"\n") + 1:]
-    ids = [json.loads(line)["id"] for line in complete.splitlines() if line.strip()]
-    try:
-        ids.append(json.loads(tail)["id"])
-    except ValueError:
-        pass
-    return ids
+        return written_ids(f.read(), path)[0]
 
 
 def test_the_simulator_answers_every_item_through_the_whole_pipeline(tmp_path, catalog, memories, items):

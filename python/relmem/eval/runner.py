@@ -101,6 +101,27 @@ def make_pipeline(catalog, memories, llm, disable=(), all_schemas=False, conditi
                             descriptions=memories.descriptions, config=config, disable=off, rows=memories.rows)
 
 
+def written_ids(data, path):
+    """(ids in order, the bytes that hold them) of an output's bytes `data`. A last line that is not a whole record
+    (still being written, or cut short by an interruption) is left out; any other unreadable line is an error."""
+    complete = data[:data.rfind(b"\n") + 1]
+    ids = []
+    for number, line in enumerate(complete.splitlines(), start=1):
+        if line.strip():
+            try:
+                ids.append(json.loads(line)["id"])
+            except (ValueError, KeyError, TypeError):
+                raise Error(f"{path}, line {number} is not an evaluation record; not resuming from it") from None
+    tail = data[len(complete):]
+    if tail.strip():
+        try:
+            ids.append(json.loads(tail)["id"])
+            complete = data
+        except (ValueError, KeyError, TypeError):
+            pass
+    return ids, complete
+
+
 def finished_ids(path):
     """Ids of the items a previous output holds. A last line cut short by an interruption is removed from the file
     (its item runs again); any other unreadable line is an error."""
@@ -108,26 +129,14 @@ def finished_ids(path):
         return set()
     with open(path, "rb") as f:
         data = f.read()
-    complete = data[:data.rfind(b"\n") + 1]
-    ids = set()
-    for number, line in enumerate(complete.splitlines(), start=1):
-        if line.strip():
-            try:
-                ids.add(json.loads(line)["id"])
-            except (ValueError, KeyError, TypeError):
-                raise Error(f"{path}, line {number} is not an evaluation record; not resuming from it") from None
-    tail = data[len(complete):]
-    if tail.strip():
-        try:
-            ids.add(json.loads(tail)["id"])
-            complete = data
-        except (ValueError, KeyError, TypeError):
-            with open(path, "r+b") as f:
-                f.truncate(len(complete))
+    ids, complete = written_ids(data, path)
+    if data[len(complete):].strip():
+        with open(path, "r+b") as f:
+            f.truncate(len(complete))
     if complete and not complete.endswith(b"\n"):
         with open(path, "ab") as f:
             f.write(b"\n")
-    return ids
+    return set(ids)
 
 
 def _tokens_by_stage(records):
