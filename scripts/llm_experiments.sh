@@ -6,10 +6,11 @@
 #
 # SET: `relmem eval build ... --n single=100,double=50,value=50,zero=50 --value-cases CASES --seed 0`.
 # MEMDIR: `relmem index --dbs ../shared/data/spider/database --examples TRAIN_EXAMPLES --out MEMDIR`.
-# Runs, most telling first: relmem (with all top 5 and with the selected set only), gold-DB DDL and free decoding on
-# single-DB questions; relmem with the kept selected set and the context switch seeing the candidates, or decided
-# by the selection gate, on zero-, single- and double-DB questions; relmem and LLM only on
-# zero-DB questions; value questions with and without the value memory; double-DB questions; top-20 DDL.
+# Runs, most telling first: relmem (with all top 5 and with the selected set only), gold-DB DDL (free to answer "No
+# relevant database", and bound to its databases) and free decoding on single-DB questions; relmem with the kept
+# selected set and the context switch seeing the candidates, or decided by the selection gate, on zero-, single- and
+# double-DB questions; relmem and LLM only on zero-DB questions; value questions with and without the value memory;
+# double-DB questions; top-20 DDL.
 set -euo pipefail
 [ $# -ge 4 ] || { echo "usage: $0 SET.jsonl MEMDIR OUTDIR N [LLM flags]" >&2; exit 2; }
 set_path="$1" memory="$2" out="$3" n="$4"
@@ -45,6 +46,7 @@ run relmem-kept-gate-repairs-no-values value "${gate[@]}" --disable value_memory
 run relmem-kept-gate-no-values value "${gate[@]}" --disable value_memory
 run relmem-kept-gate-free single "${gate[@]}" --free
 run gold-ddl single --condition gold-ddl
+run gold-ddl-kept single --condition gold-ddl --keep-candidates  # bound to its databases, as relmem-kept-* are
 run free-decoding single --free
 run relmem zero
 run llm-only zero --condition llm-only
@@ -52,10 +54,11 @@ run relmem value
 run no-value-memory value --disable value_memory
 run relmem double
 run gold-ddl double --condition gold-ddl
+run gold-ddl-kept double --condition gold-ddl --keep-candidates
 run top20-ddl single --condition top20-ddl
 runs=()
 for name in relmem-kept-gate-repairs relmem-kept-gate-repairs-no-values relmem relmem-selected relmem-kept relmem-kept-switch relmem-kept-gate \
-            relmem-kept-gate-no-values relmem-kept-gate-free gold-ddl free-decoding llm-only no-value-memory top20-ddl; do
+            relmem-kept-gate-no-values relmem-kept-gate-free gold-ddl gold-ddl-kept free-decoding llm-only no-value-memory top20-ddl; do
   [ -s "$out/$name.jsonl" ] && runs+=("$out/$name.jsonl")
 done
 "$relmem" eval report "${runs[@]}" > "$out/report.json"
