@@ -7,16 +7,20 @@ Questions that need a database: --count questions of train_spider.json (seeded).
 questions of zero_db (SQuAD 2.0 passages and CommonsenseQA, written as `relmem eval build` writes them), without the
 ones any --exclude set holds. Each question's features are the score of its best database and that score's margin
 over the tenth; a logistic regression on them gives the gate (score weight, margin weight, bias). Prints JSON: the
-gate, and the share of each group it sends to the databases (p >= 0.5). Fits on training questions only: Spider dev
-is not read.
+gate, and the share of each group it sends to the databases (p >= 0.5), and of --doubles questions on two databases
+(two train questions composed as `relmem eval build` composes double-DB items), which the gate sends when the whole
+or one of its two parts passes (SelectionSwitch). Fits on training questions only: Spider dev is not read.
 """
 import argparse
 import json
+import random
 
 import numpy as np
 
+from relmem import marked_question_parts
 from relmem.agent import Memories, SelectionSwitch
-from relmem.eval.compose import switch_questions
+from relmem.agent.stages.context import gate_probability
+from relmem.eval.compose import double_items, spider_parts, switch_questions
 
 
 def features(selection, questions):
@@ -25,6 +29,16 @@ def features(selection, questions):
         matches = selection.select(question, SelectionSwitch.DEPTH)
         rows.append((matches[0].score, matches[0].score - matches[-1].score))
     return np.array(rows, dtype=np.float64)
+
+
+def doubles_sent(selection, spider_dir, count, seed, gate):
+    parts = spider_parts(spider_dir, questions="train_spider.json")
+    questions = [item.question for item in double_items(random.Random(seed), parts, count)]
+    sent = 0
+    for question in questions:
+        texts = [question] + marked_question_parts(question)
+        sent += max(gate_probability(score, margin, gate) for score, margin in features(selection, texts)) >= 0.5
+    return round(sent / len(questions), 4)
 
 
 def fit_logistic(x, y, steps=100):
@@ -47,6 +61,8 @@ def main():
                         help="evaluation sets whose zero-DB questions are left out of the fit")
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--doubles", type=int, default=300, metavar="N",
+                        help="double-DB questions of train_spider.json to measure the gate on (0: none)")
     args = parser.parse_args()
     selection = Memories.load(args.memory).selection
     questions = switch_questions(args.spider, args.zero_db, args.count, args.seed, args.exclude)
@@ -55,9 +71,13 @@ def main():
 
     def sent(x):
         return round(float(np.mean(np.c_[x, np.ones(len(x))] @ w >= 0)), 4)
-    print(json.dumps({"switch_gate": [round(float(v), 2) for v in w],
-                      "train_spider": {"n": len(needs), "sent_to_databases": sent(needs)},
-                      "zero_db": {"n": len(no_needs), "sent_to_databases": sent(no_needs)}}))
+    report = {"switch_gate": [round(float(v), 2) for v in w],
+              "train_spider": {"n": len(needs), "sent_to_databases": sent(needs)},
+              "zero_db": {"n": len(no_needs), "sent_to_databases": sent(no_needs)}}
+    if args.doubles:
+        report["train_doubles"] = {"n": args.doubles, "sent_to_databases": doubles_sent(
+            selection, args.spider, args.doubles, args.seed + 1, tuple(report["switch_gate"]))}
+    print(json.dumps(report))
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from ._relmem import (  # noqa: E402 (after the OpenMP setting)
     cuda_device_info,
     cuda_unavailable_reason,
     execute_readonly,
+    marked_question_parts,
     question_parts,
     registered_encoders,
     train_relevance,
@@ -49,5 +50,5 @@ __all__ = [
     "DatabaseMatch", "Memory", "RefreshReport", "RelevanceConfig", "SelectionCalibration", "SetMetrics",
     "default_encoder_name", "execute_readonly", "load_encoder", "registered_encoders", "built_with_cuda",
     "cuda_device_count", "cuda_device_info", "cuda_unavailable_reason", "compose_question", "question_parts",
-    "train_relevance",
+    "marked_question_parts", "train_relevance",
 ]

@@ -618,6 +618,12 @@ void bind_relevance(py::module_& m) {
   m.def("question_parts", &question_parts, py::arg("question"),
         "The parts the selection memory ranks a question by: template markers (Q1: ...), numbered or listed parts, "
         "or sentences and 'and also' clauses; [question] when it has one part.");
+  m.def("marked_question_parts", [](const std::string& question) {
+          QuestionParts parts = split_question(question);
+          return parts.marked ? parts.texts : std::vector<std::string>{};
+        }, py::arg("question"),
+        "The parts a question's asker set apart with template markers (Q1: ...) or numbered or listed parts; [] "
+        "when it has none (sentences are not marked parts).");
   m.def("make_composites", [](const std::vector<LabeledQuestion>& singles, int64_t count, int min_parts, int max_parts,
                               const std::vector<std::string>& styles, uint64_t seed) {
           CompositeOptions options;

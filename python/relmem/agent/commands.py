@@ -43,7 +43,7 @@ def add_index_arguments(parser):
 
 # The PipelineConfig fields that add_pipeline_arguments() sets, by their argparse names.
 PIPELINE_SETTINGS = ("top_k", "candidates", "keep_candidates", "context_switch", "switch_view", "decompose",
-                     "repair_qualifiers", "repair_joins", "repair_counts")
+                     "plan_parts", "repair_qualifiers", "repair_joins", "repair_counts")
 
 
 def add_pipeline_arguments(parser):
@@ -64,6 +64,9 @@ def add_pipeline_arguments(parser):
     parser.add_argument("--decompose", choices=DECOMPOSERS, default="rules",
                         help="who splits a question into parts for database selection: the selection memory's "
                              "rules (default) or the LLM (the decompose stage)")
+    parser.add_argument("--plan-parts", action="store_true",
+                        help="plan a question of parts set apart (Q1: ...; Q2: ..., a list, or the LLM's "
+                             "decomposition) part by part, one plan call each (default: one plan for the question)")
     parser.add_argument("--no-repair-qualifiers", dest="repair_qualifiers", action="store_false",
                         help="run the planned SQL as written: no repair of a column qualified by a FROM item that "
                              "lacks it (default: moved to the one other FROM item of its SELECT that has it)")

@@ -42,6 +42,8 @@ class PipelineConfig:
     # the best and the tenth database. Fitted for the default memory (USE-lite) on 1,000 train_spider.json questions
     # against 1,000 zero_db questions outside docs/eval/llm/set.jsonl (scripts/fit_switch_gate.py; docs/llm.md).
     switch_gate: tuple = (2.33, 27.58, -6.57)
+    plan_parts: bool = False          # a question of parts set apart (Q1: ...; Q2: ..., a list, the decompose
+    #                                   stage's parts) is planned part by part, one plan call each
     decompose: str = "rules"          # who splits a question into parts for selection: "rules" (the selection
     #                                   memory's sentence and clause rules) or "llm" (the decompose stage)
 

@@ -125,6 +125,7 @@ def _label(args, model):
     changes += ["switch sees candidates"] if args.switch_view == "candidates" else []
     changes += ["full DDL"] if args.context == "full_ddl" else []
     changes += ["LLM decomposition"] if args.decompose == "llm" else []
+    changes += ["parts planned apart"] if args.plan_parts else []
     changes += ["no qualifier repair"] if not args.repair_qualifiers else []
     changes += ["no join repair"] if not args.repair_joins else []
     changes += ["no count repair"] if not args.repair_counts else []

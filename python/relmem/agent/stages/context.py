@@ -2,6 +2,7 @@
 memory's scores), and direct answers."""
 import math
 
+from ..._relmem import marked_question_parts
 from ...parsers import parse_answer, parse_rephrase, parse_verdict
 from ..conversation import conversation_text
 from ..schemas import overview_text
@@ -61,7 +62,9 @@ class SelectionSwitch(Stage):
     """The context switch without an LLM: the question needs the databases when the selection memory's best
     database stands out, p = sigmoid(w_s * s1 + w_m * (s1 - s10) + b) >= 0.5 (config.switch_gate), s1 and s10 the
     scores of its best and tenth database (the last, in a smaller collection). A question no database answers scores
-    low everywhere, and no database stands out."""
+    low everywhere, and no database stands out. A question of parts set apart (Q1: ...; Q2: ..., a list, or the
+    decompose stage's parts) takes the highest p of the whole and of each part: two databases that both lead leave
+    the whole question no clear leader."""
     name = "selection_switch"
     group = "context_switch"
     reads = ("standalone_question",)
@@ -81,9 +84,18 @@ class SelectionSwitch(Stage):
                 return
             best, last = float(matches[0].score), float(matches[-1].score)
             probability = gate_probability(best, best - last, self.config.switch_gate)
+            parts = state.question_parts or marked_question_parts(state.standalone_question)
+            by_part = [self.part_probability(part) for part in parts] if len(parts) > 1 else []
+            probability = max([probability] + by_part)
             state.needs_data = probability >= 0.5
             step.decide(needs_databases=state.needs_data, probability=round(probability, 4),
-                        best=matches[0].database, score=round(best, 4), margin=round(best - last, 4))
+                        best=matches[0].database, score=round(best, 4), margin=round(best - last, 4),
+                        **({"parts": [round(p, 4) for p in by_part]} if by_part else {}))
+
+    def part_probability(self, part):
+        matches = self.selection.select(part, self.DEPTH)
+        best, last = float(matches[0].score), float(matches[-1].score)
+        return gate_probability(best, best - last, self.config.switch_gate)
 
 
 def gate_probability(score, margin, gate):

@@ -1,6 +1,7 @@
 """Planning: few-shot examples for the question, then one target (goal, SQL, database) per database needed."""
 import functools
 
+from ..._relmem import marked_question_parts
 from ...contracts import CONTRACTS
 from ...engines.catalog import engine_of
 from ...engines.dialects import plan_prompt_fields
@@ -45,11 +46,11 @@ class Plan(LLMStage):
             return CONTRACTS["plan"].reminder
         return CONTRACTS["plan"].reminder.replace("<one SQLite SELECT query>", f"<one {fields['query_kind']}>")
 
-    def messages(self, state):
+    def messages(self, state, question=None):
         names = [c.database for c in state.candidates]
         schemas = (state.context.text if state.context is not None else
                    "\n\n".join(schema_text(self.catalog, db, self.descriptions.get(db, "")) for db in names))
-        messages = render_prompt("plan", schemas=schemas, question=state.standalone_question,
+        messages = render_prompt("plan", schemas=schemas, question=question or state.standalone_question,
                                  **plan_prompt_fields(self.catalog, names))
         context = []
         if state.examples:
@@ -63,16 +64,32 @@ class Plan(LLMStage):
             known = [c.database for c in state.candidates]
             step.on_failure(lambda failure: state.stop(f"could not answer: no usable plan ({failure.reason})"))
             schemas = {db: shown_columns(state, self.catalog, db) for db in known}
-            targets = self.ask(step, self.messages(state), functools.partial(parse_plan, known_databases=known),
-                               self.constraints("plan", schemas=schemas,
-                                                dialects={db: engine_of(self.catalog, db) for db in known},
-                                                may_decline=not self.config.keep_candidates),
-                               self.reminder(known))
+            constraints = self.constraints("plan", schemas=schemas,
+                                           dialects={db: engine_of(self.catalog, db) for db in known},
+                                           may_decline=not self.config.keep_candidates)
+            parts = self.planned_parts(state)
+            targets = []
+            for part in parts or [None]:
+                for target in self.ask(step, self.messages(state, part),
+                                       functools.partial(parse_plan, known_databases=known), constraints,
+                                       self.reminder(known)):
+                    if all((t.database, t.sql) != (target.database, target.sql) for t in targets):
+                        targets.append(target)
             state.targets = [QueryTarget(i, t.goal, t.database, t.sql, planned_sql=t.sql)
                              for i, t in enumerate(targets)]
-            step.decide(targets=[{"goal": t.goal, "database": t.database, "sql": t.sql} for t in state.targets])
+            step.decide(targets=[{"goal": t.goal, "database": t.database, "sql": t.sql} for t in state.targets],
+                        **({"parts": parts} if parts else {}))
             if not targets:
                 state.stop(f"{NO_DATABASE_ANSWER} (looked at {', '.join(known)})")
+
+
+    def planned_parts(self, state):
+        """The parts planned one by one (config.plan_parts): those the asker set apart (Q1: ...; Q2: ..., a list) or
+        the decompose stage wrote; [] for a question planned whole."""
+        if not self.config.plan_parts:
+            return []
+        parts = state.question_parts or marked_question_parts(state.standalone_question)
+        return parts if len(parts) > 1 else []
 
 
 NO_DATABASE_ANSWER = "could not answer: none of the databases holds data for this question"
