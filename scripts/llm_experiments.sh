@@ -42,6 +42,7 @@ run relmem-kept-gate value "${gate[@]}"
 for kind in single value double; do  # the same with the static repairs and the inspector's findings in self-correction
   run relmem-kept-gate-repairs "$kind" "${gate[@]}"
 done
+run relmem-kept-gate-parts double "${gate[@]}" --plan-parts  # a composite's parts planned one call each
 run relmem-kept-gate-repairs-no-values value "${gate[@]}" --disable value_memory
 run relmem-kept-gate-no-values value "${gate[@]}" --disable value_memory
 run relmem-kept-gate-free single "${gate[@]}" --free
@@ -55,10 +56,11 @@ run no-value-memory value --disable value_memory
 run relmem double
 run gold-ddl double --condition gold-ddl
 run gold-ddl-kept double --condition gold-ddl --keep-candidates
+run gold-ddl-kept-parts double --condition gold-ddl --keep-candidates --plan-parts
 run top20-ddl single --condition top20-ddl
 runs=()
-for name in relmem-kept-gate-repairs relmem-kept-gate-repairs-no-values relmem relmem-selected relmem-kept relmem-kept-switch relmem-kept-gate \
-            relmem-kept-gate-no-values relmem-kept-gate-free gold-ddl gold-ddl-kept free-decoding llm-only no-value-memory top20-ddl; do
+for name in relmem-kept-gate-repairs relmem-kept-gate-parts relmem-kept-gate-repairs-no-values relmem relmem-selected relmem-kept relmem-kept-switch relmem-kept-gate \
+            relmem-kept-gate-no-values relmem-kept-gate-free gold-ddl gold-ddl-kept gold-ddl-kept-parts free-decoding llm-only no-value-memory top20-ddl; do
   [ -s "$out/$name.jsonl" ] && runs+=("$out/$name.jsonl")
 done
 "$relmem" eval report "${runs[@]}" > "$out/report.json"
