@@ -82,7 +82,6 @@ class Plan(LLMStage):
             if not targets:
                 state.stop(f"{NO_DATABASE_ANSWER} (looked at {', '.join(known)})")
 
-
     def planned_parts(self, state):
         """The parts planned one by one (config.plan_parts): those the asker set apart (Q1: ...; Q2: ..., a list) or
         the decompose stage wrote; [] for a question planned whole."""
