@@ -17,9 +17,7 @@ import random
 
 import numpy as np
 
-from relmem import marked_question_parts
-from relmem.agent import Memories, SelectionSwitch
-from relmem.agent.stages.context import gate_probability
+from relmem.agent import Memories, PipelineConfig, SelectionSwitch, State
 from relmem.eval.compose import double_items, spider_parts, switch_questions
 
 
@@ -34,10 +32,12 @@ def features(selection, questions):
 def doubles_sent(selection, spider_dir, count, seed, gate):
     parts = spider_parts(spider_dir, questions="train_spider.json")
     questions = [item.question for item in double_items(random.Random(seed), parts, count)]
+    switch = SelectionSwitch(selection, PipelineConfig(switch_gate=gate))
     sent = 0
     for question in questions:
-        texts = [question] + marked_question_parts(question)
-        sent += max(gate_probability(score, margin, gate) for score, margin in features(selection, texts)) >= 0.5
+        state = State(question)
+        switch.run(state)
+        sent += state.needs_data
     return round(sent / len(questions), 4)
 
 

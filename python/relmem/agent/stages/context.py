@@ -2,13 +2,12 @@
 memory's scores), and direct answers."""
 import math
 
-from ..._relmem import marked_question_parts
 from ...parsers import parse_answer, parse_rephrase, parse_verdict
 from ..conversation import conversation_text
 from ..schemas import overview_text
 from .base import LLMStage, Stage
 from .planning import NO_DATABASE_ANSWER
-from .selection import ranked_databases
+from .selection import parts_set_apart, ranked_databases
 
 
 class Rephrase(LLMStage):
@@ -83,17 +82,16 @@ class SelectionSwitch(Stage):
                 state.needs_data = True  # the selection stage then says the collection is empty
                 return
             best, last = float(matches[0].score), float(matches[-1].score)
-            probability = gate_probability(best, best - last, self.config.switch_gate)
-            parts = state.question_parts or marked_question_parts(state.standalone_question)
-            by_part = [self.part_probability(part) for part in parts] if len(parts) > 1 else []
-            probability = max([probability] + by_part)
+            by_part = [self.lead_probability(self.selection.select(part, self.DEPTH))
+                       for part in parts_set_apart(state)]
+            probability = max([self.lead_probability(matches)] + by_part)
             state.needs_data = probability >= 0.5
             step.decide(needs_databases=state.needs_data, probability=round(probability, 4),
                         best=matches[0].database, score=round(best, 4), margin=round(best - last, 4),
                         **({"parts": [round(p, 4) for p in by_part]} if by_part else {}))
 
-    def part_probability(self, part):
-        matches = self.selection.select(part, self.DEPTH)
+    def lead_probability(self, matches):
+        """The gate's p for one ranking (best first, DEPTH deep)."""
         best, last = float(matches[0].score), float(matches[-1].score)
         return gate_probability(best, best - last, self.config.switch_gate)
 

@@ -1,7 +1,6 @@
 """Planning: few-shot examples for the question, then one target (goal, SQL, database) per database needed."""
 import functools
 
-from ..._relmem import marked_question_parts
 from ...contracts import CONTRACTS
 from ...engines.catalog import engine_of
 from ...engines.dialects import plan_prompt_fields
@@ -11,6 +10,7 @@ from ..conversation import conversation_text
 from ..schemas import schema_text, shown_columns
 from ..state import QueryTarget
 from .base import LLMStage, Stage
+from .selection import parts_set_apart
 
 
 class RetrieveExamples(Stage):
@@ -67,7 +67,7 @@ class Plan(LLMStage):
             constraints = self.constraints("plan", schemas=schemas,
                                            dialects={db: engine_of(self.catalog, db) for db in known},
                                            may_decline=not self.config.keep_candidates)
-            parts = self.planned_parts(state)
+            parts = parts_set_apart(state) if self.config.plan_parts else []
             targets = []
             for part in parts or [None]:
                 for target in self.ask(step, self.messages(state, part),
@@ -81,14 +81,6 @@ class Plan(LLMStage):
                         **({"parts": parts} if parts else {}))
             if not targets:
                 state.stop(f"{NO_DATABASE_ANSWER} (looked at {', '.join(known)})")
-
-    def planned_parts(self, state):
-        """The parts planned one by one (config.plan_parts): those the asker set apart (Q1: ...; Q2: ..., a list) or
-        the decompose stage wrote; [] for a question planned whole."""
-        if not self.config.plan_parts:
-            return []
-        parts = state.question_parts or marked_question_parts(state.standalone_question)
-        return parts if len(parts) > 1 else []
 
 
 NO_DATABASE_ANSWER = "could not answer: none of the databases holds data for this question"

@@ -1,5 +1,6 @@
 """Database selection from the selection memory (with the question's parts as the LLM split it, when asked to), and
 the stored values question words point to."""
+from ..._relmem import marked_question_parts
 from ...parsers import parse_parts
 from ..state import Candidate
 from .base import LLMStage, Stage
@@ -55,6 +56,13 @@ def ranked_databases(selection, state, k):
     if state.question_parts:
         return selection.select_parts(state.question_parts, k)
     return selection.select(state.standalone_question, k)
+
+
+def parts_set_apart(state):
+    """The question's parts when the decompose stage split it or its asker set them apart (Q1: ...; Q2: ..., a
+    numbered list); [] for a question of one part or of sentences only."""
+    parts = state.question_parts or marked_question_parts(state.standalone_question)
+    return parts if len(parts) > 1 else []
 
 
 class LinkQuestionValues(Stage):
