@@ -456,8 +456,9 @@ void bind_selection_memory(py::module_& m) {
            "others; with gate=True they fit a gate on each part's best score, and the questions with databases the "
            "ranking's scaling: probability = gate * ranking). objective: 'f1' (the threshold of the best set F1 on them) or 'likelihood' (threshold 0.5).")
       .def_property("calibration", &SelectionMemory::calibration, &SelectionMemory::set_calibration)
-      .def_static("untrained_calibration", &SelectionMemory::untrained_calibration,
-                  "An untrained memory's calibration until calibrate() or a set calibration.")
+      .def_static("untrained_calibration", &SelectionMemory::untrained_calibration, py::arg("encoder") = "use-lite",
+                  "An untrained memory's calibration on this encoder (its name) until calibrate() or a set "
+                  "calibration; an encoder without a fit of its own has USE-lite's.")
       .def_property(
           "model",
           [](const SelectionMemory& s) -> py::object {

@@ -99,6 +99,17 @@ TEST_F(SelectionMemoryTest, GivenPartsRankLikeMarkedParts) {
   EXPECT_THROW(memory.select_set_parts({""}), Error);
 }
 
+TEST_F(SelectionMemoryTest, UntrainedCalibrationIsTheEncodersFit) {
+  const auto use_lite = SelectionMemory::untrained_calibration("use-lite");
+  const auto minilm = SelectionMemory::untrained_calibration("minilm");
+  EXPECT_NE(use_lite.scale, minilm.scale);
+  EXPECT_NE(use_lite.bias, minilm.bias);
+  auto memory = SelectionMemory::build(catalog, encoder);  // hashing: no fit of its own
+  EXPECT_EQ(memory.calibration().scale, use_lite.scale);
+  EXPECT_EQ(memory.calibration().lead, use_lite.lead);
+  EXPECT_EQ(memory.calibration().bias, use_lite.bias);
+}
+
 TEST_F(SelectionMemoryTest, SetSelectionAndCalibration) {
   auto memory = SelectionMemory::build(catalog, encoder);
   EXPECT_FALSE(memory.calibration().fitted);

@@ -2,6 +2,7 @@
 import hashlib
 import re
 import sqlite3
+from types import SimpleNamespace
 
 import pytest
 from fake_llm_server import FakeLLMServer, Rule
@@ -90,6 +91,24 @@ def test_the_selection_gate_weighs_the_best_score_and_its_lead():
     from relmem.agent.stages.context import gate_probability
     assert gate_probability(1.2, 0.2, (2.33, 27.58, -6.57)) > 0.5 > gate_probability(0.9, 0.05, (2.33, 27.58, -6.57))
     assert gate_probability(0.0, 0.0, (0.0, 0.0, -1000.0)) == 0.0  # no overflow far out
+
+
+def test_the_selection_gate_is_the_one_fitted_for_the_memory_encoder():
+    from relmem.agent.config import SWITCH_GATES, fitted_switch_gate
+    from relmem.agent.stages.context import SelectionSwitch
+    minilm = SimpleNamespace(encoder=SimpleNamespace(name="minilm"))
+    assert SelectionSwitch(minilm, PipelineConfig()).gate == SWITCH_GATES["minilm"] != SWITCH_GATES["use-lite"]
+    assert SelectionSwitch(minilm, PipelineConfig(switch_gate=(1, 2, 3))).gate == (1.0, 2.0, 3.0)
+    with pytest.raises(relmem.Error, match="no selection gate is fitted for encoder 'hashing:64'.*fit_switch_gate"):
+        fitted_switch_gate("hashing:64")
+    assert relmem.agent.measured_settings("minilm") == relmem.agent.SELECTION_LED
+    assert relmem.agent.measured_settings("hashing:64") == {}
+
+
+def test_a_memory_without_a_fitted_gate_needs_one_given(catalog, memories):
+    llm = OpenAIChat("http://127.0.0.1:9/v1", model="unused")  # never called
+    with pytest.raises(relmem.Error, match="no selection gate is fitted for encoder 'hashing"):
+        Pipeline.default(catalog, llm, memories.selection, config={"context_switch": "selection"})
 
 
 def test_an_unknown_switch_setting_is_refused(catalog, memories):

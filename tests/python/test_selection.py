@@ -218,6 +218,18 @@ def test_likelihood_calibration_sets_the_threshold_at_one_half(catalog):
         memory.calibrate(questions, dbs, objective="accuracy")
 
 
+def test_an_untrained_memory_has_its_encoders_calibration(catalog):
+    minilm = relmem.SelectionMemory.untrained_calibration("minilm")
+    use_lite = relmem.SelectionMemory.untrained_calibration()
+    assert (minilm.scale, minilm.lead, minilm.bias) != (use_lite.scale, use_lite.lead, use_lite.bias)
+    memory = relmem.SelectionMemory.build(catalog, encoder="hashing", descriptions=DESCRIPTIONS)
+    assert (memory.calibration.scale, memory.calibration.bias) == (use_lite.scale, use_lite.bias)  # no fit of its own
+    if relmem.encoders.installed_model_dir("minilm"):
+        memory = relmem.SelectionMemory.build(catalog, encoder="minilm", descriptions=DESCRIPTIONS)
+        assert (memory.calibration.scale, memory.calibration.lead, memory.calibration.bias) == \
+            (minilm.scale, minilm.lead, minilm.bias)
+
+
 def test_select_set_may_select_none(catalog):
     memory = relmem.SelectionMemory.build(catalog, encoder="hashing", descriptions=DESCRIPTIONS)
     question = ANSWERABLE[0][0]

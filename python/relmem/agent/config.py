@@ -38,10 +38,8 @@ class PipelineConfig:
     #                                   "selection" (the gate below on the selection memory's scores, no LLM call)
     switch_view: str = "collection"   # the databases the LLM context switch is shown: "collection" (the
     #                                   collection's overview) or "candidates" (the selection memory's top K)
-    # The selection gate: needs data when sigmoid(w_s * s1 + w_m * (s1 - s10) + b) >= 0.5, s1 and s10 the scores of
-    # the best and the tenth database. Fitted for the default memory (USE-lite) on 1,000 train_spider.json questions
-    # against 1,000 zero_db questions outside docs/eval/llm/set.jsonl (scripts/fit_switch_gate.py; docs/llm.md).
-    switch_gate: tuple = (2.33, 27.58, -6.57)
+    switch_gate: tuple = None         # the selection gate (w_s, w_m, b) of SelectionSwitch; None: the one fitted
+    #                                   for the selection memory's encoder (SWITCH_GATES)
     plan_parts: bool = False          # a question of parts set apart (Q1: ...; Q2: ..., a list, the decompose
     #                                   stage's parts) is planned part by part, one plan call each
     decompose: str = "rules"          # who splits a question into parts for selection: "rules" (the selection
@@ -63,9 +61,11 @@ class PipelineConfig:
         if self.context_switch not in CONTEXT_SWITCHES:
             raise Error(f"unknown context_switch setting {self.context_switch!r} (known: "
                         f"{', '.join(CONTEXT_SWITCHES)})")
-        if len(self.switch_gate) != 3:
-            raise Error(f"switch_gate takes 3 numbers (score weight, margin weight, bias), got {self.switch_gate!r}")
-        self.switch_gate = tuple(float(x) for x in self.switch_gate)
+        if self.switch_gate is not None:
+            if len(self.switch_gate) != 3:
+                raise Error(f"switch_gate takes 3 numbers (score weight, margin weight, bias), got "
+                            f"{self.switch_gate!r}")
+            self.switch_gate = tuple(float(x) for x in self.switch_gate)
         if self.switch_view not in SWITCH_VIEWS:
             raise Error(f"unknown switch_view setting {self.switch_view!r} (known: {', '.join(SWITCH_VIEWS)})")
 
@@ -74,14 +74,27 @@ class PipelineConfig:
 # full set sizes; the 1.5B default measured with them; parts planned apart chosen with the 1.5B model on double-DB
 # questions of train_spider.json): the selection memory decides whether a question needs the databases (its gate)
 # and which ones the plan uses (its calibrated set), and the small model writes the SQL, part by part where the
-# asker set the parts apart. The gate is fitted for USE-lite's scores only.
+# asker set the parts apart.
 SELECTION_LED = {"candidates": "selected", "keep_candidates": True, "context_switch": "selection", "plan_parts": True}
-SELECTION_LED_ENCODERS = ("use-lite",)
+
+# The selection gate per encoder: needs data when sigmoid(w_s * s1 + w_m * (s1 - s10) + b) >= 0.5, s1 and s10 the
+# scores of the best and the tenth database. Each fitted on a memory of every Spider database with that encoder, on
+# 1,000 train_spider.json questions against 1,000 zero_db questions outside docs/eval/llm/set.jsonl
+# (scripts/fit_switch_gate.py; docs/llm.md).
+SWITCH_GATES = {"use-lite": (2.33, 27.58, -6.57), "minilm": (6.47, 21.54, -9.66)}
+
+
+def fitted_switch_gate(encoder_name):
+    """The selection gate fitted for an encoder; an encoder without one is an error."""
+    if encoder_name not in SWITCH_GATES:
+        raise Error(f"no selection gate is fitted for encoder {encoder_name!r} (fitted: {', '.join(SWITCH_GATES)}): "
+                    f"fit one with scripts/fit_switch_gate.py and set switch_gate, or use context_switch='llm'")
+    return SWITCH_GATES[encoder_name]
 
 
 def measured_settings(encoder_name):
-    """SELECTION_LED for a memory whose encoder the gate was fitted for; else {} (the LLM decides)."""
-    return dict(SELECTION_LED) if encoder_name in SELECTION_LED_ENCODERS else {}
+    """SELECTION_LED for a memory whose encoder has a fitted gate; else {} (the LLM decides)."""
+    return dict(SELECTION_LED) if encoder_name in SWITCH_GATES else {}
 
 
 DECOMPOSERS = ("rules", "llm")

@@ -69,7 +69,7 @@ def _source(catalog, folder, encoder):
     for db in catalog.databases:
         stat = os.stat(catalog.path(db))
         files[db] = [stat.st_size, stat.st_mtime_ns]
-    untrained = SelectionMemory.untrained_calibration()
+    untrained = SelectionMemory.untrained_calibration(encoder.name)
     return {"folder": os.path.abspath(folder), "encoder": encoder.name, "descriptions": DESCRIPTIONS,
             "databases": files, "calibration": [untrained.scale, untrained.lead, untrained.bias]}
 

@@ -26,26 +26,33 @@ using namespace selection_detail;
 
 namespace {
 
-// Until calibrate() runs, an untrained memory's probabilities are those of the USE-lite memory of the 157 Spider
+// Until calibrate() runs, an untrained memory's probabilities are those of its encoder's memory of the 157 Spider
 // databases calibrated on train_spider.json questions and on CommonsenseQA questions no evaluation reads
-// (scripts/selection_probabilities.py --objective likelihood --lead --fit-no-database).
-constexpr float kUntrainedScale = 8.03f;
-constexpr float kUntrainedLead = 15.0f;
-constexpr float kUntrainedBias = -9.68f;
+// (scripts/selection_probabilities.py --objective likelihood --lead --fit-no-database --encoder NAME); an encoder
+// without a fit of its own takes USE-lite's.
+struct UntrainedCalibration {
+  const char* encoder;
+  float scale, lead, bias;
+};
+constexpr UntrainedCalibration kUntrained[] = {{"use-lite", 8.03f, 15.0f, -9.68f}, {"minilm", 6.95f, 12.65f, -8.0f}};
 
 // Databases are encoded together until their texts reach this many rows: few encoder calls, bounded memory, and
 // progress every few databases.
 constexpr size_t kTextsPerEncode = 1024;
 
-SelectionCalibration default_calibration(const RelevanceModel* model) {
+SelectionCalibration default_calibration(const RelevanceModel* model, const std::string& encoder_name) {
   SelectionCalibration c;
   if (model) {
     c.threshold = model->threshold();
-  } else {
-    c.scale = kUntrainedScale;
-    c.lead = kUntrainedLead;
-    c.bias = kUntrainedBias;
+    return c;
   }
+  const UntrainedCalibration* fit = &kUntrained[0];
+  for (const auto& entry : kUntrained) {
+    if (encoder_name == entry.encoder) fit = &entry;
+  }
+  c.scale = fit->scale;
+  c.lead = fit->lead;
+  c.bias = fit->bias;
   return c;
 }
 
@@ -71,13 +78,15 @@ std::unique_ptr<VectorIndex> device_cards_on(const std::string& device, int dim)
 
 }  // namespace
 
-SelectionCalibration SelectionMemory::untrained_calibration() { return default_calibration(nullptr); }
+SelectionCalibration SelectionMemory::untrained_calibration(const std::string& encoder_name) {
+  return default_calibration(nullptr, encoder_name);
+}
 
 SelectionMemory::SelectionMemory(std::shared_ptr<const Encoder> encoder, const SelectionOptions& options)
     : encoder_(std::move(encoder)),
       lexical_(lexical_encoder_of(options)),
       options_(options),
-      calibration_(default_calibration(nullptr)),
+      calibration_(default_calibration(nullptr, encoder_ ? encoder_->name() : std::string())),
       cards_(dim_of(encoder_), Metric::Cosine),
       tables_(encoder_->dim(), Metric::Cosine, "cpu", options_.table_dtype),
       columns_(encoder_->dim(), Metric::Cosine, "cpu", options_.column_dtype),
@@ -391,7 +400,7 @@ void SelectionMemory::set_model(std::shared_ptr<const RelevanceModel> model) {
   std::unique_lock<std::shared_mutex> lock(*lock_);
   if (model) check_model(*model);
   model_ = std::move(model);
-  calibration_ = default_calibration(model_.get());
+  calibration_ = default_calibration(model_.get(), encoder_->name());
   for (auto& [_, entry] : entries_) {
     if (model_) {
       project(entry);

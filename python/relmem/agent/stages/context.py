@@ -3,6 +3,7 @@ memory's scores), and direct answers."""
 import math
 
 from ...parsers import parse_answer, parse_rephrase, parse_verdict
+from ..config import fitted_switch_gate
 from ..conversation import conversation_text
 from ..schemas import overview_text
 from .base import LLMStage, Stage
@@ -59,8 +60,9 @@ class ContextSwitch(LLMStage):
 
 class SelectionSwitch(Stage):
     """The context switch without an LLM: the question needs the databases when the selection memory's best
-    database stands out, p = sigmoid(w_s * s1 + w_m * (s1 - s10) + b) >= 0.5 (config.switch_gate), s1 and s10 the
-    scores of its best and tenth database (the last, in a smaller collection). A question no database answers scores
+    database stands out, p = sigmoid(w_s * s1 + w_m * (s1 - s10) + b) >= 0.5 (config.switch_gate, by default the gate
+    fitted for the memory's encoder), s1 and s10 the scores of its best and tenth database (the last, in a smaller
+    collection). A question no database answers scores
     low everywhere, and no database stands out. A question of parts set apart (Q1: ...; Q2: ..., a list, or the
     decompose stage's parts) takes the highest p of the whole and of each part: two databases that both lead leave
     the whole question no clear leader."""
@@ -74,6 +76,7 @@ class SelectionSwitch(Stage):
     def __init__(self, selection, config):
         self.selection = selection
         self.config = config
+        self.gate = config.switch_gate or fitted_switch_gate(selection.encoder.name)
 
     def run(self, state):
         with state.trace.step(self.name) as step:
@@ -93,7 +96,7 @@ class SelectionSwitch(Stage):
     def lead_probability(self, matches):
         """The gate's p for one ranking (best first, DEPTH deep)."""
         best, last = float(matches[0].score), float(matches[-1].score)
-        return gate_probability(best, best - last, self.config.switch_gate)
+        return gate_probability(best, best - last, self.gate)
 
 
 def gate_probability(score, margin, gate):

@@ -158,8 +158,8 @@ class SelectionMemory {
                        CalibrationObjective objective = CalibrationObjective::SetF1, bool lead = false,
                        bool gate = false);
   const SelectionCalibration& calibration() const { return calibration_; }
-  // What an untrained memory's calibration is until calibrate() or set_calibration().
-  static SelectionCalibration untrained_calibration();
+  // What an untrained memory on this encoder has as calibration until calibrate() or set_calibration().
+  static SelectionCalibration untrained_calibration(const std::string& encoder_name);
   void set_calibration(const SelectionCalibration& calibration);
 
   // A folder: manifest.json (versioned), cards.index, tables.index, columns.index, forms.index, values.postings,
