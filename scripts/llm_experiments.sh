@@ -6,6 +6,7 @@
 #
 # SET: `relmem eval build ... --n single=100,double=50,value=50,zero=50 --value-cases CASES --seed 0`.
 # MEMDIR: `relmem index --dbs ../shared/data/spider/database --examples TRAIN_EXAMPLES --out MEMDIR`.
+# MINILM_MEMDIR (optional): the same with `--encoder minilm`, for the relmem-minilm runs.
 # Runs, most telling first: relmem (with all top 5 and with the selected set only), gold-DB DDL (free to answer "No
 # relevant database", and bound to its databases) and free decoding on single-DB questions; relmem with the kept
 # selected set and the context switch seeing the candidates, or decided by the selection gate, on zero-, single- and
@@ -43,6 +44,12 @@ for kind in single value double; do  # the same with the static repairs and the 
   run relmem-kept-gate-repairs "$kind" "${gate[@]}"
 done
 run relmem-kept-gate-parts double "${gate[@]}" --plan-parts  # a composite's parts planned one call each
+run relmem-kept-gate-no-examples single "${gate[@]}" --disable examples
+if [ -n "${MINILM_MEMDIR:-}" ]; then  # the settings of SELECTION_LED on a MiniLM memory
+  for kind in single double value zero; do
+    memory="$MINILM_MEMDIR" run relmem-minilm "$kind" "${gate[@]}" --plan-parts
+  done
+fi
 run relmem-kept-gate-repairs-no-values value "${gate[@]}" --disable value_memory
 run relmem-kept-gate-no-values value "${gate[@]}" --disable value_memory
 run relmem-kept-gate-free single "${gate[@]}" --free
@@ -59,7 +66,7 @@ run gold-ddl-kept double --condition gold-ddl --keep-candidates
 run gold-ddl-kept-parts double --condition gold-ddl --keep-candidates --plan-parts
 run top20-ddl single --condition top20-ddl
 runs=()
-for name in relmem-kept-gate-repairs relmem-kept-gate-parts relmem-kept-gate-repairs-no-values relmem relmem-selected relmem-kept relmem-kept-switch relmem-kept-gate \
+for name in relmem-kept-gate-repairs relmem-kept-gate-parts relmem-minilm relmem-kept-gate-no-examples relmem-kept-gate-repairs-no-values relmem relmem-selected relmem-kept relmem-kept-switch relmem-kept-gate \
             relmem-kept-gate-no-values relmem-kept-gate-free gold-ddl gold-ddl-kept gold-ddl-kept-parts free-decoding llm-only no-value-memory top20-ddl; do
   [ -s "$out/$name.jsonl" ] && runs+=("$out/$name.jsonl")
 done

@@ -8,7 +8,7 @@ import pytest
 from fake_llm_server import FakeLLMServer, Rule
 
 from relmem.demo import job
-from relmem.encoders import use_lite_installed
+from relmem.encoders import installed_model_dir, use_lite_installed
 from relmem.values import lexicon_info
 
 PLANS = {  # question -> (database, SQL as the fake planner writes it)
@@ -91,12 +91,14 @@ def test_demo_on_the_default_encoder_selects_each_database_and_none_for_hamlet(t
     assert "selected: none" in text
 
 
-@pytest.mark.skipif(not use_lite_installed(), reason="USE-lite weights not installed (make setup)")
-def test_demo_on_the_default_encoder_lets_the_memory_route_questions(tmp_path, no_llm_env):
+@pytest.mark.parametrize("encoder", [
+    pytest.param(None, marks=pytest.mark.skipif(not use_lite_installed(), reason="USE-lite weights not installed")),
+    pytest.param("minilm", marks=pytest.mark.skipif(not installed_model_dir("minilm"), reason="MiniLM not installed"))])
+def test_demo_lets_the_memory_route_questions(tmp_path, no_llm_env, encoder):
     with FakeLLMServer(RULES) as server:
-        summary, text = run_demo(tmp_path, encoder_name=None, llm=job.from_config(
+        summary, text = run_demo(tmp_path, encoder_name=encoder, llm=job.from_config(
             base_url=server.base_url, model="fake-model", max_retries=0))
-    assert "context_switch" not in server.stages()
+    assert "context_switch" not in server.stages()  # the encoder's selection gate decides
     assert server.stages().count("plan") == 7 and server.stages().count("answer_directly") == 1
     assert "answer: William Shakespeare" in text and "could not answer" not in text
 
