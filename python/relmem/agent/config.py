@@ -38,7 +38,7 @@ class PipelineConfig:
     #                                   "selection" (the gate below on the selection memory's scores, no LLM call)
     switch_view: str = "collection"   # the databases the LLM context switch is shown: "collection" (the
     #                                   collection's overview) or "candidates" (the selection memory's top K)
-    switch_gate: tuple = None         # the selection gate (w_s, w_m, b) of SelectionSwitch; None: the one fitted
+    switch_gate: tuple | None = None  # the selection gate (w_s, w_m, b) of SelectionSwitch; None: the one fitted
     #                                   for the selection memory's encoder (SWITCH_GATES)
     plan_parts: bool = False          # a question of parts set apart (Q1: ...; Q2: ..., a list, the decompose
     #                                   stage's parts) is planned part by part, one plan call each
