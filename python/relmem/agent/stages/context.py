@@ -62,10 +62,9 @@ class SelectionSwitch(Stage):
     """The context switch without an LLM: the question needs the databases when the selection memory's best
     database stands out, p = sigmoid(w_s * s1 + w_m * (s1 - s10) + b) >= 0.5 (config.switch_gate, by default the gate
     fitted for the memory's encoder), s1 and s10 the scores of its best and tenth database (the last, in a smaller
-    collection). A question no database answers scores
-    low everywhere, and no database stands out. A question of parts set apart (Q1: ...; Q2: ..., a list, or the
-    decompose stage's parts) takes the highest p of the whole and of each part: two databases that both lead leave
-    the whole question no clear leader."""
+    collection). A question no database answers scores low everywhere, and no database stands out. A question of
+    parts set apart (Q1: ...; Q2: ..., a list, or the decompose stage's parts) takes the highest p of the whole and
+    of each part: two databases that both lead leave the whole question no clear leader."""
     name = "selection_switch"
     group = "context_switch"
     reads = ("standalone_question",)
