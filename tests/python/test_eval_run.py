@@ -217,7 +217,7 @@ def test_records_count_the_local_models_kv_cache_reuse(tmp_path, catalog, memori
 def test_the_context_switch_settings_reach_the_pipeline(catalog, memories, items):
     simulator = CallableLLM(GoldSimulator(items), name="gold-simulator")
     assert "context_switch" in make_pipeline(catalog, memories, simulator).names
-    gate = make_pipeline(catalog, memories, simulator, context_switch="selection").names
+    gate = make_pipeline(catalog, memories, simulator, context_switch="selection", switch_gate=(1.0, 1.0, 0.0)).names
     assert "selection_switch" in gate and "context_switch" not in gate
     late = make_pipeline(catalog, memories, simulator, switch_view="candidates").names
     assert late.index("select_databases") < late.index("context_switch")
