@@ -18,15 +18,13 @@ import random
 import numpy as np
 
 from relmem.agent import Memories, PipelineConfig, SelectionSwitch, State
+from relmem.agent.stages.context import lead_features
 from relmem.eval.compose import double_items, spider_parts, switch_questions
 
 
 def features(selection, questions):
-    rows = []
-    for question in questions:
-        matches = selection.select(question, SelectionSwitch.DEPTH)
-        rows.append((matches[0].score, matches[0].score - matches[-1].score))
-    return np.array(rows, dtype=np.float64)
+    return np.array([lead_features(selection.select(question, SelectionSwitch.DEPTH)) for question in questions],
+                    dtype=np.float64)
 
 
 def doubles_sent(selection, spider_dir, count, seed, gate):

@@ -83,19 +83,24 @@ class SelectionSwitch(Stage):
             if not matches:
                 state.needs_data = True  # the selection stage then says the collection is empty
                 return
-            best, last = float(matches[0].score), float(matches[-1].score)
+            score, margin = lead_features(matches)
             by_part = [self.lead_probability(self.selection.select(part, self.DEPTH))
                        for part in parts_set_apart(state)]
             probability = max([self.lead_probability(matches)] + by_part)
             state.needs_data = probability >= 0.5
             step.decide(needs_databases=state.needs_data, probability=round(probability, 4),
-                        best=matches[0].database, score=round(best, 4), margin=round(best - last, 4),
+                        best=matches[0].database, score=round(score, 4), margin=round(margin, 4),
                         **({"parts": [round(p, 4) for p in by_part]} if by_part else {}))
 
     def lead_probability(self, matches):
         """The gate's p for one ranking (best first, DEPTH deep)."""
-        best, last = float(matches[0].score), float(matches[-1].score)
-        return gate_probability(best, best - last, self.gate)
+        return gate_probability(*lead_features(matches), self.gate)
+
+
+def lead_features(matches):
+    """The gate's inputs from one ranking (best first): the best score, and its margin over the last."""
+    best = float(matches[0].score)
+    return best, best - float(matches[-1].score)
 
 
 def gate_probability(score, margin, gate):
