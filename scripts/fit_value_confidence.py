@@ -6,8 +6,8 @@ replacing it by the lookup's best candidate (relmem.values.replacement_evidence)
 candidate is the gold value (an "absent" case has none, so replacing it is always wrong). Cases behind a gate are
 never replaced and take no part in the fit. A logistic regression (Newton's method, L2 penalty) gives the weights;
 the threshold is the one that gets most cases right (a right replacement, or an absent value left alone) while
-replacing at most --max-absent-replaced of the fold's absent values. Prints the C++ initializer to paste into
-value_confidence.cpp and a JSON summary.
+replacing at most --max-absent-replaced of the fold's absent values. Prints the memory encoder's entry of kFitted to
+paste into value_confidence.cpp and a JSON summary.
 
 The L2 penalty and that budget are chosen by cross-validation inside the fold (--cross-validate K, the default 5):
 its databases are split into K groups by a seeded hash; each setting of --l2-grid x --budget-grid is fit on K-1
@@ -108,6 +108,8 @@ def main(argv=None):
     parser.add_argument("--dbs", required=True, help="folder of SQLite databases (e.g. spider/database)")
     parser.add_argument("--cases", required=True, help="JSONL cases from scripts/make_value_cases.py")
     parser.add_argument("--memory", default=None, help="a saved value memory instead of building one")
+    parser.add_argument("--encoder", default=None, help="encoder spec of the memory built (default: the default "
+                                                        "encoder)")
     parser.add_argument("--fold", default="tune")
     parser.add_argument("--l2", type=float, default=0.01, help="with --cross-validate 0")
     parser.add_argument("--max-absent-replaced", type=float, default=0.015,
@@ -122,7 +124,7 @@ def main(argv=None):
     from relmem.bench.values import load_cases
     from relmem.values import CONFIDENCE_FEATURES, ValueMemory
     catalog = relmem.Catalog(args.dbs)
-    memory = ValueMemory.load(args.memory) if args.memory else ValueMemory.build(catalog)
+    memory = ValueMemory.load(args.memory) if args.memory else ValueMemory.build(catalog, encoder=args.encoder)
     cases = [c for c in load_cases(args.cases, fold=args.fold) if c["db_id"] in memory]
     if not cases:
         parser.error(f"no cases of fold {args.fold!r} in {args.cases}")
@@ -146,7 +148,7 @@ def main(argv=None):
     w, threshold, p = fit(x, gated, right, absent, absent_total, l2, budget)
     replaced = p >= threshold
     weights = ", ".join(f"{v:.4f}" for v in w)
-    print(f"const ConfidenceModel kFitted{{{{{weights}}}, {threshold:.4f}}};")
+    print(f'{{"{memory.encoder.name}", {{{{{weights}}}, {threshold:.4f}}}}},')
     print(json.dumps({
         "fold": args.fold, "l2": l2, "max_absent_replaced": budget, "cross_validation": search,
         "cases": len(cases), "rows": len(rows), "gated": int(gated.sum()),

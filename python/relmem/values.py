@@ -24,10 +24,10 @@ MemoryUsage = _values.MemoryUsage
 ValueAlias = _values.ValueAlias
 
 CORRECTION_DEFAULTS = _values.CORRECTION_DEFAULTS  # min_confidence, min_score, min_margin, k of correct_values
-# The calibrated replacement confidence (scripts/fit_value_confidence.py fits it): feature names, the model in use,
-# and the (features, gate) of replacing a written value by the first of its lookup candidates.
+# The calibrated replacement confidence (scripts/fit_value_confidence.py fits it): feature names, the model of an
+# encoder's name, and the (features, gate) of replacing a written value by the first of its lookup candidates.
 CONFIDENCE_FEATURES = _values.CONFIDENCE_FEATURES
-CONFIDENCE_MODEL = _values.CONFIDENCE_MODEL
+confidence_model = _values.confidence_model
 replacement_evidence = _values.replacement_evidence
 value_conditions = _values.value_conditions
 rewrite_string_literals = _values.rewrite_string_literals
@@ -103,7 +103,7 @@ class ValueMemory(Memory):
         """Post-processing without an LLM. Returns a CorrectionResult (sql, replacements, lookups, checks):
         literals that their column does not store are replaced by the best of k (10) stored candidates when the
         calibrated confidence of that match (ValueReplacement.confidence) reaches min_confidence
-        (CORRECTION_DEFAULTS: the fitted threshold), it scores >= min_score (0.3) and beats the runner-up by >=
+        (by default the threshold of confidence_model(self.encoder.name)), it scores >= min_score (0.3) and beats the runner-up by >=
         min_margin (0.01); stored literals, LIKE patterns and weak matches are left as written. A literal compared
         with a foreign key (= or !=) whose referenced table stores it as written becomes a lookup of the keys
         instead (KeyLookup): "SourceAirport = 'Aberdeen'" reads every airport of Aberdeen."""

@@ -353,7 +353,7 @@ void bind_memories_values(py::module_& m) {
       .def(
           "correct_values",
           [](const ValueMemory& memory, const std::string& sql, const std::string& db, const Catalog& catalog,
-             double min_score, double min_margin, int k, double min_confidence) {
+             double min_score, double min_margin, int k, std::optional<double> min_confidence) {
             CorrectionOptions options;
             options.min_confidence = min_confidence;
             options.min_score = min_score;
@@ -370,7 +370,7 @@ void bind_memories_values(py::module_& m) {
           },
           py::arg("sql"), py::arg("db"), py::arg("catalog"), py::arg("min_score") = CorrectionOptions{}.min_score,
           py::arg("min_margin") = CorrectionOptions{}.min_margin, py::arg("k") = CorrectionOptions{}.k,
-          py::arg("min_confidence") = CorrectionOptions{}.min_confidence)
+          py::arg("min_confidence") = py::none())
       .def("add_alias", &ValueMemory::add_alias, py::arg("db"), py::arg("table"), py::arg("column"),
            py::arg("written"), py::arg("stored"), py::arg("source"), py::arg("evidence") = "")
       .def("remove_alias", &ValueMemory::remove_alias, py::arg("db"), py::arg("table"), py::arg("column"),
@@ -386,15 +386,23 @@ void bind_memories_values(py::module_& m) {
   defaults["min_score"] = CorrectionOptions{}.min_score;
   defaults["min_margin"] = CorrectionOptions{}.min_margin;
   defaults["k"] = CorrectionOptions{}.k;
-  defaults["min_confidence"] = CorrectionOptions{}.min_confidence;
+  defaults["min_confidence"] = py::none();  // the threshold of the confidence model of the memory's encoder
   v.attr("CORRECTION_DEFAULTS") = defaults;
 
-  // What scripts/fit_value_confidence.py fits: the features of one replacement, and the model in use.
+  // What scripts/fit_value_confidence.py fits: the features of one replacement, and the model of each encoder.
   v.attr("CONFIDENCE_FEATURES") = confidence_feature_names();
-  py::dict model;
-  model["weights"] = std::vector<double>(ConfidenceModel::fitted().weights.begin(), ConfidenceModel::fitted().weights.end());
-  model["threshold"] = ConfidenceModel::fitted().threshold;
-  v.attr("CONFIDENCE_MODEL") = model;
+  v.def(
+      "confidence_model",
+      [](const std::string& encoder) {
+        const ConfidenceModel& fitted = ConfidenceModel::fitted(encoder);
+        py::dict model;
+        model["weights"] = std::vector<double>(fitted.weights.begin(), fitted.weights.end());
+        model["threshold"] = fitted.threshold;
+        return model;
+      },
+      py::arg("encoder"),
+      "{weights, threshold} of the replacement confidence fitted for an encoder's name (USE-lite's for an encoder "
+      "without a fit of its own).");
   v.def(
       "replacement_evidence",
       [](const std::string& written, const std::vector<ValueCandidate>& similar, uint32_t column_values) {

@@ -24,6 +24,16 @@ std::string gate(const std::string& written, const std::string& stored, const st
 
 bool lexicon_present() { return ValueLexicon::shared().missing_sources().empty(); }
 
+// The hashing encoder under another encoder's name: a memory whose post-processing must use that encoder's model.
+class NamedHashingEncoder : public HashingEncoder {
+ public:
+  explicit NamedHashingEncoder(std::string name) : HashingEncoder(256), name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+
+ private:
+  std::string name_;
+};
+
 }  // namespace
 
 TEST(ValueConfidence, FeaturesAreNamedAndBounded) {
@@ -87,4 +97,39 @@ TEST(ValueConfidence, PostProcessingReplacesConfidentMatchesOnly) {
   never.min_confidence = 1.01;
   EXPECT_TRUE(correct_values("SELECT id FROM orders WHERE status = 'Finished'", "shop", catalog, memory, never)
                   .replacements.empty());
+}
+
+TEST(ValueConfidence, EachEncoderHasItsModelAndOthersGetUseLites) {
+  const ConfidenceModel &use_lite = ConfidenceModel::fitted("use-lite"), &minilm = ConfidenceModel::fitted("minilm");
+  EXPECT_NE(use_lite.weights, minilm.weights);
+  EXPECT_NE(use_lite.threshold, minilm.threshold);
+  EXPECT_EQ(&ConfidenceModel::fitted("hashing:256"), &use_lite);
+  EXPECT_EQ(&ConfidenceModel::fitted(), &use_lite);
+}
+
+TEST(ValueConfidence, PostProcessingUsesTheModelOfTheMemorysEncoder) {
+  relmem_test::TempDir dir;
+  relmem_test::make_database(dir.file("dbs/shop.sqlite"), R"sql(
+    CREATE TABLE orders (id INTEGER PRIMARY KEY, country TEXT);
+    INSERT INTO orders VALUES (1, 'France'), (2, 'Spain'), (3, 'Portugal');
+  )sql");
+  const Catalog catalog = Catalog::open(dir.file("dbs"));
+  const std::string sql = "SELECT id FROM orders WHERE country = 'Frnace'";
+  for (const std::string name : {"use-lite", "minilm"}) {
+    const ValueMemory memory = ValueMemory::build(catalog, std::make_shared<NamedHashingEncoder>(name));
+    const auto checks = check_values(sql, "shop", catalog, memory, 10);
+    ASSERT_EQ(checks.size(), 1u);
+    const double expected = replacement_confidence(
+        replacement_evidence("Frnace", checks[0].similar, memory.column("shop", "orders", "country")->count),
+        ConfidenceModel::fitted(name));
+    CorrectionOptions any;
+    any.min_confidence = 0;
+    const auto fixed = correct_values(sql, "shop", catalog, memory, any);
+    ASSERT_EQ(fixed.replacements.size(), 1u) << name;
+    EXPECT_DOUBLE_EQ(fixed.replacements[0].confidence, expected) << name;
+  }
+  EXPECT_NE(replacement_confidence(replacement_evidence("Frnace", {candidate("France", 0.83, "lexical")}, 3),
+                                   ConfidenceModel::fitted("use-lite")),
+            replacement_confidence(replacement_evidence("Frnace", {candidate("France", 0.83, "lexical")}, 3),
+                                   ConfidenceModel::fitted("minilm")));
 }

@@ -1,17 +1,31 @@
 """The calibrated replacement confidence: its features from Python, and the fit that sets its weights."""
 import numpy as np
+import pytest
 
 import relmem
-from relmem.values import (CONFIDENCE_FEATURES, CONFIDENCE_MODEL, CORRECTION_DEFAULTS, ValueMemory,
-                           replacement_evidence)
+from relmem.values import CONFIDENCE_FEATURES, CORRECTION_DEFAULTS, ValueMemory, confidence_model, replacement_evidence
 
 from conftest import load_script
 
 
-def test_model_and_defaults_are_exposed():
-    assert len(CONFIDENCE_MODEL["weights"]) == len(CONFIDENCE_FEATURES)
-    assert CORRECTION_DEFAULTS["min_confidence"] == CONFIDENCE_MODEL["threshold"]
-    assert 0 < CONFIDENCE_MODEL["threshold"] < 1
+def test_each_encoder_has_its_model_and_others_get_use_lites():
+    use_lite, minilm = confidence_model("use-lite"), confidence_model("minilm")
+    for model in (use_lite, minilm):
+        assert len(model["weights"]) == len(CONFIDENCE_FEATURES) and 0 < model["threshold"] < 1
+    assert minilm != use_lite and confidence_model("hashing:256") == use_lite
+    assert CORRECTION_DEFAULTS["min_confidence"] is None  # the threshold of the memory encoder's model
+
+
+def test_post_processing_uses_the_model_of_the_memorys_encoder(demo_dir):
+    catalog = relmem.Catalog(str(demo_dir))
+    memory = ValueMemory.build(catalog, relmem.HashingEncoder(256), progress=False)
+    sql = "SELECT * FROM restaurant WHERE city = 'Los Angeles'"
+    similar = memory.lookup("restaurants", "restaurant", "city", "Los Angeles", k=10)
+    features, _ = replacement_evidence("Los Angeles", similar, memory.column("restaurants", "restaurant",
+                                                                              "city").indexed_values)
+    weights = np.array(confidence_model("use-lite")["weights"])  # the hashing encoder has no fit of its own
+    expected = 1 / (1 + np.exp(-(np.array(features) @ weights)))
+    assert memory.correct_values(sql, "restaurants", catalog).replacements[0].confidence == pytest.approx(expected)
 
 
 def test_replacement_evidence_of_a_lookup(demo_dir):
@@ -24,7 +38,7 @@ def test_replacement_evidence_of_a_lookup(demo_dir):
     named = dict(zip(CONFIDENCE_FEATURES, features))
     assert named["abbreviation"] == 1 and named["abbreviation*score"] == similar[0].score
     fixed = memory.correct_values("SELECT * FROM restaurant WHERE city = 'Los Angeles'", "restaurants", catalog)
-    assert fixed.replacements[0].confidence >= CORRECTION_DEFAULTS["min_confidence"]
+    assert fixed.replacements[0].confidence >= confidence_model(memory.encoder.name)["threshold"]
     assert memory.correct_values("SELECT * FROM restaurant WHERE city = 'Los Angeles'", "restaurants", catalog,
                                  min_confidence=1.01).replacements == []
 

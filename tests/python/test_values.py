@@ -9,7 +9,7 @@ import pytest
 
 import relmem
 from relmem.bench import values as bench_values
-from relmem.values import (CORRECTION_DEFAULTS, ValueLink, ValueMatch, ValueMemory, correct_values,
+from relmem.values import (ValueLink, ValueMatch, ValueMemory, confidence_model, correct_values,
                            rewrite_string_literals, value_conditions)
 
 from conftest import SPIDER, load_script, requires_shared
@@ -198,7 +198,8 @@ def test_spider_cases_and_benchmark(tmp_path):
     for name in ("concert_singer", "pets_1"):
         (tmp_path / "dbs" / f"{name}.sqlite").symlink_to(databases / name / f"{name}.sqlite")
     report = bench_values.run(args)
-    assert report["databases"] == 2 and report["build_seconds"] > 0 and report["thresholds"]["min_confidence"] == CORRECTION_DEFAULTS["min_confidence"]
+    assert report["databases"] == 2 and report["build_seconds"] > 0 and report["thresholds"]["min_confidence"] == \
+        confidence_model("hashing:64")["threshold"]
     assert report["n"] <= 5 and {"recall@1", "recall@10", "ex_before", "ex_after", "by_category", "ms_per_case"} <= \
         set(report)
 

@@ -15,7 +15,7 @@ import time
 
 from ..engines import open_catalog
 from ..encoders import default_encoder_name, load_encoder
-from ..values import CORRECTION_DEFAULTS, ValueMemory
+from ..values import CORRECTION_DEFAULTS, ValueMemory, confidence_model
 
 
 def add_arguments(parser):
@@ -24,7 +24,7 @@ def add_arguments(parser):
     parser.add_argument("--encoder", default=None, help="encoder spec (default: use-lite when installed)")
     parser.add_argument("--k", type=int, default=10, help="candidates per lookup")
     parser.add_argument("--min-confidence", type=float, default=None,
-                        help="post-processing confidence threshold (default: the fitted one)")
+                        help="post-processing confidence threshold (default: the one fitted for the encoder)")
     parser.add_argument("--min-score", type=float, default=None, help="post-processing score floor (0.3)")
     parser.add_argument("--min-margin", type=float, default=None, help="post-processing margin floor (0.01)")
     parser.add_argument("--max-vectors-per-column", type=int, default=None)
@@ -133,6 +133,8 @@ def run(args):
     cases = [c for c in load_cases(args.cases, args.split, args.limit, args.fold) if c["db_id"] in memory]
     thresholds = {"min_confidence": args.min_confidence, "min_score": args.min_score, "min_margin": args.min_margin}
     rows = evaluate(memory, catalog, cases, k=args.k, **thresholds)
+    defaults = {key: CORRECTION_DEFAULTS[key] for key in thresholds}
+    defaults["min_confidence"] = confidence_model(memory.encoder.name)["threshold"]
     out = {"benchmark": "values", "encoder": encoder.name, "databases": len(memory)}
     out.update(report(rows))
     out.update({
@@ -144,6 +146,6 @@ def run(args):
         "memory_usage": {name: getattr(memory.memory_usage, name) for name in (
             "string_bytes", "lexical_bytes", "vector_bytes", "total_bytes")},
         "options": memory.options,
-        "thresholds": {key: CORRECTION_DEFAULTS[key] if value is None else value for key, value in thresholds.items()},
+        "thresholds": {**defaults, **{key: value for key, value in thresholds.items() if value is not None}},
     })
     return out

@@ -13,6 +13,8 @@ CorrectionResult correct_values(const std::string& sql, const std::string& db, c
   result.sql = sql;
   result.checks = check_values(sql, db, catalog, memory, std::max(2, options.k));
   const auto values = memory.find_database(db);
+  const ConfidenceModel& model = ConfidenceModel::fitted(memory.encoder().name());
+  const double min_confidence = options.min_confidence.value_or(model.threshold);
   std::map<int, sql::LiteralValue> rewrites;
   std::vector<KeyLookup> lookups;
   for (const auto& check : result.checks) {
@@ -37,9 +39,9 @@ CorrectionResult correct_values(const std::string& sql, const std::string& db, c
       replacement.score = best.score;
       replacement.margin = best.score - (check.similar.size() > 1 ? check.similar[1].score : 0.0);
       replacement.confidence = replacement_confidence(
-          replacement_evidence(check.condition.value, check.similar, column ? column->count : 0));
+          replacement_evidence(check.condition.value, check.similar, column ? column->count : 0), model);
       if (replacement.score < options.min_score || replacement.margin < options.min_margin ||
-          replacement.confidence < options.min_confidence)
+          replacement.confidence < min_confidence)
         continue;
       replacement.replacement = best.value;
       replacement.reason = "similar";

@@ -16,7 +16,8 @@
 //
 // The weights, the L2 penalty and the threshold's budget of absent values are fit by scripts/fit_value_confidence.py
 // on the "tune" fold of scripts/make_value_cases.py (half of the Spider databases, chosen by a seeded hash), the
-// settings by cross-validation inside it; the other half ("heldout") is not read while fitting.
+// settings by cross-validation inside it; the other half ("heldout") is not read while fitting. The encoder channel's
+// cosines differ by encoder, so each encoder with a fit has its own model.
 #include <array>
 #include <string>
 #include <vector>
@@ -30,8 +31,9 @@ constexpr size_t kConfidenceFeatures = 18;
 struct ConfidenceModel {
   std::array<double, kConfidenceFeatures> weights{};
   double threshold = 0.5;  // replace when the confidence reaches it
-  // The model scripts/fit_value_confidence.py fit (see docs/values.md).
-  static const ConfidenceModel& fitted();
+  // The model scripts/fit_value_confidence.py fit on a memory of `encoder` ("use-lite", "minilm"; see
+  // docs/values.md); an encoder without a fit of its own gets USE-lite's.
+  static const ConfidenceModel& fitted(const std::string& encoder = "use-lite");
 };
 
 // Names of the features, in order ("meaning", "meaning*score", "meaning*margin", ..., "log2_values", ...).

@@ -6,6 +6,7 @@
 // is not in the database.
 // LIKE/GLOB patterns are only checked (see check_values), never rewritten: a fuzzy match of part of a value is too
 // weak a reason to change what a pattern matches.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,10 @@
 namespace relmem {
 
 struct CorrectionOptions {
-  // The best stored value replaces the literal when the calibrated confidence (value_confidence.hpp) reaches
-  // min_confidence; the score and margin floors hold whatever the model says (a tie is never a reason).
-  double min_confidence = ConfidenceModel::fitted().threshold;
+  // The best stored value replaces the literal when the calibrated confidence (value_confidence.hpp, the model of
+  // the memory's encoder) reaches min_confidence, by default that model's threshold; the score and margin floors
+  // hold whatever the model says (a tie is never a reason).
+  std::optional<double> min_confidence;
   double min_score = 0.3;
   double min_margin = 0.01;
   int k = 10;  // candidates looked at per literal
