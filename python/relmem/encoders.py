@@ -1,11 +1,13 @@
-"""Encoder loading: USE-lite is the default when its weights are installed, hashing the fallback."""
+"""Encoder loading: MiniLM is the default when installed, then USE-lite, then the lexical hashing encoder."""
 import os
 import warnings
 
 from . import _relmem
 
-DEFAULT_ENCODER = "use-lite"
+DEFAULT_ENCODER = "minilm"  # ahead of USE-lite on every selection set and in the LLM pipeline (docs/encoders.md)
+SECOND_ENCODER = "use-lite"
 FALLBACK_ENCODER = "hashing"
+DEFAULT_CHAIN = f"{DEFAULT_ENCODER} when installed, else {SECOND_ENCODER}, else {FALLBACK_ENCODER}"
 
 
 def relmem_home():
@@ -24,23 +26,30 @@ def installed_model_dir(name):
 
 
 def use_lite_installed():
-    return DEFAULT_ENCODER in _relmem.registered_encoders() and use_lite_dir() is not None
+    return SECOND_ENCODER in _relmem.registered_encoders() and use_lite_dir() is not None
+
+
+def minilm_installed():
+    return installed_model_dir(DEFAULT_ENCODER) is not None
 
 
 def default_encoder_name():
-    return DEFAULT_ENCODER if use_lite_installed() else FALLBACK_ENCODER
+    if minilm_installed():
+        return DEFAULT_ENCODER
+    return SECOND_ENCODER if use_lite_installed() else FALLBACK_ENCODER
 
 
 def load_encoder(name=None):
     """Loads an encoder by spec: "use-lite", "minilm", "hashing", "hashing:1024", "bert:/path/to/model".
 
-    With no name, the default: USE-lite when installed, else the hashing encoder (with a warning).
+    With no name, the default: MiniLM when installed, else USE-lite, else the hashing encoder (with a warning
+    naming the encoder used instead).
     """
     if name is None:
         name = default_encoder_name()
-        if name == FALLBACK_ENCODER:
-            warnings.warn("USE-lite weights are not installed (run `make setup`); using the lexical hashing encoder",
-                          stacklevel=2)
+        if name != DEFAULT_ENCODER:
+            used = "USE-lite" if name == SECOND_ENCODER else "the lexical hashing encoder"
+            warnings.warn(f"MiniLM is not installed (run `make setup`); using {used}", stacklevel=2)
     return _relmem.load_encoder_spec(name)
 
 

@@ -8,7 +8,7 @@ import pytest
 from fake_llm_server import FakeLLMServer, Rule
 
 from relmem.demo import job
-from relmem.encoders import installed_model_dir, use_lite_installed
+from relmem.encoders import minilm_installed, use_lite_installed
 from relmem.values import lexicon_info
 
 PLANS = {  # question -> (database, SQL as the fake planner writes it)
@@ -78,26 +78,34 @@ def test_demo_selects_databases_and_links_values_without_llm(tmp_path, no_llm_en
     assert text.endswith(job.NO_LLM) and "no LLM: the local model is not installed" in job.NO_LLM
 
 
-@pytest.mark.skipif(not use_lite_installed(), reason="USE-lite weights not installed (make setup)")
-def test_demo_on_the_default_encoder_selects_each_database_and_none_for_hamlet(tmp_path, no_llm_env):
-    summary, text = run_demo(tmp_path, encoder_name=None)
-    assert summary["encoder"] == "use-lite" and summary["hits"] == 7 and summary["set_hits"] == 7
+needs_minilm = pytest.mark.skipif(not minilm_installed(), reason="MiniLM not installed (make setup)")
+needs_use_lite = pytest.mark.skipif(not use_lite_installed(), reason="USE-lite weights not installed (make setup)")
+# Database questions whose database is selected (p >= 0.5): under MiniLM the flights question's database is first
+# but at p 0.263 (docs/encoders.md).
+SELECTED = {"minilm": 6, "use-lite": 7}
+
+
+@pytest.mark.parametrize("encoder", [pytest.param("minilm", marks=needs_minilm),
+                                     pytest.param("use-lite", marks=needs_use_lite)])
+def test_demo_ranks_each_database_first_and_selects_none_for_hamlet(tmp_path, no_llm_env, encoder):
+    summary, text = run_demo(tmp_path, encoder_name=encoder)
+    assert summary["encoder"] == encoder and summary["hits"] == 7 and summary["set_hits"] == SELECTED[encoder]
     for (question, expected), ranking, selected in zip(job.QUESTIONS, summary["rankings"], summary["selected"]):
         best, _, p = ranking[0]
         if expected is None:
             assert p < 0.5 and selected == [], question
         else:
-            assert best == expected and p >= 0.5 and selected == [expected], question
+            assert best == expected and selected == ([expected] if p >= 0.5 else []), question
     assert "selected: none" in text
 
 
-@pytest.mark.parametrize("encoder", [
-    pytest.param(None, marks=pytest.mark.skipif(not use_lite_installed(), reason="USE-lite weights not installed")),
-    pytest.param("minilm", marks=pytest.mark.skipif(not installed_model_dir("minilm"), reason="MiniLM not installed"))])
+@pytest.mark.parametrize("encoder", [pytest.param(None, marks=needs_minilm),
+                                     pytest.param("use-lite", marks=needs_use_lite)])
 def test_demo_lets_the_memory_route_questions(tmp_path, no_llm_env, encoder):
     with FakeLLMServer(RULES) as server:
         summary, text = run_demo(tmp_path, encoder_name=encoder, llm=job.from_config(
             base_url=server.base_url, model="fake-model", max_retries=0))
+    assert summary["encoder"] == (encoder or "minilm")  # MiniLM is the default when installed
     assert "context_switch" not in server.stages()  # the encoder's selection gate decides
     assert server.stages().count("plan") == 7 and server.stages().count("answer_directly") == 1
     assert "answer: William Shakespeare" in text and "could not answer" not in text

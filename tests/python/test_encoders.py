@@ -33,10 +33,28 @@ def test_as_encoder_reads_a_spec_an_encoder_or_none():
 
 
 def test_default_falls_back_to_hashing_with_a_warning(monkeypatch, tmp_path):
+    monkeypatch.setenv("RELMEM_HOME", str(tmp_path / "empty-home"))
     monkeypatch.setenv("RELMEM_USE_LITE_DIR", str(tmp_path / "absent"))
-    with pytest.warns(UserWarning, match="hashing"):
+    with pytest.warns(UserWarning, match="MiniLM is not installed .*using the lexical hashing encoder"):
         encoder = relmem.load_encoder()
     assert encoder.name.startswith("hashing")
+
+
+def test_default_is_minilm_then_use_lite_then_hashing(monkeypatch, tmp_path):
+    home = tmp_path / "home"
+    monkeypatch.setenv("RELMEM_HOME", str(home))
+    monkeypatch.delenv("RELMEM_USE_LITE_DIR", raising=False)
+    assert encoders.default_encoder_name() == "hashing"
+    fake_use_lite(home / "models" / "use-lite")
+    assert encoders.default_encoder_name() == "use-lite"
+    with pytest.warns(UserWarning, match="MiniLM is not installed .*using USE-lite"), \
+            pytest.raises(relmem.Error, match="use-lite"):  # the fake folder holds no weights
+        relmem.load_encoder()
+    minilm = home / "models" / "minilm"
+    minilm.mkdir(parents=True)
+    (minilm / "INSTALLED").write_text("")
+    assert encoders.installed_model_dir("minilm") == str(minilm)
+    assert encoders.default_encoder_name() == "minilm"
 
 
 def fake_use_lite(folder):

@@ -9,6 +9,7 @@ import json
 import sys
 
 from .. import Error, outputs
+from ..encoders import DEFAULT_CHAIN
 from ..engines import local_sources, open_catalog
 from ..examples import load_records
 from ..llm import add_llm_arguments, from_args
@@ -25,7 +26,7 @@ def _add_collection_arguments(parser):
                         help="a folder of SQLite databases, a SQLite file, or a server URL (postgresql://..., "
                              "mysql://...); repeat it to span several")
     parser.add_argument("--encoder", default=None, metavar="SPEC",
-                        help="encoder spec for building memories (default: use-lite when installed, else hashing)")
+                        help=f"encoder spec for building memories (default: {DEFAULT_CHAIN})")
     parser.add_argument("--examples", default=None, metavar="FILE",
                         help="example memory records: JSON list or JSON lines of {question, sql, database} or "
                              "{term, definition}")

@@ -36,7 +36,7 @@ from tqdm import tqdm
 from .. import Catalog, Error, SelectionMemory
 from .. import sql as sqltools
 from ..agent.context_builder import ContextBuilder, count_tokens
-from ..encoders import load_encoder
+from ..encoders import DEFAULT_CHAIN, load_encoder
 from ..prompt_templates import render_prompt
 from ..rows import RowMemory
 from ..values import ValueMemory
@@ -57,7 +57,7 @@ def add_arguments(parser):
                         help="at most this many tuning questions, taken evenly across the file")
     parser.add_argument("--tune-max-ratio", type=float, default=0.48,
                         help="largest median share of the full-DDL prompt's tokens a tuned setting's prompt may use")
-    parser.add_argument("--encoder", default=None, help="encoder spec (default: use-lite when installed)")
+    parser.add_argument("--encoder", default=None, help=f"encoder spec (default: {DEFAULT_CHAIN})")
     parser.add_argument("--limit", type=int, default=None, help="at most this many questions")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
 

@@ -16,7 +16,7 @@ import collections
 import time
 
 from .. import Catalog, Error
-from ..encoders import load_encoder
+from ..encoders import DEFAULT_CHAIN, load_encoder
 from ..values import ValueMemory
 from .context import gold_schema, load_gold
 
@@ -25,7 +25,7 @@ def add_arguments(parser):
     parser.add_argument("--dbs", required=True, help="folder of SQLite databases (e.g. spider/database)")
     parser.add_argument("--questions", required=True, help="JSON list of {question, db_id, query}")
     parser.add_argument("--every", type=int, default=1, help="keep every Nth question")
-    parser.add_argument("--encoder", default=None, help="encoder spec (default: use-lite when installed)")
+    parser.add_argument("--encoder", default=None, help=f"encoder spec (default: {DEFAULT_CHAIN})")
 
 
 def run(args):

@@ -57,7 +57,7 @@ from ..engines import open_catalog
 from .._relmem import LabeledQuestion, load_labeled_questions
 from .._relmem import make_composites as _make_composites
 from .._relmem import ranking_metrics, set_metrics as _set_metrics
-from ..encoders import default_encoder_name, load_encoder
+from ..encoders import DEFAULT_CHAIN, default_encoder_name, load_encoder
 from .synonyms import synonym_questions
 
 SYNTHETIC_VALUES = 20  # stored values per synthetic database (all of them would take gigabytes at 100k)
@@ -69,8 +69,8 @@ def add_arguments(parser):
     parser.add_argument("--dbs", required=True, help="folder of SQLite databases (e.g. spider/database)")
     parser.add_argument("--questions", required=True, help="JSON list of {question, db_id | db_ids}")
     parser.add_argument("--model", default=None, help="trained relevance model file (default: untrained memory)")
-    parser.add_argument("--encoder", default=None, help="encoder spec (default: the model's encoder, else use-lite "
-                                                        "when installed)")
+    parser.add_argument("--encoder", default=None, help="encoder spec (default: the model's encoder, else "
+                                                        f"{DEFAULT_CHAIN})")
     parser.add_argument("--k", default="1,5,10", help="comma-separated k of recall@k")
     parser.add_argument("--composite", type=int, default=0, help="also evaluate N two-database composite questions "
                                                                  "in the paper's template")

@@ -14,14 +14,14 @@ import json
 import time
 
 from ..engines import open_catalog
-from ..encoders import default_encoder_name, load_encoder
+from ..encoders import DEFAULT_CHAIN, default_encoder_name, load_encoder
 from ..values import CORRECTION_DEFAULTS, ValueMemory, confidence_model
 
 
 def add_arguments(parser):
     parser.add_argument("--dbs", required=True, help="folder of SQLite databases (e.g. spider/database)")
     parser.add_argument("--cases", required=True, help="JSONL cases from scripts/make_value_cases.py")
-    parser.add_argument("--encoder", default=None, help="encoder spec (default: use-lite when installed)")
+    parser.add_argument("--encoder", default=None, help=f"encoder spec (default: {DEFAULT_CHAIN})")
     parser.add_argument("--k", type=int, default=10, help="candidates per lookup")
     parser.add_argument("--min-confidence", type=float, default=None,
                         help="post-processing confidence threshold (default: the one fitted for the encoder)")

@@ -12,7 +12,7 @@ from ..agent.config import measured_settings
 from ..agent.memories import Memories
 from ..agent.pipeline import Pipeline
 from ..agent.tables import format_table
-from ..encoders import load_encoder, relmem_home
+from ..encoders import DEFAULT_CHAIN, load_encoder, relmem_home
 from ..llm import MeteredLLM, add_llm_arguments, describe, from_args, from_config
 from .collection import DESCRIPTIONS, build_collection
 
@@ -47,7 +47,7 @@ def default_memory_folder():
 def add_arguments(parser):
     """The flags of `relmem demo`."""
     parser.add_argument("--dir", default=None, help="where the demo databases are built (default $RELMEM_HOME/demo)")
-    parser.add_argument("--encoder", default=None, help="encoder spec (default: use-lite when installed)")
+    parser.add_argument("--encoder", default=None, help=f"encoder spec (default: {DEFAULT_CHAIN})")
     parser.add_argument("--memory", default=None, metavar="MEMDIR",
                         help="where the demo memories are kept (default $RELMEM_HOME/demo-memory); they are reused "
                              "while the databases, encoder and descriptions are unchanged")
