@@ -5,8 +5,8 @@
 #   scripts/llm_experiments.sh SET.jsonl MEMDIR OUTDIR N [LLM flags of `relmem eval run`]
 #
 # SET: `relmem eval build ... --n single=100,double=50,value=50,zero=50 --value-cases CASES --seed 0`.
-# MEMDIR: `relmem index --dbs ../shared/data/spider/database --examples TRAIN_EXAMPLES --out MEMDIR`.
-# MINILM_MEMDIR (optional): the same with `--encoder minilm`, for the relmem-minilm runs.
+# MEMDIR: `relmem index --dbs ../shared/data/spider/database --encoder use-lite --examples TRAIN_EXAMPLES --out MEMDIR`.
+# MINILM_MEMDIR (optional): the same on the default encoder, MiniLM (`--encoder minilm`), for the relmem-minilm runs.
 # Runs, most telling first: relmem (with all top 5 and with the selected set only), gold-DB DDL (free to answer "No
 # relevant database", and bound to its databases) and free decoding on single-DB questions; relmem with the kept
 # selected set and the context switch seeing the candidates, or decided by the selection gate, on zero-, single- and
