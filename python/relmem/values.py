@@ -102,9 +102,9 @@ class ValueMemory(Memory):
     def correct_values(self, sql, db, catalog, **thresholds):
         """Post-processing without an LLM. Returns a CorrectionResult (sql, replacements, lookups, checks):
         literals that their column does not store are replaced by the best of k (10) stored candidates when the
-        calibrated confidence of that match (ValueReplacement.confidence) reaches min_confidence
-        (by default the threshold of confidence_model(self.encoder.name)), it scores >= min_score (0.3) and beats the runner-up by >=
-        min_margin (0.01); stored literals, LIKE patterns and weak matches are left as written. A literal compared
+        calibrated confidence of that match (ValueReplacement.confidence) reaches min_confidence (by default the
+        threshold of confidence_model(self.encoder.name)), it scores >= min_score (0.3) and beats the runner-up by
+        >= min_margin (0.01); stored literals, LIKE patterns and weak matches are left as written. A literal compared
         with a foreign key (= or !=) whose referenced table stores it as written becomes a lookup of the keys
         instead (KeyLookup): "SourceAirport = 'Aberdeen'" reads every airport of Aberdeen."""
         from .engines.value_checks import engine_correction

@@ -10,6 +10,7 @@
 
 #include "../../common/checksummed_file.hpp"
 #include "../../common/parallel_for.hpp"
+#include "relmem/encoders/fit_for_encoder.hpp"
 #include "relmem/encoders/use_lite.hpp"
 #include "relmem/index/topk.hpp"
 #include "relmem/memories/relevance/database_texts.hpp"
@@ -46,13 +47,10 @@ SelectionCalibration default_calibration(const RelevanceModel* model, const std:
     c.threshold = model->threshold();
     return c;
   }
-  const UntrainedCalibration* fit = &kUntrained[0];
-  for (const auto& entry : kUntrained) {
-    if (encoder_name == entry.encoder) fit = &entry;
-  }
-  c.scale = fit->scale;
-  c.lead = fit->lead;
-  c.bias = fit->bias;
+  const UntrainedCalibration& fit = fit_for_encoder(kUntrained, encoder_name);
+  c.scale = fit.scale;
+  c.lead = fit.lead;
+  c.bias = fit.bias;
   return c;
 }
 

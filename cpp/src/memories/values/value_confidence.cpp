@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "relmem/encoders/fit_for_encoder.hpp"
 #include "relmem/memories/text/string_similarity.hpp"
 #include "relmem/memories/values/value_lexicon.hpp"
 
@@ -113,9 +114,7 @@ const EncoderConfidence kFitted[] = {
 }  // namespace
 
 const ConfidenceModel& ConfidenceModel::fitted(const std::string& encoder) {
-  for (const auto& entry : kFitted)
-    if (encoder == entry.encoder) return entry.model;
-  return kFitted[0].model;
+  return fit_for_encoder(kFitted, encoder).model;
 }
 
 const std::vector<std::string>& confidence_feature_names() {
