@@ -458,7 +458,8 @@ void bind_selection_memory(py::module_& m) {
       .def_property("calibration", &SelectionMemory::calibration, &SelectionMemory::set_calibration)
       .def_static("untrained_calibration", &SelectionMemory::untrained_calibration, py::arg("encoder") = "use-lite",
                   "An untrained memory's calibration on this encoder (its name) until calibrate() or a set "
-                  "calibration; an encoder without a fit of its own has USE-lite's.")
+                  "calibration (a fine-tuned 'minilm:DIR' has MiniLM's); an encoder without a fit of its own has "
+                  "USE-lite's.")
       .def_property(
           "model",
           [](const SelectionMemory& s) -> py::object {

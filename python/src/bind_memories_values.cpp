@@ -401,8 +401,8 @@ void bind_memories_values(py::module_& m) {
         return model;
       },
       py::arg("encoder"),
-      "{weights, threshold} of the replacement confidence fitted for an encoder's name (USE-lite's for an encoder "
-      "without a fit of its own).");
+      "{weights, threshold} of the replacement confidence fitted for an encoder's name (a fine-tuned 'minilm:DIR' "
+      "has MiniLM's; USE-lite's for an encoder without a fit of its own).");
   v.def(
       "replacement_evidence",
       [](const std::string& written, const std::vector<ValueCandidate>& similar, uint32_t column_values) {

@@ -104,6 +104,9 @@ TEST_F(SelectionMemoryTest, UntrainedCalibrationIsTheEncodersFit) {
   const auto minilm = SelectionMemory::untrained_calibration("minilm");
   EXPECT_NE(use_lite.scale, minilm.scale);
   EXPECT_NE(use_lite.bias, minilm.bias);
+  const auto fine_tuned = SelectionMemory::untrained_calibration("minilm:/models/minilm-fine-tuned");
+  EXPECT_EQ(fine_tuned.scale, minilm.scale);
+  EXPECT_EQ(fine_tuned.bias, minilm.bias);
   auto memory = SelectionMemory::build(catalog, encoder);  // hashing: no fit of its own
   EXPECT_EQ(memory.calibration().scale, use_lite.scale);
   EXPECT_EQ(memory.calibration().lead, use_lite.lead);

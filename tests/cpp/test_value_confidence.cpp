@@ -103,6 +103,8 @@ TEST(ValueConfidence, EachEncoderHasItsModelAndOthersGetUseLites) {
   const ConfidenceModel &use_lite = ConfidenceModel::fitted("use-lite"), &minilm = ConfidenceModel::fitted("minilm");
   EXPECT_NE(use_lite.weights, minilm.weights);
   EXPECT_NE(use_lite.threshold, minilm.threshold);
+  EXPECT_EQ(&ConfidenceModel::fitted("minilm:/models/minilm-fine-tuned"), &minilm);  // a fine-tuned MiniLM
+  EXPECT_EQ(&ConfidenceModel::fitted("minilm-large"), &use_lite);
   EXPECT_EQ(&ConfidenceModel::fitted("hashing:256"), &use_lite);
   EXPECT_EQ(&ConfidenceModel::fitted(), &use_lite);
 }

@@ -6,11 +6,13 @@
 
 namespace relmem {
 
-// The entry of `fits` whose `encoder` is `encoder`, else fits[0].
+// The entry of `fits` whose `encoder` is `encoder` or the family of `encoder` ("minilm" for "minilm:DIR", a
+// directory of that model fine-tuned), else fits[0].
 template <typename Entry, std::size_t N>
 const Entry& fit_for_encoder(const Entry (&fits)[N], const std::string& encoder) {
+  const std::string family = encoder.substr(0, encoder.find(':'));
   for (const Entry& entry : fits)
-    if (encoder == entry.encoder) return entry;
+    if (family == entry.encoder) return entry;
   return fits[0];
 }
 

@@ -29,8 +29,8 @@ namespace {
 
 // Until calibrate() runs, an untrained memory's probabilities are those of its encoder's memory of the 157 Spider
 // databases calibrated on train_spider.json questions and on CommonsenseQA questions no evaluation reads
-// (scripts/selection_probabilities.py --objective likelihood --lead --fit-no-database --encoder NAME); an encoder
-// without a fit of its own takes USE-lite's.
+// (scripts/selection_probabilities.py --objective likelihood --lead --fit-no-database --encoder NAME); a fine-tuned
+// "minilm:DIR" takes MiniLM's, an encoder without a fit of its own USE-lite's.
 struct UntrainedCalibration {
   const char* encoder;
   float scale, lead, bias;

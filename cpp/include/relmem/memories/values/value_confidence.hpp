@@ -31,8 +31,8 @@ constexpr size_t kConfidenceFeatures = 18;
 struct ConfidenceModel {
   std::array<double, kConfidenceFeatures> weights{};
   double threshold = 0.5;  // replace when the confidence reaches it
-  // The model scripts/fit_value_confidence.py fit on a memory of `encoder` ("use-lite", "minilm"; see
-  // docs/values.md); an encoder without a fit of its own gets USE-lite's.
+  // The model scripts/fit_value_confidence.py fit on a memory of `encoder` ("use-lite", "minilm"; a fine-tuned
+  // "minilm:DIR" gets MiniLM's; see docs/values.md); an encoder without a fit of its own gets USE-lite's.
   static const ConfidenceModel& fitted(const std::string& encoder = "use-lite");
 };
 
