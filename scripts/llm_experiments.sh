@@ -66,7 +66,7 @@ run gold-ddl-kept double --condition gold-ddl --keep-candidates
 run gold-ddl-kept-parts double --condition gold-ddl --keep-candidates --plan-parts
 run top20-ddl single --condition top20-ddl
 runs=()
-for name in relmem-kept-gate-repairs relmem-kept-gate-parts relmem-minilm relmem-kept-gate-no-examples relmem-kept-gate-repairs-no-values relmem relmem-selected relmem-kept relmem-kept-switch relmem-kept-gate \
+for name in relmem-minilm relmem-kept-gate-repairs relmem-kept-gate-parts relmem-kept-gate-no-examples relmem-kept-gate-repairs-no-values relmem relmem-selected relmem-kept relmem-kept-switch relmem-kept-gate \
             relmem-kept-gate-no-values relmem-kept-gate-free gold-ddl gold-ddl-kept gold-ddl-kept-parts free-decoding llm-only no-value-memory top20-ddl; do
   [ -s "$out/$name.jsonl" ] && runs+=("$out/$name.jsonl")
 done
