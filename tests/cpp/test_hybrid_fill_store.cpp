@@ -94,6 +94,26 @@ TEST_F(HybridFixture, FillerBatchesParsesLenientlyAndChecksTypes) {
   EXPECT_EQ(ledger_->by_stage().at("hybrid_fill").calls, 2);
 }
 
+TEST_F(HybridFixture, RequestsPutTheRowsBeforeTheAnswersAsked) {
+  std::string request;
+  auto capture = std::make_shared<CallableLLM>(
+      [&request](const std::vector<ChatMessage>& messages, const ChatParams&) {
+        request = messages.back().content;
+        const std::string text = "{\"1\": {\"nationality\": \"British\", \"height\": 180}}";
+        return ChatResponse{text, estimate_usage(messages, text), "stop", false};
+      },
+      "capture");
+  const auto outcome = filler(capture)->fill(nationality_task(), items(1));
+  EXPECT_EQ(outcome.values[0].at(items(1)[0].key), json("British"));
+  const size_t body = request.find("<request>\n");
+  ASSERT_NE(body, std::string::npos);
+  EXPECT_EQ(request.compare(body + 10, 15, "{\"task\":\"fill\","), 0) << request;
+  const size_t rows = request.find("\"rows\":"), answers = request.find("\"answers\":");
+  ASSERT_NE(rows, std::string::npos);
+  ASSERT_NE(answers, std::string::npos);
+  EXPECT_LT(rows, answers) << request;  // the answers asked come last, next to where the reply starts
+}
+
 TEST_F(HybridFixture, MalformedRepliesLeaveNullsWithTheReason) {
   auto calls = std::make_shared<std::atomic<int>>(0);
   auto f = filler(scripted({"I cannot answer that.", "{\"1\": {\"nationality\": \"Brit"}, calls));

@@ -1,5 +1,8 @@
 #include "fill_prompts.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 namespace relmem::hybrid {
 namespace {
 
@@ -35,6 +38,25 @@ std::string task_instruction(const std::string& kind, size_t answers) {
            "{\"1\": answer, \"2\": answer, ...}.";
   return "For each item, apply the instruction to the item's input values. Reply as {\"1\": answer, \"2\": answer, "
          "...}; a yes/no question is answered true or false.";
+}
+
+// The request's fields in reading order: what is asked about first, the answers' specification last, next to where
+// the reply starts. A small model answers from the last thing it read: with the answers before the rows (JSON's
+// sorted order) the 1.5B default model replied with the column's name or a row's key for most rows
+// (docs/hybrid.md, 2026-12-08).
+std::string request_body(const json& payload) {
+  static const char* const kOrder[] = {"task", "database", "table", "relation", "instruction", "key_columns",
+                                       "rows", "items", "answers"};
+  std::string body = "{";
+  const auto append = [&](const std::string& key, const json& value) {
+    if (body.size() > 1) body += ',';
+    body += json(key).dump() + ':' + value.dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  for (const char* key : kOrder)
+    if (payload.contains(key)) append(key, payload.at(key));
+  for (const auto& [key, value] : payload.items())
+    if (std::find(std::begin(kOrder), std::end(kOrder), key) == std::end(kOrder)) append(key, value);
+  return body + '}';
 }
 
 }  // namespace
@@ -87,7 +109,7 @@ std::vector<std::pair<int, json>> payload_items(const json& payload) {
 }
 
 std::vector<ChatMessage> request_messages(const json& payload) {
-  const std::string body = payload.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string body = request_body(payload);
   return {{"system", kSystem},
           {"user", task_instruction(payload.value("task", "map"), payload.value("answers", json::array()).size()) +
                        "\n" + kOpen + body + kClose}};
